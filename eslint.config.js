@@ -1,0 +1,55 @@
+// Lint rules. The layering of CONVENTIONS.md is enforced here: koa stays in src/app.ts and
+// src/http, the mongodb driver in src/db, the S3 SDK in src/storage.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const owners = {
+  koa: ['koa', '@koa/router', 'koa-body'],
+  mongodb: ['mongodb'],
+  s3: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
+};
+const homes = { koa: 'src/app.ts and src/http/', mongodb: 'src/db/', s3: 'src/storage/' };
+
+// One block per layer: each bans the libraries owned by the other layers.
+const layer = (files, allowed = [], ignores = []) => ({
+  files,
+  ignores,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: Object.entries(owners)
+          .filter(([key]) => !allowed.includes(key))
+          .flatMap(([key, names]) =>
+            names.map((name) => ({ name, message: `Only ${homes[key]} imports ${name}.` })),
+          ),
+      },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Response bodies in tests are checked field by field against the spec and chai.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  layer(['src/**/*.ts'], [], ['src/app.ts', 'src/http/**', 'src/db/**', 'src/storage/**']),
+  layer(['src/app.ts', 'src/http/**/*.ts'], ['koa']),
+  layer(['src/db/**/*.ts'], ['mongodb']),
+  layer(['src/storage/**/*.ts'], ['s3']),
+  {
+    files: ['scripts/**/*.mjs', 'scripts/**/*.js', 'test/contract/**/*.cjs'],
+    languageOptions: { globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

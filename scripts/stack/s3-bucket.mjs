@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Makes sure the stack's S3 bucket exists, through the S3 API (not mkdir), so that the gateway
+// records owner and ACL metadata as it would for any bucket the app creates. Doubles as the
+// readiness check of the S3 server: a signed request that succeeds proves the gateway is serving
+// and accepts the generated credentials.
+//
+// Reads S3_ENDPOINT, S3_REGION, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY.
+
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+
+const { S3_ENDPOINT, S3_REGION, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = process.env;
+for (const [name, value] of Object.entries({
+  S3_ENDPOINT,
+  S3_REGION,
+  S3_BUCKET,
+  S3_ACCESS_KEY_ID,
+  S3_SECRET_ACCESS_KEY,
+})) {
+  if (!value) {
+    console.error(`[stack] s3-bucket: ${name} is not set`);
+    process.exit(2);
+  }
+}
+
+const client = new S3Client({
+  endpoint: S3_ENDPOINT,
+  region: S3_REGION,
+  credentials: { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
+  forcePathStyle: true,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+  maxAttempts: 1,
+});
+
+try {
+  await client.send(new HeadBucketCommand({ Bucket: S3_BUCKET }));
+  console.log(`[stack] s3 bucket ${S3_BUCKET} exists`);
+} catch (err) {
+  const status = err?.$metadata?.httpStatusCode;
+  if (status !== 404) {
+    console.error(
+      `[stack] s3-bucket: HeadBucket ${S3_BUCKET} failed: ${err.name} ${status ?? ''} ${err.message}`,
+    );
+    process.exit(1);
+  }
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: S3_BUCKET }));
+    console.log(`[stack] s3 bucket ${S3_BUCKET} created`);
+  } catch (createErr) {
+    console.error(
+      `[stack] s3-bucket: CreateBucket ${S3_BUCKET} failed: ${createErr.name} ${createErr.message}`,
+    );
+    process.exit(1);
+  }
+}

@@ -1,0 +1,19 @@
+// The handler map of each HTTP role, keyed by operationId. `satisfies` makes the compiler check
+// that every operation of the role's spec has a handler; the router checks it again at start.
+import type { operations as PublicOperations } from '../../generated/public.js';
+import type { operations as DashboardOperations } from '../../generated/dashboard.js';
+import type { HandlerMap } from '../http/types.js';
+import type { Services } from '../services/index.js';
+import { healthHandlers } from './health.js';
+
+export function publicHandlers(services: Services) {
+  return {
+    ...healthHandlers(services),
+  } satisfies HandlerMap<PublicOperations>;
+}
+
+export function dashboardHandlers(services: Services) {
+  return {
+    ...healthHandlers(services),
+  } satisfies HandlerMap<DashboardOperations>;
+}

@@ -1,0 +1,42 @@
+// createApp(role, deps) -> a Koa app for one HTTP role. Nothing listens here, so tests can mount
+// the app on an ephemeral port.
+import { readFileSync } from 'node:fs';
+import Koa from 'koa';
+import type { Document } from 'openapi-backend';
+import type { Deps } from './deps.js';
+import type { Services } from './services/index.js';
+import { publicHandlers, dashboardHandlers } from './api/index.js';
+import { buildRouter } from './http/router.js';
+import { errorHandler, jsonBody, notFoundFallback, requestContext } from './http/middleware.js';
+import { docsRouter } from './http/docs.js';
+import { securityResolvers } from './http/security.js';
+import type { AnyHandler } from './http/types.js';
+import { repoPath } from './lib/paths.js';
+
+export type HttpRole = 'public' | 'dashboard';
+
+export function loadSpec(role: HttpRole): Document {
+  return JSON.parse(readFileSync(repoPath('generated', `${role}.openapi.json`), 'utf8')) as Document;
+}
+
+export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
+  const spec = loadSpec(role);
+  const handlers = (role === 'public'
+    ? publicHandlers(services)
+    : dashboardHandlers(services)) as unknown as Record<string, AnyHandler>;
+  const log = deps.log.child({ role });
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  const api = buildRouter({ spec, handlers, security: securityResolvers(services), log });
+  const docs = docsRouter(
+    spec as unknown as Record<string, unknown>,
+    role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl,
+  );
+
+  app.use(requestContext(log));
+  app.use(errorHandler());
+  app.use(jsonBody(deps.config.bodyLimitBytes));
+  app.use(docs.routes());
+  app.use(api.routes());
+  app.use(notFoundFallback([docs, api]));
+  return app;
+}

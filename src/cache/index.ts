@@ -1,0 +1,93 @@
+// The shared cache: Redis when REDIS_URL is set (shared by every process), otherwise an
+// in-process map (one instance only; the health check reports `kind: memory`). Used for rate
+// limits, counters and short-lived entries, never as the system of record.
+import { createClient } from 'redis';
+
+export interface Cache {
+  readonly kind: 'redis' | 'memory';
+  ping(): Promise<void>;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /** Increments a counter that expires ttlSeconds after its first increment; returns the new value. */
+  incr(key: string, ttlSeconds: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function createCache(redisUrl: string | undefined): Promise<Cache> {
+  return redisUrl ? createRedisCache(redisUrl) : createMemoryCache();
+}
+
+async function createRedisCache(url: string): Promise<Cache> {
+  const client = createClient({
+    url,
+    socket: { connectTimeout: 5000, reconnectStrategy: (retries) => Math.min(retries * 100, 2000) },
+    // Commands fail at once while disconnected instead of queueing until the server is back.
+    disableOfflineQueue: true,
+  });
+  client.on('error', () => {
+    // Connection errors surface through the failing command and the health check; the client
+    // reconnects by itself.
+  });
+  await client.connect();
+  return {
+    kind: 'redis',
+    async ping() {
+      await client.ping();
+    },
+    get: (key) => client.get(key),
+    async set(key, value, ttlSeconds) {
+      await client.set(key, value, { EX: ttlSeconds });
+    },
+    async del(key) {
+      await client.del(key);
+    },
+    async incr(key, ttlSeconds) {
+      const [count] = await client.multi().incr(key).expire(key, ttlSeconds, 'NX').exec();
+      return Number(count);
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+function createMemoryCache(): Cache {
+  const entries = new Map<string, { value: string; expiresAt: number }>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry && entry.expiresAt <= Date.now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    kind: 'memory',
+    async ping() {},
+    async get(key) {
+      return live(key)?.value ?? null;
+    },
+    async set(key, value, ttlSeconds) {
+      entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 });
+    },
+    async del(key) {
+      entries.delete(key);
+    },
+    async incr(key, ttlSeconds) {
+      const entry = live(key);
+      const value = String(Number(entry?.value ?? 0) + 1);
+      entries.set(key, { value, expiresAt: entry?.expiresAt ?? Date.now() + ttlSeconds * 1000 });
+      return Number(value);
+    },
+    async close() {
+      clearInterval(sweep);
+      entries.clear();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// Every setting, read from the environment once, validated and frozen. The process stops at start
+// with one line per problem rather than fail later. No secret has a default: the local stack
+// script (scripts/stack.sh) generates them into an env file.
+import { Buffer } from 'node:buffer';
+
+export type Role = 'public' | 'dashboard' | 'worker';
+
+export interface Config {
+  readonly env: 'development' | 'test' | 'production';
+  readonly host: string;
+  readonly publicPort: number;
+  readonly dashboardPort: number;
+  readonly publicUrl: string;
+  readonly dashboardUrl: string;
+  readonly mongodbUri: string;
+  readonly platformDb: string;
+  readonly redisUrl: string | undefined;
+  readonly s3:
+    | {
+        readonly endpoint: string | undefined;
+        readonly region: string;
+        readonly bucket: string;
+        readonly accessKeyId: string;
+        readonly secretAccessKey: string;
+        readonly publicUrl: string | undefined;
+      }
+    | undefined;
+  readonly storageDir: string;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly mailOutboxDir: string;
+  readonly encryptionKey: Buffer;
+  readonly internalApiSecret: string;
+  readonly bodyLimitBytes: number;
+  readonly queryTimeoutMs: number;
+  readonly allowPrivateHosts: boolean;
+  readonly trustProxy: boolean;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly shutdownTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  optional(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  string(name: string, fallback?: string): string {
+    const value = this.optional(name) ?? fallback;
+    if (value === undefined) {
+      this.problems.push(`${name} is required`);
+      return '';
+    }
+    return value;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    if (/^(1|true|yes)$/i.test(raw)) return true;
+    if (/^(0|false|no)$/i.test(raw)) return false;
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.optional(name) ?? fallback;
+    if (!allowed.includes(raw as T)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  url(name: string, protocols: string[], fallback?: string): string | undefined {
+    const raw = this.optional(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL`);
+      return undefined;
+    }
+  }
+
+  requiredUrl(name: string, protocols: string[]): string {
+    if (this.optional(name) === undefined) return this.string(name);
+    return this.url(name, protocols) ?? '';
+  }
+
+  secretBytes(name: string, minBytes: number): Buffer {
+    const raw = this.string(name);
+    if (!raw) return Buffer.alloc(0);
+    const bytes = Buffer.from(raw, 'base64');
+    if (bytes.length < minBytes)
+      this.problems.push(`${name} must be at least ${minBytes} bytes, base64-encoded`);
+    return bytes;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new Reader(env);
+  const nodeEnv = r.oneOf('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const publicPort = r.int('PUBLIC_PORT', 3000, 0, 65535);
+  const dashboardPort = r.int('DASHBOARD_PORT', 3001, 0, 65535);
+  const s3Bucket = r.optional('S3_BUCKET');
+  const config: Config = {
+    env: nodeEnv,
+    host: r.string('HOST', '127.0.0.1'),
+    publicPort,
+    dashboardPort,
+    publicUrl: r.url('PUBLIC_URL', ['http:', 'https:'], `http://localhost:${publicPort}`)!,
+    dashboardUrl: r.url('DASHBOARD_URL', ['http:', 'https:'], `http://localhost:${dashboardPort}`)!,
+    mongodbUri: r.requiredUrl('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
+    platformDb: r.string('PLATFORM_DB', 'baas_platform'),
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    s3: s3Bucket
+      ? {
+          endpoint: r.url('S3_ENDPOINT', ['http:', 'https:']),
+          region: r.string('S3_REGION', 'us-east-1'),
+          bucket: s3Bucket,
+          accessKeyId: r.string('S3_ACCESS_KEY_ID'),
+          secretAccessKey: r.string('S3_SECRET_ACCESS_KEY'),
+          publicUrl: r.url('S3_PUBLIC_URL', ['http:', 'https:']),
+        }
+      : undefined,
+    storageDir: r.string('STORAGE_DIR', '.data/storage'),
+    smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: r.string('MAIL_FROM', 'no-reply@localhost'),
+    mailOutboxDir: r.string('MAIL_OUTBOX_DIR', '.data/outbox'),
+    encryptionKey: r.secretBytes('ENCRYPTION_KEY', 32),
+    internalApiSecret: r.string('INTERNAL_API_SECRET'),
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
+    allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
+  };
+  if (config.internalApiSecret && config.internalApiSecret.length < 32) {
+    r.problems.push('INTERNAL_API_SECRET must be at least 32 characters');
+  }
+  if (r.problems.length) throw new ConfigError(r.problems);
+  return Object.freeze(config);
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}

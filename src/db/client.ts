@@ -1,0 +1,32 @@
+// The connection to the MongoDB deployment that holds the platform database and the managed
+// project databases (`p_<projectId>`). Only src/db/ imports the driver.
+import { MongoClient, type Db } from 'mongodb';
+
+export interface Database {
+  readonly client: MongoClient;
+  readonly platform: Db;
+  /** The database of one project on the managed deployment. */
+  project(projectId: string): Db;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function connectDatabase(uri: string, platformDb: string): Promise<Database> {
+  const client = new MongoClient(uri, {
+    appName: 'baas',
+    serverSelectionTimeoutMS: 5000,
+    connectTimeoutMS: 5000,
+    maxPoolSize: 50,
+  });
+  await client.connect();
+  const platform = client.db(platformDb);
+  return {
+    client,
+    platform,
+    project: (projectId) => client.db(`p_${projectId}`),
+    async ping() {
+      await platform.command({ ping: 1 });
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,36 @@
+// The one error type of the service. Anything thrown that is not an ApiError becomes a 500 with a
+// generic message in the error middleware; clients never see internal error text.
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string, details?: ErrorDetail[], code = 'BAD_REQUEST') =>
+  new ApiError(400, code, message, details);
+export const validationFailed = (message: string, details?: ErrorDetail[]) =>
+  new ApiError(400, 'VALIDATION_FAILED', message, details);
+export const unauthorized = (message = 'Unauthorized', code = 'UNAUTHORIZED') =>
+  new ApiError(401, code, message);
+export const forbidden = (message = 'Forbidden', code = 'FORBIDDEN') => new ApiError(403, code, message);
+export const notFound = (message = 'Not found', code = 'NOT_FOUND') => new ApiError(404, code, message);
+export const conflict = (message: string, code = 'CONFLICT', details?: ErrorDetail[]) =>
+  new ApiError(409, code, message, details);
+export const payloadTooLarge = (message: string) => new ApiError(413, 'PAYLOAD_TOO_LARGE', message);
+export const quotaExceeded = (message: string) => new ApiError(403, 'QUOTA_EXCEEDED', message);
+export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests') =>
+  new ApiError(429, 'RATE_LIMITED', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+export const serviceUnavailable = (message: string) => new ApiError(503, 'SERVICE_UNAVAILABLE', message);

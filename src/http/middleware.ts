@@ -1,0 +1,95 @@
+// The middleware chain shared by both HTTP roles: request id and access log, the one place that
+// turns errors into HTTP, the JSON body parser with its size limit, and the JSON 404.
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type Router from '@koa/router';
+import { koaBody, HttpMethodEnum } from 'koa-body';
+import type { Logger } from '../lib/logger.js';
+import { ApiError, payloadTooLarge } from './errors.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function requestContext(log: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ requestId });
+    ctx.set('x-request-id', requestId);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      (ctx.state.log as Logger).info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 },
+        'request',
+      );
+    }
+  };
+}
+
+function errorBody(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return { success: false, data: null, message, code, ...extra };
+}
+
+/** First in the chain: every error becomes the JSON error envelope. */
+export function errorHandler() {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ApiError) {
+        ctx.status = err.status;
+        if (err.headers) ctx.set(err.headers);
+        ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});
+        return;
+      }
+      const requestId = ctx.state.requestId as string;
+      (ctx.state.log as Logger).error({ err }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = errorBody(500, 'INTERNAL_ERROR', 'Internal server error', { requestId });
+    }
+  };
+}
+
+/** Body parser failures are the client's mistake: a JSON 400, 413 or 415, never a 500. */
+function bodyError(err: Error & { status?: number; type?: string }): never {
+  if (err.status === 413) throw payloadTooLarge('Request body is too large');
+  if (err.status === 415) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
+  if (err.status === 400 || err instanceof SyntaxError) {
+    throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
+  }
+  throw err;
+}
+
+export function jsonBody(limitBytes: number) {
+  return koaBody({
+    json: true,
+    multipart: false,
+    urlencoded: false,
+    text: false,
+    jsonLimit: limitBytes,
+    jsonStrict: true,
+    onError: bodyError,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  });
+}
+
+/** Last in the chain: a JSON 405 (with Allow) when the path exists, else a JSON 404. */
+export function notFoundFallback(routers: Router[]) {
+  return async (ctx: Context) => {
+    const allowed = new Set<string>();
+    let methodMatched = false;
+    for (const router of routers) {
+      const match = router.match(ctx.path, ctx.method);
+      methodMatched ||= match.route;
+      for (const layer of match.path) for (const m of layer.methods) allowed.add(m);
+    }
+    if (!methodMatched && allowed.size > 0) {
+      ctx.set('Allow', [...allowed].join(', '));
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
+    }
+    throw new ApiError(404, 'ROUTE_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+  };
+}

@@ -1,0 +1,160 @@
+// Routing from the spec: one @koa/router route per operation, built once at start, dispatched to
+// the handler named by the operationId. openapi-backend only validates (it is slow as a router).
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { OpenAPIBackend, type Document } from 'openapi-backend';
+import addFormats from 'ajv-formats';
+import type { Logger } from '../lib/logger.js';
+import type { Principal, RequestContext } from '../services/context.js';
+import { unauthorized } from './errors.js';
+import { toValidationError } from './validation.js';
+import { respond } from './respond.js';
+import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+type SecurityRequirement = Record<string, string[]>;
+interface OperationEntry {
+  operationId: string;
+  method: (typeof METHODS)[number];
+  path: string;
+  security: SecurityRequirement[];
+}
+
+export function listOperations(spec: Document): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, { operationId?: string; security?: SecurityRequirement[] }>)[method];
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      entries.push({
+        operationId: op.operationId,
+        method,
+        path,
+        security: op.security ?? (spec.security as SecurityRequirement[] | undefined) ?? [],
+      });
+    }
+  }
+  return entries;
+}
+
+/** Operations without a handler and handlers without an operation; both must be empty. */
+export function handlerParity(spec: Document, handlers: Record<string, unknown>) {
+  const operations = new Set(listOperations(spec).map((op) => op.operationId));
+  return {
+    missingHandlers: [...operations].filter((id) => !(id in handlers)),
+    unknownHandlers: Object.keys(handlers).filter((id) => !operations.has(id)),
+  };
+}
+
+export function createValidator(spec: Document): OpenAPIBackend {
+  const api = new OpenAPIBackend({
+    definition: spec,
+    quick: true,
+    coerceTypes: true,
+    customizeAjv: (ajv) => {
+      addFormats.default(ajv);
+      return ajv;
+    },
+  });
+  api.init();
+  return api;
+}
+
+export interface RouterOptions {
+  spec: Document;
+  handlers: Record<string, AnyHandler>;
+  security: Record<string, SecurityResolver>;
+  log: Logger;
+}
+
+export function buildRouter({ spec, handlers, security, log }: RouterOptions): Router {
+  const { missingHandlers, unknownHandlers } = handlerParity(spec, handlers);
+  if (missingHandlers.length || unknownHandlers.length) {
+    throw new Error(
+      `Handlers and operations differ: without handler [${missingHandlers.join(', ')}], ` +
+        `without operation [${unknownHandlers.join(', ')}]`,
+    );
+  }
+  const api = createValidator(spec);
+  const router = new Router();
+  for (const entry of listOperations(spec)) {
+    const handler = handlers[entry.operationId]!;
+    const operation = api.getOperation(entry.operationId)!;
+    const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
+    for (const requirement of entry.security) {
+      for (const scheme of Object.keys(requirement)) {
+        if (!security[scheme])
+          throw new Error(`No resolver for security scheme ${scheme} (${entry.operationId})`);
+      }
+    }
+    router[entry.method](koaPath, async (ctx: Context) => {
+      const input: SecurityInput = {
+        headers: ctx.headers,
+        query: ctx.query,
+        cookies: ctx.cookies,
+        ip: ctx.ip,
+      };
+      const principal = await resolveSecurity(entry.security, security, input);
+      const validation = api.validateRequest(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          headers: ctx.headers as Record<string, string | string[]>,
+          query: ctx.query as Record<string, string | string[]>,
+          body: ctx.request.body,
+        },
+        operation,
+      );
+      if (validation.errors) throw toValidationError(validation.errors);
+      const context: RequestContext = {
+        requestId: ctx.state.requestId as string,
+        log: (ctx.state.log as Logger | undefined) ?? log,
+        ip: ctx.ip,
+        principal,
+      };
+      const result = await handler(
+        {
+          params: (validation.coerced.params ?? ctx.params) as never,
+          query: (validation.coerced.query ?? ctx.query) as never,
+          body: ctx.request.body as never,
+          headers: ctx.headers,
+          cookies: ctx.cookies,
+        },
+        context,
+      );
+      respond(ctx, result);
+    });
+  }
+  return router;
+}
+
+/**
+ * OpenAPI semantics: the requirements are alternatives, the schemes inside one requirement must
+ * all be present. A resolver that finds an invalid credential throws at once (401/403).
+ */
+async function resolveSecurity(
+  requirements: SecurityRequirement[],
+  resolvers: Record<string, SecurityResolver>,
+  input: SecurityInput,
+): Promise<Principal> {
+  if (requirements.length === 0) return {};
+  const cache = new Map<string, Principal | undefined>();
+  for (const requirement of requirements) {
+    const schemes = Object.keys(requirement);
+    if (schemes.length === 0) return {};
+    let principal: Principal | undefined = {};
+    for (const scheme of schemes) {
+      if (!cache.has(scheme)) cache.set(scheme, await resolvers[scheme]!(input));
+      const facet = cache.get(scheme);
+      if (!facet) {
+        principal = undefined;
+        break;
+      }
+      principal = { ...principal, ...facet };
+    }
+    if (principal) return principal;
+  }
+  throw unauthorized('Missing credentials', 'MISSING_CREDENTIALS');
+}

@@ -1,0 +1,66 @@
+// Handler types derived from the generated OpenAPI types: a handler gets the validated, coerced
+// input of its operation and a RequestContext, and returns a status and body the spec allows.
+// Handlers never see the Koa context; src/http/respond.ts writes the result.
+import type { RequestContext, Principal } from '../services/context.js';
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+type Params<O, In extends string> = O extends { parameters: { [K in In]?: infer P } }
+  ? [P] extends [never] | [undefined]
+    ? Record<string, never>
+    : NonNullable<P>
+  : Record<string, never>;
+
+export interface HandlerInput<O> {
+  params: Params<O, 'path'>;
+  query: Params<O, 'query'>;
+  body: O extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : undefined;
+  headers: Record<string, string | string[] | undefined>;
+  cookies: { get(name: string): string | undefined };
+}
+
+export interface CookieToSet {
+  name: string;
+  value: string | null;
+  maxAgeMs?: number;
+  path?: string;
+}
+
+type Responses<O> = O extends { responses: infer R } ? R : never;
+
+export type HandlerResult<O> = {
+  [S in keyof Responses<O>]: {
+    status: S extends number ? S : never;
+    body: JsonContent<Responses<O>[S]>;
+    headers?: Record<string, string>;
+    cookies?: CookieToSet[];
+  };
+}[keyof Responses<O>];
+
+export type Handler<O> = (input: HandlerInput<O>, ctx: RequestContext) => Promise<HandlerResult<O>>;
+
+/** One handler per operationId of an API document. */
+export type HandlerMap<Ops> = { [K in keyof Ops]: Handler<Ops[K]> };
+
+/** Untyped view used by the router, which cannot know each operation's types. */
+export type AnyHandler = (
+  input: HandlerInput<unknown>,
+  ctx: RequestContext,
+) => Promise<{
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  cookies?: CookieToSet[];
+}>;
+
+export interface SecurityInput {
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  cookies: { get(name: string): string | undefined };
+  ip: string;
+}
+
+/**
+ * Resolves one security scheme of the spec. Returns undefined when the request does not carry
+ * that credential at all; throws an ApiError when it carries an invalid one.
+ */
+export type SecurityResolver = (input: SecurityInput) => Promise<Principal | undefined>;

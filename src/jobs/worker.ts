@@ -1,0 +1,40 @@
+// The worker role: periodic sweeps on node-cron. Jobs are idempotent, so running more than one
+// worker is safe (each sweep re-reads the state it acts on).
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Deps } from '../deps.js';
+import type { Services } from '../services/index.js';
+
+export interface Job {
+  name: string;
+  /** A cron expression (node-cron syntax, seconds optional). */
+  schedule: string;
+  run(): Promise<void>;
+}
+
+export function workerJobs(_deps: Deps, _services: Services): Job[] {
+  return [];
+}
+
+export function startWorker(deps: Deps, services: Services): { stop(): Promise<void> } {
+  const log = deps.log.child({ role: 'worker' });
+  const running = new Set<Promise<void>>();
+  const tasks: ScheduledTask[] = workerJobs(deps, services).map((job) =>
+    cron.schedule(
+      job.schedule,
+      async () => {
+        const run = job.run().catch((err) => log.error({ err, job: job.name }, 'job failed'));
+        running.add(run);
+        await run;
+        running.delete(run);
+      },
+      { name: job.name, noOverlap: true },
+    ),
+  );
+  log.info({ jobs: tasks.length }, 'worker started');
+  return {
+    async stop() {
+      await Promise.all(tasks.map((task) => task.stop()));
+      await Promise.allSettled([...running]);
+    },
+  };
+}

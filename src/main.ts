@@ -1,0 +1,85 @@
+// Entry point: `node dist/main.js [public|dashboard|worker|all]` (default all). Loads the config,
+// connects, listens, and stops gracefully on SIGTERM/SIGINT: no new connections, in-flight
+// requests finish, then the database and cache connections close.
+import type { Server } from 'node:http';
+import { loadConfig, ConfigError, type Role } from './config.js';
+import { createLogger } from './lib/logger.js';
+import { createDeps, closeDeps } from './deps.js';
+import { createServices } from './services/index.js';
+import { createApp, type HttpRole } from './app.js';
+import { startWorker } from './jobs/worker.js';
+
+const ROLES: Role[] = ['public', 'dashboard', 'worker'];
+
+async function main() {
+  const arg = process.argv[2] ?? 'all';
+  const roles = arg === 'all' ? ROLES : ROLES.filter((role) => role === arg);
+  if (roles.length === 0) throw new Error(`Unknown role "${arg}": use public, dashboard, worker or all`);
+
+  const config = loadConfig();
+  const log = createLogger(config.logLevel, { service: 'baas' });
+  const deps = await createDeps(config, log);
+  const services = createServices(deps);
+  announceDefaults(config, log);
+
+  const servers: Server[] = [];
+  for (const role of roles.filter((r): r is HttpRole => r !== 'worker')) {
+    const port = role === 'public' ? config.publicPort : config.dashboardPort;
+    const app = createApp(role, deps, services);
+    const server = app.listen(port, config.host);
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+    const url = role === 'public' ? config.publicUrl : config.dashboardUrl;
+    log.info(
+      { role, url, docs: `${url}/docs` },
+      `${role} API listening on ${url} (reference at ${url}/docs)`,
+    );
+    servers.push(server);
+  }
+  const worker = roles.includes('worker') ? startWorker(deps, services) : undefined;
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      for (const server of servers) server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    await Promise.all([
+      ...servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      ),
+      worker?.stop(),
+    ]);
+    clearTimeout(force);
+    await closeDeps(deps);
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** One line per embedded default in use, naming the variable that replaces it. */
+function announceDefaults(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) {
+  if (!config.redisUrl)
+    log.info('cache: in-process memory (single instance only); set REDIS_URL to use Redis');
+  if (!config.s3)
+    log.info(`storage: local filesystem at ${config.storageDir}; set S3_BUCKET and S3_* to use S3`);
+  if (!config.smtpUrl)
+    log.info(`mail: written to the outbox folder ${config.mailOutboxDir}; set SMTP_URL to send`);
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+  } else {
+    console.error('Start-up failed:', err instanceof Error ? err.message : err);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+// The behaviour every route shares: JSON errors, request ids, body limits, the spec and docs.
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+describe('HTTP basics', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp('public', 'http', { BODY_LIMIT_BYTES: '2048' });
+  });
+  after(() => app.close());
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const res = await app.client.get('/api/nothing-here');
+    expect(res.status).to.equal(404);
+    expect(res.body).to.deep.include({ success: false, data: null, code: 'ROUTE_NOT_FOUND' });
+    expect(res.body.message).to.equal('No route for GET /api/nothing-here');
+  });
+
+  it('answers a wrong method with a JSON 405', async () => {
+    const res = await app.client.request('DELETE', '/api/health');
+    expect(res.status).to.equal(405);
+    expect(res.body).to.deep.include({ success: false, code: 'METHOD_NOT_ALLOWED' });
+    expect(res.headers.get('allow')).to.include('GET');
+  });
+
+  it('answers malformed JSON with a JSON 400', async () => {
+    const res = await app.client.request('POST', '/api/health', {
+      rawBody: '{"a": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.include({ success: false, data: null, code: 'INVALID_JSON' });
+  });
+
+  it('answers a body over the configured limit with a JSON 413', async () => {
+    const res = await app.client.request('POST', '/api/health', {
+      rawBody: JSON.stringify({ big: 'x'.repeat(4096) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).to.equal(413);
+    expect(res.body).to.deep.include({ success: false, code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('puts a request id on every response and keeps a well-formed incoming one', async () => {
+    const fresh = await app.client.get('/api/health');
+    expect(fresh.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    const kept = await app.client.get('/api/health', { headers: { 'x-request-id': 'trace-42' } });
+    expect(kept.headers.get('x-request-id')).to.equal('trace-42');
+    const replaced = await app.client.get('/api/health', { headers: { 'x-request-id': 'bad id <script>' } });
+    expect(replaced.headers.get('x-request-id')).to.not.equal('bad id <script>');
+  });
+
+  it('serves its bundled spec at /openapi.json with the configured base URL', async () => {
+    const res = await app.client.get('/openapi.json');
+    expect(res.status).to.equal(200);
+    expect(res.body.openapi).to.match(/^3\./);
+    expect(res.body.paths).to.have.property('/api/health');
+    expect(res.body.servers).to.deep.equal([{ url: app.deps.config.publicUrl }]);
+  });
+
+  it('serves a reference page at /docs from local assets, and nothing else of the package', async () => {
+    const page = await app.client.get('/docs');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.include('text/html');
+    expect(page.text).to.include('/docs/swagger-ui-bundle.js');
+    expect(page.text).to.not.match(/https?:\/\//);
+    const bundle = await app.client.get('/docs/swagger-ui-bundle.js');
+    expect(bundle.status).to.equal(200);
+    expect(bundle.headers.get('content-type')).to.include('javascript');
+    const other = await app.client.get('/docs/package.json');
+    expect(other.status).to.equal(404);
+  });
+});

@@ -1,0 +1,121 @@
+// Contract tests: Dredd sends a request for every operation of both specs through Prism, a
+// validating proxy that checks each request and response against the spec (Dredd alone ignores
+// allOf, formats and bounds). Hooks (hooks.cjs) create what a transaction needs. Prints
+// `contract: N passed, N failed` and exits non-zero on any failure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { stripVTControlCharacters } from 'node:util';
+import { repoPath } from '../../src/lib/paths.js';
+import { startTestApps } from '../helpers/app.js';
+
+const bin = (name: string) => repoPath('node_modules', '.bin', name);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`prism did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      output += stripVTControlCharacters(chunk.toString());
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+const apps = await startTestApps('contract');
+const children: ChildProcess[] = [];
+let passed = 0;
+let failed = 0;
+try {
+  const proxies: Record<string, string> = {};
+  for (const role of ['public', 'dashboard'] as const) {
+    const port = await freePort();
+    const prism = spawn(
+      bin('prism'),
+      [
+        'proxy',
+        repoPath('generated', `${role}.openapi.json`),
+        apps[role].url,
+        '--port',
+        String(port),
+        '--errors',
+        '-v',
+        'warn',
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+    children.push(prism);
+    await waitForPort(port, prism);
+    proxies[role] = `http://127.0.0.1:${port}`;
+  }
+  for (const role of ['public', 'dashboard'] as const) {
+    console.log(`\n== contract: ${role} API (${proxies[role]} -> ${apps[role].url}) ==`);
+    const { code, output } = await run(
+      bin('dredd'),
+      [
+        repoPath('generated', `${role}.openapi.json`),
+        proxies[role]!,
+        '--hookfiles',
+        repoPath('test', 'contract', 'hooks.cjs'),
+        '--language',
+        'nodejs',
+        '--loglevel',
+        'warning',
+      ],
+      {
+        ...process.env,
+        CONTRACT_ROLE: role,
+        CONTRACT_PUBLIC_URL: proxies.public,
+        CONTRACT_DASHBOARD_URL: proxies.dashboard,
+      },
+    );
+    const summary = /complete: (\d+) passing, (\d+) failing, (\d+) errors, (\d+) skipped/.exec(output);
+    if (!summary) {
+      failed += 1;
+      console.error(`Dredd (${role}) printed no summary; exit code ${code}`);
+      continue;
+    }
+    const [, pass, fail, errors] = summary.map(Number) as number[];
+    passed += pass!;
+    failed += fail! + errors!;
+    if (code !== 0 && fail! + errors! === 0) failed += 1;
+  }
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await apps.close();
+}
+console.log(`\ncontract: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { loadConfig, ConfigError } from '../../src/config.js';
+
+const base = {
+  MONGODB_URI: 'mongodb://127.0.0.1:27017',
+  ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  INTERNAL_API_SECRET: 'x'.repeat(43),
+};
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('config', () => {
+  it('loads a minimal environment with documented defaults, frozen', () => {
+    const config = loadConfig(base);
+    expect(config.publicPort).to.equal(3000);
+    expect(config.dashboardPort).to.equal(3001);
+    expect(config.redisUrl).to.equal(undefined);
+    expect(config.s3).to.equal(undefined);
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('has no default for any secret', () => {
+    expect(problems({ MONGODB_URI: base.MONGODB_URI })).to.include.members([
+      'ENCRYPTION_KEY is required',
+      'INTERNAL_API_SECRET is required',
+    ]);
+  });
+
+  it('names every invalid setting at once', () => {
+    const found = problems({
+      ...base,
+      MONGODB_URI: 'postgres://x',
+      PUBLIC_PORT: 'eighty',
+      ENCRYPTION_KEY: 'c2hvcnQ=',
+      REDIS_URL: 'http://x',
+      ALLOW_PRIVATE_HOSTS: 'maybe',
+    });
+    expect(found).to.have.length(5);
+    expect(found.join('\n'))
+      .to.include('MONGODB_URI')
+      .and.include('PUBLIC_PORT')
+      .and.include('ENCRYPTION_KEY');
+  });
+
+  it('requires the S3 credentials once a bucket is set', () => {
+    expect(problems({ ...base, S3_BUCKET: 'b' })).to.deep.equal([
+      'S3_ACCESS_KEY_ID is required',
+      'S3_SECRET_ACCESS_KEY is required',
+    ]);
+  });
+});
