@@ -26,7 +26,12 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     : dashboardHandlers(services)) as unknown as Record<string, AnyHandler>;
   const log = deps.log.child({ role });
   const app = new Koa({ proxy: deps.config.trustProxy });
-  const api = buildRouter({ spec, handlers, security: securityResolvers(services), log });
+  const api = buildRouter({
+    spec,
+    handlers,
+    security: securityResolvers(services, deps.config.dashboardOrigins),
+    log,
+  });
   const docs = docsRouter(
     spec as unknown as Record<string, unknown>,
     role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl,

@@ -12,6 +12,8 @@ export interface Config {
   readonly dashboardPort: number;
   readonly publicUrl: string;
   readonly dashboardUrl: string;
+  /** Origins from which cookie-authenticated dashboard writes are accepted. */
+  readonly dashboardOrigins: string[];
   readonly mongodbUri: string;
   readonly platformDb: string;
   readonly redisUrl: string | undefined;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardPort,
     publicUrl: r.url('PUBLIC_URL', ['http:', 'https:'], `http://localhost:${publicPort}`)!,
     dashboardUrl: r.url('DASHBOARD_URL', ['http:', 'https:'], `http://localhost:${dashboardPort}`)!,
+    dashboardOrigins: [],
     mongodbUri: r.requiredUrl('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     platformDb: r.string('PLATFORM_DB', 'baas_platform'),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
@@ -155,6 +158,16 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
   };
+  if (config.dashboardUrl) {
+    const extra = (r.optional('DASHBOARD_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    (config as { dashboardOrigins: string[] }).dashboardOrigins = [
+      new URL(config.dashboardUrl).origin,
+      ...extra,
+    ];
+  }
   if (config.internalApiSecret && config.internalApiSecret.length < 32) {
     r.problems.push('INTERNAL_API_SECRET must be at least 32 characters');
   }

@@ -1,6 +1,7 @@
 // The connection to the MongoDB deployment that holds the platform database and the managed
 // project databases (`p_<projectId>`). Only src/db/ imports the driver.
 import { MongoClient, type Db } from 'mongodb';
+import { ensurePlatformIndexes } from './platform.js';
 
 export interface Database {
   readonly client: MongoClient;
@@ -20,6 +21,7 @@ export async function connectDatabase(uri: string, platformDb: string): Promise<
   });
   await client.connect();
   const platform = client.db(platformDb);
+  await ensurePlatformIndexes(platform);
   return {
     client,
     platform,

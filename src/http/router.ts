@@ -91,8 +91,9 @@ export function buildRouter({ spec, handlers, security, log }: RouterOptions): R
     }
     router[entry.method](koaPath, async (ctx: Context) => {
       const input: SecurityInput = {
+        method: ctx.method,
         headers: ctx.headers,
-        query: ctx.query,
+        queryKey: takeQueryKey(ctx),
         cookies: ctx.cookies,
         ip: ctx.ip,
       };
@@ -131,6 +132,17 @@ export function buildRouter({ spec, handlers, security, log }: RouterOptions): R
 }
 
 /**
+ * Removes `key` from the query before anything else reads it (an API key must not reach filters,
+ * logs of the query or handlers) and returns it for the security resolvers.
+ */
+function takeQueryKey(ctx: Context): string | undefined {
+  const { key, ...rest } = ctx.query;
+  if (key === undefined) return undefined;
+  ctx.query = rest;
+  return Array.isArray(key) ? key[0] : key;
+}
+
+/**
  * OpenAPI semantics: the requirements are alternatives, the schemes inside one requirement must
  * all be present. A resolver that finds an invalid credential throws at once (401/403).
  */
@@ -146,7 +158,7 @@ async function resolveSecurity(
     if (schemes.length === 0) return {};
     let principal: Principal | undefined = {};
     for (const scheme of schemes) {
-      if (!cache.has(scheme)) cache.set(scheme, await resolvers[scheme]!(input));
+      if (!cache.has(scheme)) cache.set(scheme, await resolvers[scheme]!(input, principal));
       const facet = cache.get(scheme);
       if (!facet) {
         principal = undefined;

@@ -1,8 +1,86 @@
-// Resolvers for the security schemes named in the specs. Each turns one kind of credential into
-// a facet of the request's Principal; the resources that own a credential fill them in.
+// Resolvers for the security schemes of the specs; each turns one credential into a facet of the
+// request's Principal:
+// - sessionCookie: the dashboard session; cookie-authenticated writes must come from an allowed
+//   origin (SameSite=Lax cookie plus an Origin/Referer check against cross-site requests).
+// - apiKey / apiKeyQuery: the project of an API key; `?key=` only for publishable keys; a
+//   publishable key used from a browser must come from one of the project's allowed origins.
+// - bearerAuth: an end-user access token, verified against the API key's project.
 import type { Services } from '../services/index.js';
-import type { SecurityResolver } from './types.js';
+import { SESSION_COOKIE } from '../services/accounts.js';
+import { forbidden, unauthorized } from './errors.js';
+import type { SecurityInput, SecurityResolver } from './types.js';
 
-export function securityResolvers(_services: Services): Record<string, SecurityResolver> {
-  return {};
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const header = (input: SecurityInput, name: string) => {
+  const value = input.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+function requestOrigin(input: SecurityInput): string | undefined {
+  const origin = header(input, 'origin');
+  if (origin && origin !== 'null') return origin;
+  const referer = header(input, 'referer');
+  if (!referer) return origin;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return 'invalid';
+  }
+}
+
+export function securityResolvers(
+  services: Services,
+  dashboardOrigins: string[],
+): Record<string, SecurityResolver> {
+  const trusted = new Set(dashboardOrigins);
+
+  async function projectFromKey(key: string, input: SecurityInput) {
+    const { project, kind } = await services.projects.resolveApiKey(key);
+    const origin = header(input, 'origin');
+    const allowed = project.settings.allowedOrigins;
+    if (kind === 'publishable' && origin && allowed.length > 0 && !allowed.includes(origin)) {
+      throw forbidden(`Origin ${origin} is not allowed for this project`, 'ORIGIN_NOT_ALLOWED');
+    }
+    return { project, keyKind: kind };
+  }
+
+  return {
+    async sessionCookie(input) {
+      const token = input.cookies.get(SESSION_COOKIE);
+      if (!token) return undefined;
+      const developer = await services.accounts.sessionDeveloper(token);
+      if (!developer) throw unauthorized('Session expired or invalid; log in again', 'INVALID_SESSION');
+      if (!SAFE_METHODS.has(input.method)) {
+        const origin = requestOrigin(input);
+        if (origin !== undefined && !trusted.has(origin)) {
+          throw forbidden('Cross-site request refused', 'CSRF_ORIGIN_MISMATCH');
+        }
+      }
+      return { developer };
+    },
+
+    async apiKey(input) {
+      const key = header(input, 'x-api-key');
+      return key ? projectFromKey(key, input) : undefined;
+    },
+
+    async apiKeyQuery(input) {
+      if (!input.queryKey) return undefined;
+      if (!input.queryKey.startsWith('pk_live_')) {
+        throw unauthorized('Only a publishable key may be sent as a query parameter', 'INVALID_API_KEY');
+      }
+      return projectFromKey(input.queryKey, input);
+    },
+
+    async bearerAuth(input, resolved) {
+      const authorization = header(input, 'authorization');
+      if (!authorization) return undefined;
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      if (!match) throw unauthorized('Authorization must be "Bearer <accessToken>"', 'INVALID_TOKEN');
+      if (!resolved.project)
+        throw unauthorized('An API key is required with a Bearer token', 'MISSING_API_KEY');
+      const userId = await services.tokens.verify(resolved.project.id, match[1]!);
+      return { endUser: { id: userId, projectId: resolved.project.id } };
+    },
+  };
 }

@@ -53,14 +53,18 @@ export type AnyHandler = (
 }>;
 
 export interface SecurityInput {
+  method: string;
   headers: Record<string, string | string[] | undefined>;
-  query: Record<string, unknown>;
+  /** The `key` query parameter, already removed from the query the handler sees. */
+  queryKey: string | undefined;
   cookies: { get(name: string): string | undefined };
   ip: string;
 }
 
 /**
  * Resolves one security scheme of the spec. Returns undefined when the request does not carry
- * that credential at all; throws an ApiError when it carries an invalid one.
+ * that credential at all; throws an ApiError when it carries an invalid one. `resolved` holds the
+ * facets of the schemes before it in the same requirement (a Bearer token needs the API key's
+ * project).
  */
-export type SecurityResolver = (input: SecurityInput) => Promise<Principal | undefined>;
+export type SecurityResolver = (input: SecurityInput, resolved: Principal) => Promise<Principal | undefined>;

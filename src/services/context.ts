@@ -1,15 +1,21 @@
 // What a service knows about the request it serves, resolved once by the HTTP layer: who calls
-// (the principal from the API key, the end-user token or the dashboard session), and the request
-// id for logs.
+// (the API key's project, the end-user token, the dashboard session), and the request id for logs.
 import type { Logger } from '../lib/logger.js';
+import type { Developer, KeyKind, Project } from './types.js';
 
 /**
  * Credentials resolved from the operation's security schemes, one facet per scheme, merged when
- * a requirement combines schemes. Empty for operations without security. The resources that
- * resolve a facet declare it here.
+ * a requirement combines schemes (API key + Bearer). Empty for operations without security.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Principal {}
+export interface Principal {
+  /** From the `baas_session` cookie (dashboard). */
+  developer?: Developer;
+  /** From `x-api-key` or `?key=` (public API). */
+  project?: Project;
+  keyKind?: KeyKind;
+  /** From `Authorization: Bearer <accessToken>`; verified against the key's project. */
+  endUser?: { id: string; projectId: string };
+}
 
 export interface RequestContext {
   readonly requestId: string;

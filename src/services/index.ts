@@ -1,10 +1,34 @@
 // Builds every service once from the process dependencies.
 import type { Deps } from '../deps.js';
+import { developersRepo } from '../db/developers.js';
+import { projectsRepo } from '../db/projects.js';
+import { collectionsRepo } from '../db/collections.js';
 import { healthService } from './health.js';
+import { accountsService } from './accounts.js';
+import { projectsService } from './projects.js';
+import { endUserTokens } from './tokens.js';
+import { createEventBus } from './events.js';
 
 export function createServices(deps: Deps) {
+  const platform = deps.db.platform;
+  const repos = {
+    developers: developersRepo(platform),
+    projects: projectsRepo(platform),
+    collections: collectionsRepo(platform),
+  };
+  const tokens = endUserTokens(deps.config.encryptionKey, repos.projects);
+  const projects = projectsService(repos.projects, repos.developers, tokens);
+  projects.onDelete(async (projectId) => {
+    await deps.db.project(projectId).dropDatabase();
+    await repos.collections.deleteAll(projectId);
+  });
   return {
+    repos,
+    events: createEventBus(deps.log),
     health: healthService(deps),
+    accounts: accountsService(repos.developers, deps.cache),
+    projects,
+    tokens,
   };
 }
 

@@ -1,0 +1,80 @@
+// Collection definitions (platform database): name, mode, fields and RLS settings per project.
+import type { Db } from 'mongodb';
+import type { CollectionDef, CollectionMode, FieldDef, RlsSettings } from '../services/types.js';
+import { ObjectId } from './ids.js';
+import { isDuplicateKey } from './errors.js';
+
+interface CollectionDoc {
+  _id: ObjectId;
+  projectId: ObjectId;
+  name: string;
+  mode: CollectionMode;
+  fields: FieldDef[];
+  rls: RlsSettings;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toDef = ({ _id, projectId, ...rest }: CollectionDoc): CollectionDef => ({
+  id: _id.toHexString(),
+  projectId: projectId.toHexString(),
+  ...rest,
+});
+
+export type CollectionInput = Pick<CollectionDef, 'name' | 'mode' | 'fields' | 'rls'>;
+
+export function collectionsRepo(db: Db) {
+  const collections = db.collection<CollectionDoc>('collections');
+  return {
+    /** Undefined when the project already has a collection of that name. */
+    async create(projectId: string, input: CollectionInput): Promise<CollectionDef | undefined> {
+      const now = new Date();
+      const doc: CollectionDoc = {
+        _id: new ObjectId(),
+        projectId: new ObjectId(projectId),
+        ...input,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await collections.insertOne(doc);
+      } catch (err) {
+        if (isDuplicateKey(err)) return undefined;
+        throw err;
+      }
+      return toDef(doc);
+    },
+    async findByName(projectId: string, name: string): Promise<CollectionDef | undefined> {
+      const doc = await collections.findOne({ projectId: new ObjectId(projectId), name });
+      return doc ? toDef(doc) : undefined;
+    },
+    async list(projectId: string): Promise<CollectionDef[]> {
+      const docs = await collections
+        .find({ projectId: new ObjectId(projectId) })
+        .sort({ name: 1 })
+        .toArray();
+      return docs.map(toDef);
+    },
+    count: (projectId: string) => collections.countDocuments({ projectId: new ObjectId(projectId) }),
+    async update(
+      projectId: string,
+      name: string,
+      changes: Partial<Omit<CollectionInput, 'name'>>,
+    ): Promise<CollectionDef | undefined> {
+      const doc = await collections.findOneAndUpdate(
+        { projectId: new ObjectId(projectId), name },
+        { $set: { ...changes, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toDef(doc) : undefined;
+    },
+    async delete(projectId: string, name: string): Promise<boolean> {
+      return (await collections.deleteOne({ projectId: new ObjectId(projectId), name })).deletedCount === 1;
+    },
+    async deleteAll(projectId: string): Promise<void> {
+      await collections.deleteMany({ projectId: new ObjectId(projectId) });
+    },
+  };
+}
+
+export type CollectionsRepo = ReturnType<typeof collectionsRepo>;

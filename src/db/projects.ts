@@ -1,0 +1,216 @@
+// Projects (platform database): settings, members, hashed API keys, the encrypted per-project
+// JWT secret, plan overrides and usage counters.
+import type { Db } from 'mongodb';
+import type {
+  KeyKind,
+  MemberRole,
+  PlanLimits,
+  Project,
+  ProjectMember,
+  ProjectSettings,
+  ProjectUsage,
+} from '../services/types.js';
+import { ObjectId, toObjectId } from './ids.js';
+
+interface StoredKey {
+  hash: string;
+  last4: string;
+  createdAt: Date;
+}
+
+interface MemberDoc {
+  developerId: ObjectId;
+  role: MemberRole;
+  addedAt: Date;
+}
+
+interface ProjectDoc {
+  _id: ObjectId;
+  name: string;
+  ownerId: ObjectId;
+  members: MemberDoc[];
+  settings: ProjectSettings;
+  keys: Record<KeyKind, StoredKey>;
+  jwtSecretEnc: string;
+  limits: Partial<PlanLimits>;
+  usage: ProjectUsage;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewProject {
+  name: string;
+  ownerId: string;
+  settings: ProjectSettings;
+  keys: Record<KeyKind, StoredKey>;
+  jwtSecretEnc: string;
+}
+
+const toMember = (m: MemberDoc): ProjectMember => ({
+  developerId: m.developerId.toHexString(),
+  role: m.role,
+  addedAt: m.addedAt,
+});
+
+function toProject(doc: ProjectDoc): Project {
+  return {
+    id: doc._id.toHexString(),
+    name: doc.name,
+    ownerId: doc.ownerId.toHexString(),
+    members: doc.members.map(toMember),
+    settings: doc.settings,
+    keys: {
+      publishable: { last4: doc.keys.publishable.last4, createdAt: doc.keys.publishable.createdAt },
+      secret: { last4: doc.keys.secret.last4, createdAt: doc.keys.secret.createdAt },
+    },
+    limits: doc.limits ?? {},
+    usage: { databaseUsed: doc.usage?.databaseUsed ?? 0, storageUsed: doc.usage?.storageUsed ?? 0 },
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export function projectsRepo(db: Db) {
+  const projects = db.collection<ProjectDoc>('projects');
+  const byId = (id: string) => {
+    const _id = toObjectId(id);
+    return _id ? { _id } : undefined;
+  };
+  const after = { returnDocument: 'after' as const };
+
+  return {
+    async create(input: NewProject): Promise<Project> {
+      const now = new Date();
+      const ownerId = new ObjectId(input.ownerId);
+      const doc: ProjectDoc = {
+        _id: new ObjectId(),
+        name: input.name,
+        ownerId,
+        members: [{ developerId: ownerId, role: 'admin', addedAt: now }],
+        settings: input.settings,
+        keys: input.keys,
+        jwtSecretEnc: input.jwtSecretEnc,
+        limits: {},
+        usage: { databaseUsed: 0, storageUsed: 0 },
+        createdAt: now,
+        updatedAt: now,
+      };
+      await projects.insertOne(doc);
+      return toProject(doc);
+    },
+    async findById(id: string): Promise<Project | undefined> {
+      const filter = byId(id);
+      const doc = filter && (await projects.findOne(filter));
+      return doc ? toProject(doc) : undefined;
+    },
+    async findByKeyHash(kind: KeyKind, hash: string): Promise<Project | undefined> {
+      const doc = await projects.findOne({ [`keys.${kind}.hash`]: hash });
+      return doc ? toProject(doc) : undefined;
+    },
+    async jwtSecretEnc(id: string): Promise<string | undefined> {
+      const filter = byId(id);
+      const doc = filter && (await projects.findOne(filter, { projection: { jwtSecretEnc: 1 } }));
+      return doc?.jwtSecretEnc;
+    },
+    async listForDeveloper(developerId: string): Promise<Project[]> {
+      const docs = await projects
+        .find({ 'members.developerId': new ObjectId(developerId) })
+        .sort({ createdAt: 1 })
+        .toArray();
+      return docs.map(toProject);
+    },
+    countOwnedBy: (developerId: string) => projects.countDocuments({ ownerId: new ObjectId(developerId) }),
+
+    async update(
+      id: string,
+      changes: { name?: string; settings?: Partial<ProjectSettings> },
+    ): Promise<Project | undefined> {
+      const filter = byId(id);
+      if (!filter) return undefined;
+      const $set: Record<string, unknown> = { updatedAt: new Date() };
+      if (changes.name !== undefined) $set.name = changes.name;
+      for (const [key, value] of Object.entries(changes.settings ?? {})) $set[`settings.${key}`] = value;
+      const doc = await projects.findOneAndUpdate(filter, { $set }, after);
+      return doc ? toProject(doc) : undefined;
+    },
+    async setKey(id: string, kind: KeyKind, key: StoredKey): Promise<Project | undefined> {
+      const filter = byId(id);
+      const doc =
+        filter &&
+        (await projects.findOneAndUpdate(
+          filter,
+          { $set: { [`keys.${kind}`]: key, updatedAt: new Date() } },
+          after,
+        ));
+      return doc ? toProject(doc) : undefined;
+    },
+    async setLimits(id: string, limits: Partial<PlanLimits>): Promise<Project | undefined> {
+      const filter = byId(id);
+      const doc =
+        filter &&
+        (await projects.findOneAndUpdate(filter, { $set: { limits, updatedAt: new Date() } }, after));
+      return doc ? toProject(doc) : undefined;
+    },
+    async addMember(id: string, developerId: string, role: MemberRole): Promise<Project | undefined> {
+      const developer = new ObjectId(developerId);
+      const doc = await projects.findOneAndUpdate(
+        { _id: new ObjectId(id), 'members.developerId': { $ne: developer } },
+        {
+          $push: { members: { developerId: developer, role, addedAt: new Date() } },
+          $set: { updatedAt: new Date() },
+        },
+        after,
+      );
+      return doc ? toProject(doc) : undefined;
+    },
+    /**
+     * Changes a member's role or removes the member, unless that would leave the project without
+     * an admin: the condition is part of the update, so two concurrent demotions cannot both win.
+     */
+    async changeMember(
+      id: string,
+      developerId: string,
+      role: MemberRole | null,
+    ): Promise<Project | undefined> {
+      const developer = new ObjectId(developerId);
+      const keepsAnAdmin = { members: { $elemMatch: { role: 'admin', developerId: { $ne: developer } } } };
+      const filter = {
+        _id: new ObjectId(id),
+        'members.developerId': developer,
+        ...(role === 'admin' ? {} : keepsAnAdmin),
+      };
+      const update =
+        role === null
+          ? { $pull: { members: { developerId: developer } }, $set: { updatedAt: new Date() } }
+          : { $set: { 'members.$.role': role, updatedAt: new Date() } };
+      const doc = await projects.findOneAndUpdate(filter, update, after);
+      return doc ? toProject(doc) : undefined;
+    },
+    async delete(id: string): Promise<boolean> {
+      const filter = byId(id);
+      return !!filter && (await projects.deleteOne(filter)).deletedCount === 1;
+    },
+
+    /** Moves the database usage counter (an insert adds, an update the difference, a purge reclaims). */
+    async addDatabaseUsed(id: string, deltaBytes: number): Promise<void> {
+      if (deltaBytes !== 0)
+        await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.databaseUsed': deltaBytes } });
+    },
+    /**
+     * Charges storage only if it stays within the limit; the check and the increment are one
+     * atomic update, so two uploads racing for the last bytes cannot both win.
+     */
+    async tryChargeStorage(id: string, bytes: number, limitBytes: number): Promise<boolean> {
+      const result = await projects.updateOne(
+        { _id: new ObjectId(id), 'usage.storageUsed': { $lte: limitBytes - bytes } },
+        { $inc: { 'usage.storageUsed': bytes } },
+      );
+      return result.modifiedCount === 1;
+    },
+    async releaseStorage(id: string, bytes: number): Promise<void> {
+      await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.storageUsed': -bytes } });
+    },
+  };
+}
+
+export type ProjectsRepo = ReturnType<typeof projectsRepo>;

@@ -1,0 +1,46 @@
+// The plan table: the one place where plan limits live (DECISIONS §5). The operator can override
+// any limit per project (Project.limits).
+import type { PlanLimits, PlanName, Project } from '../services/types.js';
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+
+export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.freeze({
+  free: Object.freeze({
+    projectsPerDeveloper: 2,
+    collectionsPerProject: 10,
+    databaseBytes: 50 * MB,
+    storageBytes: 20 * MB,
+    requestsPerMinute: 300,
+    mailPerMonth: 100,
+    webhooksPerProject: 2,
+    aiQueryBuilderPerMonth: 5,
+    aiCollectionCreatorPerMonth: 1,
+    externalDatabase: true,
+    externalStorage: false,
+    ownMailKey: false,
+    customMailTemplates: false,
+    ownAiKey: false,
+  }),
+  pro: Object.freeze({
+    projectsPerDeveloper: 20,
+    collectionsPerProject: 200,
+    databaseBytes: 2 * GB,
+    storageBytes: 5 * GB,
+    requestsPerMinute: 3000,
+    mailPerMonth: 10000,
+    webhooksPerProject: 25,
+    aiQueryBuilderPerMonth: 20,
+    aiCollectionCreatorPerMonth: 5,
+    externalDatabase: true,
+    externalStorage: true,
+    ownMailKey: true,
+    customMailTemplates: true,
+    ownAiKey: true,
+  }),
+});
+
+/** The limits in force for a project: its owner's plan, then the operator's overrides. */
+export function projectLimits(project: Pick<Project, 'limits'>, ownerPlan: PlanName): PlanLimits {
+  return { ...PLANS[ownerPlan], ...project.limits };
+}

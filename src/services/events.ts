@@ -1,0 +1,41 @@
+// The one seam for side effects after a successful change (CONVENTIONS §14): services emit
+// events, listeners (webhooks, usage accounting, ...) subscribe. A failing listener is logged and
+// never fails the request that emitted the event.
+import type { Logger } from '../lib/logger.js';
+
+export type EventName =
+  'document.created' | 'document.updated' | 'document.deleted' | 'document.restored' | 'user.created';
+
+export interface ServiceEvent {
+  name: EventName;
+  projectId: string;
+  collection: string;
+  documentId: string;
+  /** The document after the change (without secret fields), or null for a delete. */
+  document: Record<string, unknown> | null;
+  at: Date;
+}
+
+export type Listener = (event: ServiceEvent) => Promise<void> | void;
+
+export function createEventBus(log: Logger) {
+  const listeners: Listener[] = [];
+  return {
+    on(listener: Listener): void {
+      listeners.push(listener);
+    },
+    async emit(event: ServiceEvent): Promise<void> {
+      await Promise.all(
+        listeners.map(async (listener) => {
+          try {
+            await listener(event);
+          } catch (err) {
+            log.error({ err, event: event.name, projectId: event.projectId }, 'event listener failed');
+          }
+        }),
+      );
+    },
+  };
+}
+
+export type EventBus = ReturnType<typeof createEventBus>;

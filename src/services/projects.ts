@@ -1,0 +1,103 @@
+// Projects: creation with its two keys (shown once), access control by membership and role,
+// settings, key rotation, deletion, and the resolution of API keys for the public API.
+import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
+import { generateApiKey, keyKindOf, sha256 } from '../lib/secrets.js';
+import { projectLimits } from '../lib/plans.js';
+import { isObjectId } from '../db/ids.js';
+import type { ProjectsRepo } from '../db/projects.js';
+import type { DevelopersRepo } from '../db/developers.js';
+import type { EndUserTokens } from './tokens.js';
+import type { RequestContext } from './context.js';
+import type { Developer, KeyKind, MemberRole, PlanLimits, Project, ProjectSettings } from './types.js';
+
+export const ACCESS_DENIED = 'Project not found or access denied';
+
+/** Cleanup steps other resources register for a deleted project (database, files, webhooks). */
+export type ProjectCleanup = (projectId: string) => Promise<void>;
+
+function storedKey(kind: KeyKind) {
+  const key = generateApiKey(kind);
+  return { key, stored: { hash: sha256(key), last4: key.slice(-4), createdAt: new Date() } };
+}
+
+export function requireDeveloper(ctx: RequestContext): Developer {
+  if (!ctx.principal.developer) throw unauthorized('Not logged in', 'NOT_LOGGED_IN');
+  return ctx.principal.developer;
+}
+
+export function projectsService(repo: ProjectsRepo, developers: DevelopersRepo, tokens: EndUserTokens) {
+  const cleanups: ProjectCleanup[] = [];
+
+  async function limitsOf(project: Project): Promise<PlanLimits> {
+    const owner = await developers.findById(project.ownerId);
+    return projectLimits(project, owner?.plan ?? 'free');
+  }
+
+  return {
+    limitsOf,
+    onDelete(cleanup: ProjectCleanup): void {
+      cleanups.push(cleanup);
+    },
+
+    /** The project if the caller is a member with at least `role`; 400 for a malformed id, else 404. */
+    async requireAccess(ctx: RequestContext, projectId: string, role: MemberRole): Promise<Project> {
+      const developer = requireDeveloper(ctx);
+      if (!isObjectId(projectId)) throw badRequest('Invalid project ID', undefined, 'INVALID_PROJECT_ID');
+      const project = await repo.findById(projectId);
+      const member = project?.members.find((m) => m.developerId === developer.id);
+      if (!project || !member || (role === 'admin' && member.role !== 'admin')) {
+        throw notFound(ACCESS_DENIED, 'PROJECT_NOT_FOUND');
+      }
+      return project;
+    },
+
+    async create(ctx: RequestContext, name: string, settings: Partial<ProjectSettings>) {
+      const developer = requireDeveloper(ctx);
+      const limits = projectLimits({ limits: {} }, developer.plan);
+      if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
+        throw forbidden(
+          `Plan limit reached: the ${developer.plan} plan allows ${limits.projectsPerDeveloper} projects`,
+          'PLAN_LIMIT',
+        );
+      }
+      const publishable = storedKey('publishable');
+      const secret = storedKey('secret');
+      const project = await repo.create({
+        name,
+        ownerId: developer.id,
+        settings: { allowedOrigins: [], endUserAuth: true, siteUrl: null, ...settings },
+        keys: { publishable: publishable.stored, secret: secret.stored },
+        jwtSecretEnc: tokens.newSealedSecret(),
+      });
+      return { project, keys: { publishable: publishable.key, secret: secret.key } };
+    },
+
+    list: (ctx: RequestContext) => repo.listForDeveloper(requireDeveloper(ctx).id),
+
+    async update(project: Project, changes: { name?: string; settings?: Partial<ProjectSettings> }) {
+      return (await repo.update(project.id, changes)) ?? project;
+    },
+
+    async rotateKey(project: Project, kind: KeyKind): Promise<{ project: Project; key: string }> {
+      const { key, stored } = storedKey(kind);
+      const updated = await repo.setKey(project.id, kind, stored);
+      if (!updated) throw notFound(ACCESS_DENIED, 'PROJECT_NOT_FOUND');
+      return { project: updated, key };
+    },
+
+    async delete(project: Project): Promise<void> {
+      for (const cleanup of cleanups) await cleanup(project.id);
+      await repo.delete(project.id);
+    },
+
+    /** The project and kind of an API key; 401 for a missing, malformed or unknown key. */
+    async resolveApiKey(key: string): Promise<{ project: Project; kind: KeyKind }> {
+      const kind = keyKindOf(key);
+      const project = kind && (await repo.findByKeyHash(kind, sha256(key)));
+      if (!kind || !project) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+      return { project, kind };
+    },
+  };
+}
+
+export type ProjectsService = ReturnType<typeof projectsService>;

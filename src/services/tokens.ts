@@ -1,0 +1,58 @@
+// End-user access tokens: HS256 JWTs signed with a per-project secret (random, encrypted at rest
+// in the project record), 15 minutes, claims `sub`/`userId` (the user id) and `pid` (the project
+// id). A token of one project is refused by every other project.
+import jwt from 'jsonwebtoken';
+import { decrypt, deriveKey, encrypt, randomToken } from '../lib/secrets.js';
+import { unauthorized } from '../http/errors.js';
+import type { ProjectsRepo } from '../db/projects.js';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+const MAX_CACHED_SECRETS = 10_000;
+
+export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo) {
+  const sealingKey = deriveKey(encryptionKey, 'project-jwt-secret');
+  // A project's secret never changes, so a decrypted copy can be kept; bounded, oldest out first.
+  const secrets = new Map<string, string>();
+
+  async function secretOf(projectId: string): Promise<string> {
+    const cached = secrets.get(projectId);
+    if (cached) return cached;
+    const sealed = await projects.jwtSecretEnc(projectId);
+    if (!sealed) throw unauthorized('Invalid access token', 'INVALID_TOKEN');
+    const secret = decrypt(sealingKey, sealed);
+    if (secrets.size >= MAX_CACHED_SECRETS) secrets.delete(secrets.keys().next().value!);
+    secrets.set(projectId, secret);
+    return secret;
+  }
+
+  return {
+    /** A new sealed secret for a project being created. */
+    newSealedSecret: () => encrypt(sealingKey, randomToken(48)),
+
+    async issue(projectId: string, userId: string): Promise<{ accessToken: string; expiresIn: number }> {
+      const accessToken = jwt.sign({ userId, pid: projectId }, await secretOf(projectId), {
+        algorithm: 'HS256',
+        subject: userId,
+        expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      });
+      return { accessToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    },
+
+    /** The user id of a valid token of this project; 401 otherwise. */
+    async verify(projectId: string, token: string): Promise<string> {
+      let claims: jwt.JwtPayload;
+      try {
+        claims = jwt.verify(token, await secretOf(projectId), { algorithms: ['HS256'] }) as jwt.JwtPayload;
+      } catch (err) {
+        if (err instanceof jwt.TokenExpiredError) throw unauthorized('Access token expired', 'TOKEN_EXPIRED');
+        throw unauthorized('Invalid access token', 'INVALID_TOKEN');
+      }
+      if (claims.pid !== projectId || typeof claims.sub !== 'string') {
+        throw unauthorized('Invalid access token', 'INVALID_TOKEN');
+      }
+      return claims.sub;
+    },
+  };
+}
+
+export type EndUserTokens = ReturnType<typeof endUserTokens>;

@@ -1,0 +1,113 @@
+// The records the services work with. Ids are strings (hex object ids) everywhere above src/db;
+// the data layer converts. Secrets (password hashes, key hashes, encrypted values) never leave
+// src/db and the services that need them.
+
+export type PlanName = 'free' | 'pro';
+
+export interface Developer {
+  id: string;
+  email: string;
+  name: string | null;
+  plan: PlanName;
+  isOperator: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type MemberRole = 'admin' | 'member';
+
+export interface ProjectMember {
+  developerId: string;
+  role: MemberRole;
+  addedAt: Date;
+}
+
+export type KeyKind = 'publishable' | 'secret';
+
+/** What is kept of an API key besides its hash: enough to recognise it in a list. */
+export interface ApiKeyInfo {
+  last4: string;
+  createdAt: Date;
+}
+
+export interface ProjectSettings {
+  /** Origins allowed to use the publishable key from a browser; empty = any. */
+  allowedOrigins: string[];
+  endUserAuth: boolean;
+  siteUrl: string | null;
+}
+
+export interface ProjectUsage {
+  /** BSON bytes of stored documents (trashed ones count until purged). */
+  databaseUsed: number;
+  storageUsed: number;
+}
+
+export interface PlanLimits {
+  projectsPerDeveloper: number;
+  collectionsPerProject: number;
+  databaseBytes: number;
+  storageBytes: number;
+  requestsPerMinute: number;
+  mailPerMonth: number;
+  webhooksPerProject: number;
+  aiQueryBuilderPerMonth: number;
+  aiCollectionCreatorPerMonth: number;
+  externalDatabase: boolean;
+  externalStorage: boolean;
+  ownMailKey: boolean;
+  customMailTemplates: boolean;
+  ownAiKey: boolean;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  ownerId: string;
+  members: ProjectMember[];
+  settings: ProjectSettings;
+  keys: Record<KeyKind, ApiKeyInfo>;
+  /** Operator overrides of the plan's limits. */
+  limits: Partial<PlanLimits>;
+  usage: ProjectUsage;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type FieldType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
+
+export interface FieldDef {
+  name: string;
+  type: FieldType;
+  required?: boolean;
+  unique?: boolean;
+  /** Only on non-required String, Number and Boolean fields, of the field's type. */
+  default?: string | number | boolean;
+  /** Object: its sub-fields (nesting up to 3 levels). */
+  fields?: FieldDef[];
+  /** Array: the type of its items. */
+  items?: { type: Exclude<FieldType, 'Array'>; fields?: FieldDef[]; ref?: string };
+  /** Ref: the name of the target collection. */
+  ref?: string;
+}
+
+export type CollectionMode = 'flexible' | 'schema';
+export type RlsMode = 'public-read' | 'private';
+
+export interface RlsSettings {
+  enabled: boolean;
+  mode: RlsMode;
+  /** A String or Ref field of the schema; `userId` by default. */
+  ownerField: string;
+}
+
+export interface CollectionDef {
+  id: string;
+  projectId: string;
+  name: string;
+  mode: CollectionMode;
+  fields: FieldDef[];
+  rls: RlsSettings;
+  createdAt: Date;
+  updatedAt: Date;
+}
