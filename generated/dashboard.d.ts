@@ -21,6 +21,264 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a developer account and log in
+         * @description Creates an account (password hashed with argon2id) and opens a dashboard session: the `baas_session` cookie (HttpOnly, SameSite=Lax, Secure behind TLS) is set. The first account of an installation is the operator. Emails are unique, case-insensitively.
+         */
+        post: operations["signUpDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log in to the dashboard
+         * @description Opens a dashboard session (sets the `baas_session` cookie, valid 7 days). A wrong email and a wrong password get the same 401. Failed attempts are limited per email (5) and per IP (50) within 15 minutes; past that, 429 with `Retry-After`.
+         */
+        post: operations["logInDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the dashboard session
+         * @description Deletes the session record and clears the cookie. Answers 200 even without a session.
+         */
+        post: operations["logOutDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logged-in developer */
+        get: operations["getCurrentDeveloper"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the password
+         * @description Needs the current password. Every other session of the developer ends; this one stays.
+         */
+        put: operations["changeDeveloperPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Projects the caller is a member of */
+        get: operations["listProjects"];
+        put?: never;
+        /**
+         * Create a project
+         * @description Creates a project owned by the caller (its admin) with a publishable and a secret key. The keys are shown in this response only; the project keeps their SHA-256 and last four characters. Limited by the plan (projects per developer): 403 `PLAN_LIMIT`.
+         */
+        post: operations["createProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /** One project (members) */
+        get: operations["getProject"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project and everything it owns (admins)
+         * @description Removes its database, collections, files, keys and settings. Permanent.
+         */
+        delete: operations["deleteProject"];
+        options?: never;
+        head?: never;
+        /** Rename a project or change its settings (admins) */
+        patch: operations["updateProject"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/keys/{kind}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+                kind: "publishable" | "secret";
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace one API key (admins)
+         * @description The old key stops working at once; the other key keeps working. The new key is shown once.
+         */
+        post: operations["rotateProjectKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /** Members of a project (members) */
+        get: operations["listProjectMembers"];
+        put?: never;
+        /** Invite an existing developer by email (admins) */
+        post: operations["addProjectMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members/{developerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (admins), or leave the project (any member, for themselves)
+         * @description The last admin cannot leave or be removed (409 `LAST_ADMIN`).
+         */
+        delete: operations["removeProjectMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (admins)
+         * @description The last admin cannot be demoted (409 `LAST_ADMIN`).
+         */
+        patch: operations["changeProjectMemberRole"];
+        trace?: never;
+    };
+    "/api/admin/developers/{developerId}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a developer's plan (operator only) */
+        put: operations["setDeveloperPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override a project's plan limits (operator only)
+         * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override.
+         */
+        put: operations["setProjectLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -46,6 +304,136 @@ export interface components {
             /** @description Present on 500 responses, to find the cause in the logs. */
             requestId?: string;
             details?: components["schemas"]["ErrorDetail"][];
+        };
+        Developer: {
+            /** @example 65f1c2a4b7e8d90012345678 */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            plan: "free" | "pro";
+            /** @description The first account of an installation; may change plans and project limits. */
+            isOperator: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DeveloperEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                developer: components["schemas"]["Developer"];
+            };
+            message: string;
+        };
+        Credentials: {
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example correct horse battery staple */
+            password: string;
+        };
+        ApiKeyInfo: {
+            /** @description Last four characters */
+            last4: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProjectSettings: {
+            /** @description Origins (`https://app.example.com`) from which browsers may use the publishable key. Empty: any origin. */
+            allowedOrigins: string[];
+            /** @description End-user accounts (`/api/userAuth/*`) on or off. */
+            endUserAuth: boolean;
+            /**
+             * Format: uri
+             * @description The app's URL; links in end-user mails and social-login redirects must stay on its origin.
+             */
+            siteUrl: string | null;
+        };
+        ProjectSettingsInput: {
+            allowedOrigins?: string[];
+            endUserAuth?: boolean;
+            /** Format: uri */
+            siteUrl?: string | null;
+        };
+        /** @description Limits in force (the owner's plan with the operator's overrides). */
+        PlanLimits: {
+            projectsPerDeveloper?: number;
+            collectionsPerProject?: number;
+            databaseBytes?: number;
+            storageBytes?: number;
+            requestsPerMinute?: number;
+            mailPerMonth?: number;
+            webhooksPerProject?: number;
+            aiQueryBuilderPerMonth?: number;
+            aiCollectionCreatorPerMonth?: number;
+            externalDatabase?: boolean;
+            externalStorage?: boolean;
+            ownMailKey?: boolean;
+            customMailTemplates?: boolean;
+            ownAiKey?: boolean;
+        };
+        Project: {
+            id: string;
+            name: string;
+            ownerId: string;
+            /**
+             * @description The caller's role in the project.
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            settings: components["schemas"]["ProjectSettings"];
+            keys: {
+                publishable: components["schemas"]["ApiKeyInfo"];
+                secret: components["schemas"]["ApiKeyInfo"];
+            };
+            limits: components["schemas"]["PlanLimits"];
+            usage: {
+                /** @description BSON bytes of stored documents. */
+                databaseUsed: number;
+                /** @description Bytes of confirmed files. */
+                storageUsed: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ProjectEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                project: components["schemas"]["Project"];
+            };
+            message: string;
+        };
+        Member: {
+            developerId: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** Format: date-time */
+            addedAt: string;
+        };
+        MembersEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                members: components["schemas"]["Member"][];
+            };
+            message: string;
+        };
+        Ok: {
+            /** @enum {boolean} */
+            success: true;
+            data: Record<string, never>;
+            message: string;
         };
         HealthCheck: {
             /** @enum {string} */
@@ -151,7 +539,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+        ProjectId: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Identifier of this request; also in the logs and in 500 bodies. */
@@ -190,6 +581,584 @@ export interface operations {
                     "application/json": components["schemas"]["HealthEnvelope"];
                 };
             };
+        };
+    };
+    signUpDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                    /** @example Ada Lovelace */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Account created; the session cookie is set. */
+            201: {
+                headers: {
+                    /** @description The `baas_session` cookie. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    logInDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Credentials"];
+            };
+        };
+        responses: {
+            /** @description Logged in; the session cookie is set. */
+            200: {
+                headers: {
+                    /** @description The `baas_session` cookie. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    logOutDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCurrentDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The developer of the session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeDeveloperPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example correct horse battery staple */
+                    currentPassword: string;
+                    /** @example an even better passphrase */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Password changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's projects, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            projects: components["schemas"]["Project"][];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example My app */
+                    name: string;
+                    settings?: components["schemas"]["ProjectSettingsInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description Project created; the keys are shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: components["schemas"]["Project"];
+                            keys: {
+                                publishable: string;
+                                secret: string;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example My app (production) */
+                    name?: string;
+                    settings?: components["schemas"]["ProjectSettingsInput"];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated project. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateProjectKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+                kind: "publishable" | "secret";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: components["schemas"]["Project"];
+                            key: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjectMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example grace@example.com
+                     */
+                    email: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    role?: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Added; the members after the change. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeProjectMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example admin
+                     * @enum {string}
+                     */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The members after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setDeveloperPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example pro
+                     * @enum {string}
+                     */
+                    plan: "free" | "pro";
+                };
+            };
+        };
+        responses: {
+            /** @description The developer with the new plan. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example {
+                     *       "collectionsPerProject": 50,
+                     *       "databaseBytes": 104857600
+                     *     }
+                     */
+                    limits: {
+                        projectsPerDeveloper?: number;
+                        collectionsPerProject?: number;
+                        databaseBytes?: number;
+                        storageBytes?: number;
+                        requestsPerMinute?: number;
+                        mailPerMonth?: number;
+                        webhooksPerProject?: number;
+                        aiQueryBuilderPerMonth?: number;
+                        aiCollectionCreatorPerMonth?: number;
+                        externalDatabase?: boolean;
+                        externalStorage?: boolean;
+                        ownMailKey?: boolean;
+                        customMailTemplates?: boolean;
+                        ownAiKey?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The project with its limits in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

@@ -47,6 +47,136 @@ export interface components {
             requestId?: string;
             details?: components["schemas"]["ErrorDetail"][];
         };
+        Developer: {
+            /** @example 65f1c2a4b7e8d90012345678 */
+            id: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            plan: "free" | "pro";
+            /** @description The first account of an installation; may change plans and project limits. */
+            isOperator: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DeveloperEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                developer: components["schemas"]["Developer"];
+            };
+            message: string;
+        };
+        Credentials: {
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example correct horse battery staple */
+            password: string;
+        };
+        ApiKeyInfo: {
+            /** @description Last four characters */
+            last4: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ProjectSettings: {
+            /** @description Origins (`https://app.example.com`) from which browsers may use the publishable key. Empty: any origin. */
+            allowedOrigins: string[];
+            /** @description End-user accounts (`/api/userAuth/*`) on or off. */
+            endUserAuth: boolean;
+            /**
+             * Format: uri
+             * @description The app's URL; links in end-user mails and social-login redirects must stay on its origin.
+             */
+            siteUrl: string | null;
+        };
+        ProjectSettingsInput: {
+            allowedOrigins?: string[];
+            endUserAuth?: boolean;
+            /** Format: uri */
+            siteUrl?: string | null;
+        };
+        /** @description Limits in force (the owner's plan with the operator's overrides). */
+        PlanLimits: {
+            projectsPerDeveloper?: number;
+            collectionsPerProject?: number;
+            databaseBytes?: number;
+            storageBytes?: number;
+            requestsPerMinute?: number;
+            mailPerMonth?: number;
+            webhooksPerProject?: number;
+            aiQueryBuilderPerMonth?: number;
+            aiCollectionCreatorPerMonth?: number;
+            externalDatabase?: boolean;
+            externalStorage?: boolean;
+            ownMailKey?: boolean;
+            customMailTemplates?: boolean;
+            ownAiKey?: boolean;
+        };
+        Project: {
+            id: string;
+            name: string;
+            ownerId: string;
+            /**
+             * @description The caller's role in the project.
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            settings: components["schemas"]["ProjectSettings"];
+            keys: {
+                publishable: components["schemas"]["ApiKeyInfo"];
+                secret: components["schemas"]["ApiKeyInfo"];
+            };
+            limits: components["schemas"]["PlanLimits"];
+            usage: {
+                /** @description BSON bytes of stored documents. */
+                databaseUsed: number;
+                /** @description Bytes of confirmed files. */
+                storageUsed: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ProjectEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                project: components["schemas"]["Project"];
+            };
+            message: string;
+        };
+        Member: {
+            developerId: string;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "admin" | "member";
+            /** Format: date-time */
+            addedAt: string;
+        };
+        MembersEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                members: components["schemas"]["Member"][];
+            };
+            message: string;
+        };
+        Ok: {
+            /** @enum {boolean} */
+            success: true;
+            data: Record<string, never>;
+            message: string;
+        };
         HealthCheck: {
             /** @enum {string} */
             status: "up" | "down";
@@ -151,7 +281,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+        ProjectId: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Identifier of this request; also in the logs and in 500 bodies. */

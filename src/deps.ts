@@ -19,7 +19,7 @@ const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
   const db = await connectDatabase(config.mongodbUri, config.platformDb);
-  const cache = await createCache(config.redisUrl).catch(async (err) => {
+  const cache = await createCache(config.redisUrl, config.platformDb).catch(async (err) => {
     await db.close();
     throw err;
   });

@@ -5,6 +5,8 @@ import type { operations as DashboardOperations } from '../../generated/dashboar
 import type { HandlerMap } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import { healthHandlers } from './health.js';
+import { accountHandlers } from './accounts.js';
+import { projectHandlers } from './projects.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -15,5 +17,7 @@ export function publicHandlers(services: Services) {
 export function dashboardHandlers(services: Services) {
   return {
     ...healthHandlers(services),
+    ...accountHandlers(services),
+    ...projectHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -14,8 +14,17 @@ export interface Cache {
   close(): Promise<void>;
 }
 
-export async function createCache(redisUrl: string | undefined): Promise<Cache> {
-  return redisUrl ? createRedisCache(redisUrl) : createMemoryCache();
+/** Keys are namespaced by `prefix` (the platform database name), so installations sharing a Redis never collide. */
+export async function createCache(redisUrl: string | undefined, prefix: string): Promise<Cache> {
+  const cache = redisUrl ? await createRedisCache(redisUrl) : createMemoryCache();
+  const k = (key: string) => `${prefix}:${key}`;
+  return {
+    ...cache,
+    get: (key) => cache.get(k(key)),
+    set: (key, value, ttl) => cache.set(k(key), value, ttl),
+    del: (key) => cache.del(k(key)),
+    incr: (key, ttl) => cache.incr(k(key), ttl),
+  };
 }
 
 async function createRedisCache(url: string): Promise<Cache> {

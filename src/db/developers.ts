@@ -60,6 +60,10 @@ export function developersRepo(db: Db) {
       const doc = _id && (await developers.findOne({ _id }));
       return doc ? toDeveloper(doc) : undefined;
     },
+    async findByIds(ids: string[]): Promise<Developer[]> {
+      const docs = await developers.find({ _id: { $in: ids.map((id) => new ObjectId(id)) } }).toArray();
+      return docs.map(toDeveloper);
+    },
     async findByEmail(email: string): Promise<Developer | undefined> {
       const doc = await developers.findOne({ email });
       return doc ? toDeveloper(doc) : undefined;

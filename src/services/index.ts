@@ -8,6 +8,8 @@ import { accountsService } from './accounts.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
+import { membersService } from './members.js';
+import { operatorService } from './operator.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -28,6 +30,8 @@ export function createServices(deps: Deps) {
     health: healthService(deps),
     accounts: accountsService(repos.developers, deps.cache),
     projects,
+    members: membersService(repos.projects, repos.developers),
+    operator: operatorService(repos.developers, repos.projects),
     tokens,
   };
 }

@@ -1,0 +1,69 @@
+// Developer accounts and dashboard sessions: sign-up, login, logout, me, password change.
+import type { operations } from '../../generated/dashboard.js';
+import type { CookieToSet, Handler } from '../http/types.js';
+import type { Services } from '../services/index.js';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '../services/accounts.js';
+import { requireDeveloper } from '../services/projects.js';
+import type { Developer } from '../services/types.js';
+
+type Ops = operations;
+
+const sessionCookie = (token: string | null): CookieToSet => ({
+  name: SESSION_COOKIE,
+  value: token,
+  maxAgeMs: SESSION_TTL_MS,
+});
+
+const developerView = (d: Developer) => ({
+  ...d,
+  createdAt: d.createdAt.toISOString(),
+  updatedAt: d.updatedAt.toISOString(),
+});
+
+export function accountHandlers({ accounts }: Services) {
+  const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }) => {
+    const { developer, sessionToken } = await accounts.signup(body.email, body.password, body.name ?? null);
+    return {
+      status: 201,
+      body: { success: true, data: { developer: developerView(developer) }, message: 'Account created' },
+      cookies: [sessionCookie(sessionToken)],
+    };
+  };
+
+  const logInDeveloper: Handler<Ops['logInDeveloper']> = async ({ body }, ctx) => {
+    const { developer, sessionToken } = await accounts.login(body.email, body.password, ctx.ip);
+    return {
+      status: 200,
+      body: { success: true, data: { developer: developerView(developer) }, message: 'Logged in' },
+      cookies: [sessionCookie(sessionToken)],
+    };
+  };
+
+  const logOutDeveloper: Handler<Ops['logOutDeveloper']> = async ({ cookies }) => {
+    await accounts.logout(cookies.get(SESSION_COOKIE));
+    return {
+      status: 200,
+      body: { success: true, data: {}, message: 'Logged out' },
+      cookies: [sessionCookie(null)],
+    };
+  };
+
+  const getCurrentDeveloper: Handler<Ops['getCurrentDeveloper']> = async (_input, ctx) => ({
+    status: 200,
+    body: { success: true, data: { developer: developerView(requireDeveloper(ctx)) }, message: '' },
+  });
+
+  const changeDeveloperPassword: Handler<Ops['changeDeveloperPassword']> = async ({ body, cookies }, ctx) => {
+    await accounts.changePassword(
+      requireDeveloper(ctx),
+      body.currentPassword,
+      body.newPassword,
+      cookies.get(SESSION_COOKIE),
+    );
+    return { status: 200, body: { success: true, data: {}, message: 'Password changed' } };
+  };
+
+  return { signUpDeveloper, logInDeveloper, logOutDeveloper, getCurrentDeveloper, changeDeveloperPassword };
+}
+
+export { developerView };

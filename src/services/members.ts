@@ -1,0 +1,68 @@
+// Project members: admins invite existing developers by email, change roles and remove members;
+// any member may leave; a project always keeps at least one admin.
+import { conflict, forbidden, notFound } from '../http/errors.js';
+import type { DevelopersRepo } from '../db/developers.js';
+import type { ProjectsRepo } from '../db/projects.js';
+import { normalizeEmail } from './accounts.js';
+import type { Developer, MemberRole, Project } from './types.js';
+
+export interface MemberView {
+  developerId: string;
+  email: string;
+  name: string | null;
+  role: MemberRole;
+  addedAt: Date;
+}
+
+export function membersService(projects: ProjectsRepo, developers: DevelopersRepo) {
+  async function view(project: Project): Promise<MemberView[]> {
+    const people = new Map(
+      (await developers.findByIds(project.members.map((m) => m.developerId))).map((d) => [d.id, d]),
+    );
+    return project.members.map((m) => ({
+      developerId: m.developerId,
+      email: people.get(m.developerId)?.email ?? '',
+      name: people.get(m.developerId)?.name ?? null,
+      role: m.role,
+      addedAt: m.addedAt,
+    }));
+  }
+
+  const roleOf = (project: Project, developerId: string) =>
+    project.members.find((m) => m.developerId === developerId)?.role;
+
+  /** Why a change failed: the member is gone (404) or it would remove the last admin (409). */
+  function refused(project: Project, developerId: string): never {
+    if (!roleOf(project, developerId)) throw notFound('Member not found', 'MEMBER_NOT_FOUND');
+    throw conflict('A project must keep at least one admin', 'LAST_ADMIN');
+  }
+
+  return {
+    view,
+
+    async add(project: Project, email: string, role: MemberRole): Promise<MemberView[]> {
+      const developer = await developers.findByEmail(normalizeEmail(email));
+      if (!developer) throw notFound('No developer account with this email', 'DEVELOPER_NOT_FOUND');
+      if (roleOf(project, developer.id)) throw conflict('Already a member of this project', 'ALREADY_MEMBER');
+      const updated = await projects.addMember(project.id, developer.id, role);
+      if (!updated) throw conflict('Already a member of this project', 'ALREADY_MEMBER');
+      return view(updated);
+    },
+
+    async changeRole(project: Project, developerId: string, role: MemberRole): Promise<MemberView[]> {
+      const updated = await projects.changeMember(project.id, developerId, role);
+      return updated ? view(updated) : refused(project, developerId);
+    },
+
+    /** Admins remove anyone; a member may only remove themselves (leave). */
+    async remove(project: Project, caller: Developer, developerId: string): Promise<MemberView[]> {
+      if (roleOf(project, caller.id) !== 'admin' && caller.id !== developerId) {
+        throw forbidden('Only admins may remove other members', 'ADMIN_ONLY');
+      }
+      const updated = await projects.changeMember(project.id, developerId, null);
+      return updated ? view(updated) : refused(project, developerId);
+    },
+  };
+}
+
+export type MembersService = ReturnType<typeof membersService>;
