@@ -204,6 +204,286 @@ export interface components {
             data: components["schemas"]["HealthReport"];
             message: string;
         };
+        /**
+         * @description String: a JSON string. Number: a finite JSON number (a numeric string is refused). Boolean: `true` or `false`. Date: an ISO 8601 date or date-time string (a time without an offset is read as UTC) or an integer of epoch milliseconds; stored as a date, returned as ISO 8601. Object: a JSON object, checked against `fields` when given. Array: a JSON array, each item checked against `items` when given. Ref: the object id (24 hex characters) of a document of the collection named by `ref`, stored as that string.
+         * @enum {string}
+         */
+        FieldType: "String" | "Number" | "Boolean" | "Date" | "Object" | "Array" | "Ref";
+        /** @description A top-level field. Names: no leading `$`, no `.`, not `__proto__`, `constructor` or `prototype`, no leading or trailing white space, not a system field (`_id`, `isDeleted`, `deletedAt`, `createdAt`, `updatedAt`), at most 100 characters, unique within their level. Object sub-fields nest up to 3 levels (this level is the first). */
+        FieldDef: {
+            /** @example title */
+            name: string;
+            type: components["schemas"]["FieldType"];
+            /** @description A create lacking the field, or a write setting it to null, is a 400. Clears `default`. */
+            required?: boolean;
+            /** @description Backed by a unique index; documents without the field do not collide. Only on top-level String, Number, Boolean, Date and Ref fields. */
+            unique?: boolean;
+            /**
+             * @description Applied when a document is created without the field. Only on non-required String, Number and Boolean fields, of the field's type; dropped when `required` is true.
+             * @example draft
+             */
+            default?: unknown;
+            /** @description Object only; its sub-fields. */
+            fields?: components["schemas"]["FieldDefLevel2"][];
+            items?: components["schemas"]["FieldItems"];
+            /**
+             * @description Ref only; the target collection (registered in the project, or this collection).
+             * @example authors
+             */
+            ref?: string;
+        };
+        /** @description A sub-field at the second level (same rules as FieldDef; `unique` is refused here). */
+        FieldDefLevel2: {
+            name: string;
+            type: components["schemas"]["FieldType"];
+            required?: boolean;
+            unique?: boolean;
+            /** @description As in FieldDef. */
+            default?: unknown;
+            fields?: components["schemas"]["FieldDefLevel3"][];
+            items?: components["schemas"]["FieldItemsLevel2"];
+            ref?: string;
+        };
+        /** @description A sub-field at the third and last level; an Object here has no sub-fields. */
+        FieldDefLevel3: {
+            name: string;
+            type: components["schemas"]["FieldType"];
+            required?: boolean;
+            unique?: boolean;
+            /** @description As in FieldDef. */
+            default?: unknown;
+            items?: components["schemas"]["FieldItemsLevel3"];
+            ref?: string;
+        };
+        /** @description Array only; the type every item must have (not Array). Object items may have sub-fields. */
+        FieldItems: {
+            /** @enum {string} */
+            type: "String" | "Number" | "Boolean" | "Date" | "Object" | "Ref";
+            fields?: components["schemas"]["FieldDefLevel2"][];
+            /** @description Ref items only; the target collection. */
+            ref?: string;
+        };
+        FieldItemsLevel2: {
+            /** @enum {string} */
+            type: "String" | "Number" | "Boolean" | "Date" | "Object" | "Ref";
+            fields?: components["schemas"]["FieldDefLevel3"][];
+            ref?: string;
+        };
+        FieldItemsLevel3: {
+            /** @enum {string} */
+            type: "String" | "Number" | "Boolean" | "Date" | "Object" | "Ref";
+            ref?: string;
+        };
+        /** @description Row-level security. `public-read`: anyone with the publishable key reads, only the owner writes. `private`: only the owner reads and writes (a Bearer token is needed). The owner field is a String or Ref field of the collection and is indexed. */
+        RlsSettings: {
+            enabled: boolean;
+            /** @enum {string} */
+            mode: "public-read" | "private";
+            /** @example userId */
+            ownerField: string;
+        };
+        /** @description Parts left out keep their value (on create: `enabled: false`, `mode: public-read`, `ownerField: userId`). When enabled, `ownerField` must name a String or Ref field. */
+        RlsSettingsInput: {
+            enabled?: boolean;
+            /** @enum {string} */
+            mode?: "public-read" | "private";
+            ownerField?: string;
+        };
+        /** @description A new collection. `fields` must hold at least one field in both modes (400 `At least one field is required`). The name `users` is reserved for end-user accounts: its `email` (String, required, unique) and `password` (String, required) fields are added when left out and cannot be removed, retyped or made optional; more fields may be added. */
+        CollectionInput: {
+            /**
+             * @description 1 to 64 letters, digits, `_` or `-`, starting with a letter; fixed once created.
+             * @example posts
+             */
+            name: string;
+            /**
+             * @description `flexible`: any JSON is stored as sent (field-name rules and defaults still apply). `schema`: every write is validated against `fields`; unknown fields are refused.
+             * @default flexible
+             * @enum {string}
+             */
+            mode: "flexible" | "schema";
+            fields?: components["schemas"]["FieldDef"][];
+            rls?: components["schemas"]["RlsSettingsInput"];
+        };
+        /** @description Replaces the fields; `mode` and `rls` keep their values when left out. `name`, when sent, must be the current name. Existing documents are not rewritten: the new rules apply to later writes. Turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` and changes nothing. */
+        CollectionUpdateInput: {
+            /** @example posts */
+            name?: string;
+            /** @enum {string} */
+            mode?: "flexible" | "schema";
+            fields?: components["schemas"]["FieldDef"][];
+            rls?: components["schemas"]["RlsSettingsInput"];
+        };
+        CollectionDef: {
+            id: string;
+            projectId: string;
+            name: string;
+            /** @enum {string} */
+            mode: "flexible" | "schema";
+            fields: components["schemas"]["FieldDef"][];
+            rls: components["schemas"]["RlsSettings"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CollectionEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                collection: components["schemas"]["CollectionDef"];
+            };
+            message: string;
+        };
+        /** @description What client code may know of a collection's definition. */
+        CollectionSchema: {
+            name: string;
+            /** @enum {string} */
+            mode: "flexible" | "schema";
+            fields: components["schemas"]["FieldDef"][];
+            rls: components["schemas"]["RlsSettings"];
+        };
+        /**
+         * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
+         * @example {
+         *       "_id": "65f1c2a4b7e8d90012345678",
+         *       "title": "Hello",
+         *       "views": 3,
+         *       "isDeleted": false,
+         *       "deletedAt": null,
+         *       "createdAt": "2025-01-01T10:00:00.000Z",
+         *       "updatedAt": "2025-01-01T10:00:00.000Z"
+         *     }
+         */
+        Document: {
+            /** @example 65f1c2a4b7e8d90012345678 */
+            _id: string;
+            /** @description true while the document is in the trash. */
+            isDeleted?: boolean;
+            /** Format: date-time */
+            deletedAt?: string | null;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The fields of a new document. Field names: no leading `$`, no `.`, not `__proto__`, `constructor` or `prototype`, no leading or trailing white space, none of the system fields `_id`, `isDeleted`, `deletedAt`, `createdAt`, `updatedAt` (400 naming the field).
+         * @example {
+         *       "title": "Hello",
+         *       "views": 3
+         *     }
+         */
+        DocumentInput: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @example {
+         *       "views": 4
+         *     }
+         */
+        DocumentUpdate: {
+            [key: string]: unknown;
+        };
+        DocumentEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Document"];
+            /** @description "" on reads, `Updated` or `Restored` after a change. */
+            message: string;
+        };
+        DocumentCount: {
+            count: number;
+        };
+        DataPagination: {
+            /** @description The page served; null when the page was chosen by `cursor`. */
+            page: number | null;
+            /** @description The page size in force (after clamping). */
+            limit: number;
+            /** @description Whether more documents follow this page. */
+            hasMore: boolean;
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: string | null;
+            /** @description Number of matching documents; only with `total=true`. */
+            total?: number;
+        };
+        DocumentListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Document"][] | components["schemas"]["DocumentCount"];
+            message: string;
+            pagination?: components["schemas"]["DataPagination"];
+        };
+        /**
+         * @example {
+         *       "documents": [
+         *         {
+         *           "title": "First",
+         *           "views": 1
+         *         },
+         *         {
+         *           "title": "Second",
+         *           "views": 2
+         *         }
+         *       ]
+         *     }
+         */
+        DocumentBulkInput: {
+            documents: components["schemas"]["DocumentInput"][];
+        };
+        DocumentBulkEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Document"][];
+            message: string;
+        };
+        DocumentDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** Format: date-time */
+                deletedAt: string;
+            };
+            message: string;
+        };
+        /**
+         * @example {
+         *       "pipeline": [
+         *         {
+         *           "$match": {
+         *             "views": {
+         *               "$gte": 1
+         *             }
+         *           }
+         *         },
+         *         {
+         *           "$group": {
+         *             "_id": null,
+         *             "total": {
+         *               "$sum": "$views"
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AggregateRequest: {
+            /** @description Aggregation stages, each an object with one stage operator. */
+            pipeline: Record<string, never>[];
+        };
+        AggregateEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            message: "Aggregation executed successfully.";
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -282,7 +562,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The project's id (an object id); anything else is a 400 `Invalid project ID`. */
+        /**
+         * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+         * @example 65f1c2a4b7e8d90012345678
+         */
         ProjectId: string;
     };
     requestBodies: never;

@@ -85,6 +85,9 @@ describe('dashboard accounts', () => {
     expect(wrongPassword.status).to.equal(401);
     expect(unknown.status).to.equal(401);
     expect(wrongPassword.body.message).to.equal(unknown.body.message);
+    const malformed = await client.post('/api/auth/login', { email: 'ada@example.com' });
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.message).to.equal('Validation failed: password is required');
   });
 
   it('limits failed logins per email (429 with Retry-After)', async () => {
