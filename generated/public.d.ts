@@ -21,6 +21,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/{collectionName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A collection's definition
+         * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown.
+         */
+        get: operations["getCollectionSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -176,6 +202,185 @@ export interface components {
             success: true;
             data: Record<string, never>;
             message: string;
+        };
+        StorageUploadRequest: {
+            /**
+             * @description The client's file name. Stored in the path in a safe form: the last path segment only, letters, digits, `.`, `_` and `-` (anything else becomes `_`), no leading dots, at most 100 characters, extension kept.
+             * @example avatar.png
+             */
+            filename: string;
+            /**
+             * @description MIME type. The upload must send exactly this `Content-Type`; it is part of the URL's signature and the file is served with it.
+             * @example image/png
+             */
+            contentType: string;
+            /**
+             * @description Bytes. Over 10 MB (10485760) is a 413; over the project's remaining storage a 403.
+             * @example 1024
+             */
+            size: number;
+        };
+        UploadTicket: {
+            /**
+             * @description Presigned URL: `PUT` the raw bytes there with the requested `Content-Type` (the body may not be larger than the requested size). Valid for 15 minutes.
+             * @example http://localhost:3000/api/storage/objects/65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png?expires=1767225600&maxSize=1024&signature=abc
+             */
+            signedUrl: string;
+            /**
+             * @description `<project_id>/<uuid>_<sanitized filename>`; pass it to upload-confirm and to delete.
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            filePath: string;
+            /** @description Only for providers that need a token besides the URL (none of the current ones). */
+            token?: string;
+            /** @enum {string} */
+            provider: "internal" | "external";
+            /**
+             * Format: date-time
+             * @description When `signedUrl` stops working.
+             */
+            expiresAt: string;
+        };
+        UploadTicketEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UploadTicket"];
+            message: string;
+        };
+        StorageUploadConfirm: {
+            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
+            filePath: string;
+            /**
+             * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
+             * @example 1024
+             */
+            size: number;
+        };
+        UploadConfirmation: {
+            /** @example File uploaded successfully */
+            message: string;
+            /**
+             * @description The file's path, used for deletion.
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            path: string;
+            /** @enum {string} */
+            provider: "internal" | "external";
+            /** @description Public URL of the file; null when the provider has no public URL (then `warning` says so). */
+            url: string | null;
+            /** @description Bytes stored and charged to the project's storage. */
+            size: number;
+            /** @description Present when `url` is null. */
+            warning?: string;
+        };
+        UploadConfirmationEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UploadConfirmation"];
+            message: string;
+        };
+        StorageFileDelete: {
+            /**
+             * @description The path returned by upload-request/confirm (not the public URL).
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            path: string;
+        };
+        StorageFileDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: Record<string, never>;
+            /** @enum {string} */
+            message: "File deleted successfully";
+        };
+        UploadReceivedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                path: string;
+                /** @description Bytes received. */
+                size: number;
+            };
+            message: string;
+        };
+        StorageSettings: {
+            /**
+             * @description Where new uploads go. `external` only while a bucket is set and the plan includes external storage (Pro); otherwise `internal`.
+             * @enum {string}
+             */
+            provider: "internal" | "external";
+            /** @description The operator's store. */
+            internal: {
+                /** @enum {string} */
+                backend: "filesystem" | "s3";
+                /** @description Whether its files get a public URL. */
+                publicUrls: boolean;
+            };
+            /** @description The project's own bucket, or null. */
+            external: {
+                /** @example https://s3.eu-central-1.amazonaws.com */
+                endpoint: string;
+                /** @example eu-central-1 */
+                region: string;
+                /** @example my-app-uploads */
+                bucket: string;
+                accessKeyId: string;
+                publicUrlBase: string | null;
+                forcePathStyle: boolean;
+                /**
+                 * @description The secret itself is never returned.
+                 * @enum {boolean}
+                 */
+                hasSecretAccessKey: true;
+                /**
+                 * Format: date-time
+                 * @description When the bucket answered the check on save.
+                 */
+                verifiedAt: string;
+            } | null;
+            /** @description End users may upload, confirm and delete their own files with the publishable key and their Bearer access token. */
+            endUserUploads: boolean;
+            /** @description The plan includes external storage (Pro). */
+            externalStorageAllowed: boolean;
+        };
+        StorageSettingsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["StorageSettings"];
+            message: string;
+        };
+        StorageExternalBucketInput: {
+            /**
+             * @description S3-compatible endpoint, `https://` (plain `http://` only with ALLOW_PRIVATE_HOSTS). Must not point at a restricted host (loopback, private, link-local, metadata; DNS resolved).
+             * @example https://s3.eu-central-1.amazonaws.com
+             */
+            endpoint: string;
+            /** @example eu-central-1 */
+            region: string;
+            /** @example my-app-uploads */
+            bucket: string;
+            /** @example AKIAIOSFODNN7EXAMPLE */
+            accessKeyId: string;
+            /**
+             * @description Stored encrypted (AES-256-GCM), never returned.
+             * @example wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
+             */
+            secretAccessKey: string;
+            /**
+             * Format: uri
+             * @description Public file URLs are `<publicUrlBase>/<path>`; without it files have no public URL.
+             * @example https://cdn.example.com
+             */
+            publicUrlBase?: string | null;
+            /**
+             * @description Path-style requests (`<endpoint>/<bucket>/<key>`), as most S3-compatible servers need.
+             * @default true
+             */
+            forcePathStyle: boolean;
+        };
+        StorageSettingsUpdate: {
+            /** @example true */
+            endUserUploads?: boolean;
         };
         HealthCheck: {
             /** @enum {string} */
@@ -484,6 +689,120 @@ export interface components {
             /** @enum {string} */
             message: "Aggregation executed successfully.";
         };
+        /** @description An end user of the project, as stored in its `users` collection: `_id`, `email` (lowercased), `emailVerified`, the custom fields of the users schema and the timestamps. The password hash is never part of it. */
+        EndUser: {
+            /** @example 665f1c2e9b1e8a0012345678 */
+            _id: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example Ada Lovelace */
+            name?: string;
+            /** @description True once the user entered the code sent by mail (or a provider verified it). */
+            emailVerified?: boolean;
+            /** @description Linked social login accounts. */
+            identities?: {
+                /** @enum {string} */
+                provider: "github" | "google";
+                id: string;
+            }[];
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The public fields of a user, and only those (`_id`, `username`, `name`, `avatar`, `createdAt`). */
+        EndUserPublicProfile: {
+            _id: string;
+            username?: string;
+            name?: string;
+            avatar?: string;
+            /** Format: date-time */
+            createdAt?: string;
+        };
+        UserAuthTokens: {
+            /** @description JWT (HS256, per-project secret) for `Authorization: Bearer`; claims `sub`, `userId`, `pid`. */
+            accessToken: string;
+            /**
+             * @deprecated
+             * @description Deprecated alias of `accessToken`.
+             */
+            token: string;
+            /** @description Opaque, valid 7 days, single use: each refresh returns a new one. Also set as the `HttpOnly` cookie `baas_refresh` (path `/api/userAuth`). */
+            refreshToken: string;
+            /**
+             * @description Lifetime of the access token in seconds (900).
+             * @example 900
+             */
+            expiresIn: number;
+        };
+        UserAuthSession: components["schemas"]["UserAuthTokens"] & {
+            user: components["schemas"]["EndUser"];
+        };
+        UserAuthSessionEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UserAuthSession"];
+            message: string;
+        };
+        UserAuthTokensEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UserAuthTokens"];
+            message: string;
+        };
+        EndUserEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["EndUser"];
+            message: string;
+        };
+        EndUserPublicProfileEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["EndUserPublicProfile"];
+            message: string;
+        };
+        /** @description An action that returns no resource; `message` says what happened. */
+        UserAuthMessageEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                [key: string]: unknown;
+            };
+            message: string;
+        };
+        /** @description Sent with a 302; `data.location` repeats the `Location` header. */
+        UserAuthRedirectEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                location: string;
+            };
+            message: string;
+        };
+        /**
+         * Format: email
+         * @description Compared case-insensitively (stored lowercased).
+         * @example ada@example.com
+         */
+        UserAuthEmail: string;
+        /** @example correct horse battery */
+        UserAuthPassword: string;
+        /**
+         * @description The 6-digit code sent by mail; valid 15 minutes, 5 attempts.
+         * @example 123456
+         */
+        UserAuthOtp: string;
+        /** @description The refresh token may come in this body, in the `x-refresh-token` header or in the `baas_refresh` cookie (first found in that order). */
+        UserAuthRefreshRequest: {
+            /** @example rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk */
+            refreshToken?: string;
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -606,6 +925,43 @@ export interface operations {
                     "application/json": components["schemas"]["HealthEnvelope"];
                 };
             };
+        };
+    };
+    getCollectionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            collection: components["schemas"]["CollectionSchema"];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

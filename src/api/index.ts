@@ -7,10 +7,13 @@ import type { Services } from '../services/index.js';
 import { healthHandlers } from './health.js';
 import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
+import { collectionHandlers } from './collections.js';
+import { schemaHandlers } from './schemas.js';
 
 export function publicHandlers(services: Services) {
   return {
     ...healthHandlers(services),
+    ...schemaHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -19,5 +22,6 @@ export function dashboardHandlers(services: Services) {
     ...healthHandlers(services),
     ...accountHandlers(services),
     ...projectHandlers(services),
+    ...collectionHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

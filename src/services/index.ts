@@ -10,6 +10,8 @@ import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
 import { membersService } from './members.js';
 import { operatorService } from './operator.js';
+import { collectionsService } from './collections.js';
+import { projectIndexes } from '../db/project-indexes.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -24,6 +26,9 @@ export function createServices(deps: Deps) {
     await deps.db.project(projectId).dropDatabase();
     await repos.collections.deleteAll(projectId);
   });
+  const collections = collectionsService(repos.collections, projects, (id) =>
+    projectIndexes(deps.db.project(id)),
+  );
   return {
     repos,
     events: createEventBus(deps.log),
@@ -33,6 +38,7 @@ export function createServices(deps: Deps) {
     members: membersService(repos.projects, repos.developers),
     operator: operatorService(repos.developers, repos.projects),
     tokens,
+    collections,
   };
 }
 

@@ -1,0 +1,168 @@
+// Collections of a project: create, list, get, update and delete their definitions on the
+// dashboard, keeping the project database in step (the MongoDB collection and its unique and
+// owner indexes), and the lookups the public API needs (data API, `/api/schemas`).
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors.js';
+import type { CollectionsRepo } from '../db/collections.js';
+import type { ProjectIndexes, IndexSyncResult, WantedIndexes } from '../db/project-indexes.js';
+import type { ProjectsService } from './projects.js';
+import type { RequestContext } from './context.js';
+import type { CollectionDef, FieldDef } from './types.js';
+import {
+  checkCollectionInput,
+  type CheckedCollection,
+  type RawCollectionInput,
+} from './schema/field-definitions.js';
+
+export const collectionNotFound = (name: string) =>
+  notFound(`Collection "${name}" not found`, 'COLLECTION_NOT_FOUND');
+
+const wantedIndexes = (def: Pick<CollectionDef, 'fields' | 'rls'>): WantedIndexes => ({
+  unique: def.fields.filter((f) => f.unique).map((f) => f.name),
+  owner: def.rls.enabled ? def.rls.ownerField : undefined,
+});
+
+function duplicateValues(result: Extract<IndexSyncResult, { ok: false }>) {
+  const shown = (value: unknown) => (value instanceof Date ? value.toISOString() : JSON.stringify(value));
+  return conflict(
+    `Cannot make "${result.field}" unique: some documents share a value (${result.duplicates.map((d) => shown(d.value)).join(', ')})`,
+    'DUPLICATE_VALUES',
+    result.duplicates.map((d) => ({
+      path: result.field,
+      message: `${shown(d.value)} is used by ${d.count} documents`,
+    })),
+  );
+}
+
+/** Ref fields of `def` (at any depth, Array items included) that point at `target`. */
+function refsTo(target: string, fields: FieldDef[] | undefined, prefix = ''): string[] {
+  const found: string[] = [];
+  for (const field of fields ?? []) {
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    if (field.ref === target || field.items?.ref === target) found.push(path);
+    found.push(...refsTo(target, field.fields, path), ...refsTo(target, field.items?.fields, path));
+  }
+  return found;
+}
+
+export function collectionsService(
+  repo: CollectionsRepo,
+  projects: ProjectsService,
+  indexesOf: (projectId: string) => ProjectIndexes,
+) {
+  async function requireCollection(projectId: string, name: string): Promise<CollectionDef> {
+    const def = await repo.findByName(projectId, name);
+    if (!def) throw collectionNotFound(name);
+    return def;
+  }
+
+  /** Brings the indexes in line with `def`, or throws 409 DUPLICATE_VALUES with nothing changed. */
+  async function syncIndexes(projectId: string, def: CheckedCollection): Promise<void> {
+    const indexes = indexesOf(projectId);
+    await indexes.ensureCollection(def.name);
+    const result = await indexes.sync(def.name, wantedIndexes(def));
+    if (!result.ok) throw duplicateValues(result);
+  }
+
+  return {
+    requireCollection,
+
+    /** The definition the data API works with, or undefined when it is not registered. */
+    getDefinition: (projectId: string, name: string) => repo.findByName(projectId, name),
+
+    async create(ctx: RequestContext, projectId: string, input: RawCollectionInput): Promise<CollectionDef> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      const existing = await repo.list(project.id);
+      const names = new Set(existing.map((c) => c.name));
+      const checked = checkCollectionInput(input, { existingCollections: names, operation: 'create' });
+      if (names.has(checked.name)) throw conflictExists(checked.name);
+      const { collectionsPerProject } = await projects.limitsOf(project);
+      if (existing.length >= collectionsPerProject) {
+        throw forbidden(
+          `Plan limit reached: this project may have at most ${collectionsPerProject} collections (collectionsPerProject)`,
+          'PLAN_LIMIT',
+        );
+      }
+      await syncIndexes(project.id, checked);
+      const def = await repo.create(project.id, checked);
+      if (!def) throw conflictExists(checked.name);
+      return def;
+    },
+
+    async list(ctx: RequestContext, projectId: string): Promise<CollectionDef[]> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      return repo.list(project.id);
+    },
+
+    async get(ctx: RequestContext, projectId: string, name: string): Promise<CollectionDef> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      return requireCollection(project.id, name);
+    },
+
+    /** Replaces mode, fields and RLS (each left out keeps its value, except fields); the name is fixed. */
+    async update(
+      ctx: RequestContext,
+      projectId: string,
+      name: string,
+      input: Omit<RawCollectionInput, 'name'> & { name?: unknown },
+    ): Promise<CollectionDef> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      const current = await requireCollection(project.id, name);
+      if (input.name !== undefined && input.name !== name) {
+        throw badRequest(
+          'The name of a collection cannot be changed',
+          [{ path: 'name', message: 'name is immutable' }],
+          'NAME_IMMUTABLE',
+        );
+      }
+      const names = new Set((await repo.list(project.id)).map((c) => c.name));
+      const checked = checkCollectionInput(
+        { ...input, name },
+        {
+          existingCollections: names,
+          currentMode: current.mode,
+          currentRls: current.rls,
+          operation: 'update',
+        },
+      );
+      await syncIndexes(project.id, checked);
+      const updated = await repo.update(project.id, name, {
+        mode: checked.mode,
+        fields: checked.fields,
+        rls: checked.rls,
+      });
+      if (!updated) throw collectionNotFound(name);
+      return updated;
+    },
+
+    /** Removes the definition, then the MongoDB collection with its documents. */
+    async delete(ctx: RequestContext, projectId: string, name: string): Promise<void> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      const all = await repo.list(project.id);
+      if (!all.some((c) => c.name === name)) throw collectionNotFound(name);
+      const referencing = all
+        .filter((c) => c.name !== name)
+        .flatMap((c) => refsTo(name, c.fields).map((path) => `${c.name}.${path}`));
+      if (referencing.length) {
+        throw conflict(
+          `Collection "${name}" is referenced by ${referencing.join(', ')}; remove those Ref fields first`,
+          'COLLECTION_REFERENCED',
+          referencing.map((path) => ({ path, message: `${path} refers to ${name}` })),
+        );
+      }
+      if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
+      await indexesOf(project.id).dropCollection(name);
+    },
+
+    /** `GET /api/schemas/:collectionName`: a registered collection of the API key's project. */
+    async getSchema(ctx: RequestContext, name: string): Promise<CollectionDef> {
+      const project = ctx.principal.project;
+      if (!project) throw unauthorized('An API key is required', 'MISSING_API_KEY');
+      return requireCollection(project.id, name);
+    },
+  };
+}
+
+const conflictExists = (name: string) =>
+  conflict(`A collection named "${name}" already exists in this project`, 'COLLECTION_EXISTS');
+
+export type CollectionsService = ReturnType<typeof collectionsService>;
