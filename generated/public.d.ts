@@ -47,6 +47,306 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/userAuth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an end user
+         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities` and the system fields cannot be sent. A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["signupEndUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an end user in
+         * @description Checks the email and password. A failure answers 401 `INVALID_CREDENTIALS` with the same message and the same timing whether or not the email is registered. Failed logins are rate-limited per email (5 per 15 minutes) and per IP (50 per 15 minutes): 429 with `Retry-After`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["loginEndUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/refresh-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a refresh token
+         * @description Spends the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh` cookie) and returns a new access token and a new refresh token of the same session. A refresh token works once: presenting a spent one again revokes every token of its session (401 `REFRESH_TOKEN_REUSED`). Unknown, expired or revoked tokens are 401 `INVALID_REFRESH_TOKEN`; no token at all is 400 `MISSING_REFRESH_TOKEN`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["refreshEndUserToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out a session
+         * @description Revokes the session of the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh` cookie) and clears the cookie. An unknown or already revoked token is accepted (nothing left to do). Access tokens already issued stay valid until they expire (15 minutes). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["logoutEndUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user
+         * @description The user of the Bearer access token, without the password hash. 401 `USER_NOT_FOUND` when the user no longer exists. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        get: operations["getEndUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/update-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update the signed-in user
+         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`); a value taken by another user in a unique field is a 409. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        put: operations["updateEndUserProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the signed-in user's password
+         * @description Checks the current password (401 `INVALID_CREDENTIALS`; 5 failures per 15 minutes, then 429), stores the new one and signs out every other session: all refresh tokens of the user are revoked except the one sent with this request (body field `refreshToken`, the `x-refresh-token` header or the cookie), if any. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        put: operations["changeEndUserPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email address with the mailed code
+         * @description Checks the 6-digit code mailed at sign-up (or by resend-verification-otp) and marks the address verified. A code is valid 15 minutes for 5 attempts; after that even the right code fails. A wrong, expired or used-up code is 400 `INVALID_CODE`; 20 wrong codes per IP in 15 minutes give 429. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["verifyEndUserEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/resend-verification-otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a new verification code
+         * @description Mails a new code (replacing the previous one) when the address belongs to an unverified user. The answer is the same whether or not the email is registered. One request per address per minute (429 with `Retry-After`), and at most 20 code mails per IP and hour. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["resendEndUserVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/request-password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password reset code
+         * @description Mails a 6-digit reset code when the address is registered. The answer is the same whether or not it is. One request per address per minute (429 with `Retry-After`), at most 20 code mails per IP and hour. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["requestEndUserPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the mailed code
+         * @description Checks the reset code (15 minutes, 5 attempts, 400 `INVALID_CODE` otherwise), stores the new password, marks the address verified and signs out every session of the user. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["resetEndUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/public/{username}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's public profile
+         * @description Looks the user up by the `username` field of the users schema and returns only `_id`, `username`, `name`, `avatar` and `createdAt`, whichever exist. 404 `USER_NOT_FOUND` otherwise. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        get: operations["getEndUserPublicProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/social/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a social login
+         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        get: operations["startSocialLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/social/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back
+         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`access_denied`, `email_not_verified`, `provider_error`, ...).
+         */
+        get: operations["completeSocialLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/userAuth/social/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Swap a social login code for a session
+         * @description Takes the one-time code handed to the app's callback page (single use, 2 minutes, bound to the project; 400 `INVALID_EXCHANGE_CODE` otherwise) and returns the user and a new session. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         */
+        post: operations["exchangeSocialLoginCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -961,6 +1261,579 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signupEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery",
+                 *       "name": "Ada Lovelace"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                    password: components["schemas"]["UserAuthPassword"];
+                    /**
+                     * @description Display name (a field of the users schema).
+                     * @example Ada Lovelace
+                     */
+                    name?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The user and a new session; the refresh token is also set as a cookie. */
+            201: {
+                headers: {
+                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    loginEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                    /** @example correct horse battery */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The user and a new session; the refresh token is also set as a cookie. */
+            200: {
+                headers: {
+                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    refreshEndUserToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The refresh token, instead of the body. */
+                "x-refresh-token"?: string;
+            };
+            path?: never;
+            cookie?: {
+                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                baas_refresh?: string;
+            };
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserAuthRefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description New tokens; the new refresh token is also set as a cookie. */
+            200: {
+                headers: {
+                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthTokensEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    logoutEndUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The refresh token, instead of the body. */
+                "x-refresh-token"?: string;
+            };
+            path?: never;
+            cookie?: {
+                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                baas_refresh?: string;
+            };
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserAuthRefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    /** @description Clears `baas_refresh`. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEndUserProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateEndUserProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada King"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated user (`message: "Updated"`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeEndUserPassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The refresh token, instead of the body. */
+                "x-refresh-token"?: string;
+            };
+            path?: never;
+            cookie?: {
+                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                baas_refresh?: string;
+            };
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct horse battery",
+                 *       "newPassword": "a new long passphrase"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example correct horse battery */
+                    currentPassword: string;
+                    newPassword: components["schemas"]["UserAuthPassword"];
+                    /** @description The session to keep signed in. */
+                    refreshToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `data: { revokedSessions, keptCurrentSession }`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyEndUserEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "otp": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                    otp: components["schemas"]["UserAuthOtp"];
+                };
+            };
+        };
+        responses: {
+            /** @description `data: { email, emailVerified: true }`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendEndUserVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted (the same answer for unknown addresses). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestEndUserPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted (the same answer for unknown addresses). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetEndUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "otp": "123456",
+                 *       "newPassword": "a new long passphrase"
+                 *     }
+                 */
+                "application/json": {
+                    email: components["schemas"]["UserAuthEmail"];
+                    otp: components["schemas"]["UserAuthOtp"];
+                    newPassword: components["schemas"]["UserAuthPassword"];
+                };
+            };
+        };
+        responses: {
+            /** @description Password changed; sign in again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthMessageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEndUserPublicProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example ada */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserPublicProfileEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startSocialLogin: {
+        parameters: {
+            query?: {
+                /** @example https://app.example.com/auth/callback */
+                redirectUrl?: string;
+            };
+            header?: never;
+            path: {
+                /** @example github */
+                provider: "github" | "google";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization page. */
+            302: {
+                headers: {
+                    /** @description Where to send the browser. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthRedirectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completeSocialLogin: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                scope?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                authuser?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                prompt?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                hd?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                iss?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                session_state?: string;
+                /** @description Sent by some providers (Google: `scope`, `authuser`, `prompt`, `hd`; RFC 9207: `iss`); ignored. */
+                error_uri?: string;
+            };
+            header?: never;
+            path: {
+                /** @example github */
+                provider: "github" | "google";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the app's redirect URL with `code` or `error`. */
+            302: {
+                headers: {
+                    /** @description Where to send the browser. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthRedirectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchangeSocialLoginCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "q8Jx2EXAMPLEonlyTn4cZQ0n3J0m9VHk2sFh3pI6e4w"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example q8Jx2EXAMPLEonlyTn4cZQ0n3J0m9VHk2sFh3pI6e4w */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The user and a new session; the refresh token is also set as a cookie. */
+            200: {
+                headers: {
+                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAuthSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

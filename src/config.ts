@@ -31,6 +31,10 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly mailOutboxDir: string;
+  /** Social login of end users; a provider is enabled when its client id and secret are set. */
+  readonly oauth: Readonly<Record<OAuthProviderName, OAuthProviderConfig | undefined>>;
+  /** End-user sign-ups accepted per client IP, per project and hour. */
+  readonly userAuthSignupsPerHour: number;
   readonly encryptionKey: Buffer;
   readonly internalApiSecret: string;
   readonly bodyLimitBytes: number;
@@ -42,6 +46,18 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+export type OAuthProviderName = 'github' | 'google';
+
+export interface OAuthProviderConfig {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly authorizeUrl: string;
+  readonly tokenUrl: string;
+  readonly userinfoUrl: string;
+  /** GitHub only: the list of the account's addresses with their verification state. */
+  readonly emailsUrl: string | undefined;
+}
 
 class Reader {
   readonly problems: string[] = [];
@@ -118,6 +134,38 @@ class Reader {
   }
 }
 
+const OAUTH_DEFAULTS: Record<OAuthProviderName, Omit<OAuthProviderConfig, 'clientId' | 'clientSecret'>> = {
+  github: {
+    authorizeUrl: 'https://github.com/login/oauth/authorize',
+    tokenUrl: 'https://github.com/login/oauth/access_token',
+    userinfoUrl: 'https://api.github.com/user',
+    emailsUrl: 'https://api.github.com/user/emails',
+  },
+  google: {
+    authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    tokenUrl: 'https://oauth2.googleapis.com/token',
+    userinfoUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
+    emailsUrl: undefined,
+  },
+};
+
+/** OAUTH_<PROVIDER>_CLIENT_ID / _CLIENT_SECRET enable a provider; its endpoints can be replaced. */
+function oauthProvider(r: Reader, name: OAuthProviderName): OAuthProviderConfig | undefined {
+  const prefix = `OAUTH_${name.toUpperCase()}_`;
+  const clientId = r.optional(`${prefix}CLIENT_ID`);
+  if (!clientId) return undefined;
+  const defaults = OAUTH_DEFAULTS[name];
+  const web = ['http:', 'https:'];
+  return {
+    clientId,
+    clientSecret: r.string(`${prefix}CLIENT_SECRET`),
+    authorizeUrl: r.url(`${prefix}AUTHORIZE_URL`, web, defaults.authorizeUrl) ?? '',
+    tokenUrl: r.url(`${prefix}TOKEN_URL`, web, defaults.tokenUrl) ?? '',
+    userinfoUrl: r.url(`${prefix}USERINFO_URL`, web, defaults.userinfoUrl) ?? '',
+    emailsUrl: defaults.emailsUrl && r.url(`${prefix}EMAILS_URL`, web, defaults.emailsUrl),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env);
   const nodeEnv = r.oneOf('NODE_ENV', ['development', 'test', 'production'], 'development');
@@ -149,6 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: r.string('MAIL_FROM', 'no-reply@localhost'),
     mailOutboxDir: r.string('MAIL_OUTBOX_DIR', '.data/outbox'),
+    oauth: { github: oauthProvider(r, 'github'), google: oauthProvider(r, 'google') },
+    userAuthSignupsPerHour: r.int('USER_AUTH_SIGNUPS_PER_HOUR', 30, 1, 1_000_000_000),
     encryptionKey: r.secretBytes('ENCRYPTION_KEY', 32),
     internalApiSecret: r.string('INTERNAL_API_SECRET'),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -9,11 +9,13 @@ import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
+import { userAuthHandlers } from './user-auth.js';
 
 export function publicHandlers(services: Services) {
   return {
     ...healthHandlers(services),
     ...schemaHandlers(services),
+    ...userAuthHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 

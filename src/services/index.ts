@@ -8,6 +8,8 @@ import { accountsService } from './accounts.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
+import { userAuthService } from './user-auth/index.js';
+import { createMailer } from '../mail/sender.js';
 import { membersService } from './members.js';
 import { operatorService } from './operator.js';
 import { collectionsService } from './collections.js';
@@ -29,9 +31,20 @@ export function createServices(deps: Deps) {
   const collections = collectionsService(repos.collections, projects, (id) =>
     projectIndexes(deps.db.project(id)),
   );
+  const events = createEventBus(deps.log);
+  const mail = createMailer(deps.config);
   return {
     repos,
-    events: createEventBus(deps.log),
+    events,
+    mail,
+    userAuth: userAuthService({
+      deps,
+      mailer: mail,
+      tokens,
+      events,
+      findUsersDefinition: (projectId) => repos.collections.findByName(projectId, 'users'),
+      findProject: (projectId) => repos.projects.findById(projectId),
+    }),
     health: healthService(deps),
     accounts: accountsService(repos.developers, deps.cache),
     projects,

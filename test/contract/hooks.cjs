@@ -434,3 +434,76 @@ hooks.before(
     },
   );
 }
+
+// Public: the data API (/api/data), in the fixture project with its secret key, on a collection of
+// its own (`articles`, registered through the dashboard API; the spec's example is `posts`). The
+// documents each transaction needs (one to read and update, one to delete, one in the trash to
+// restore) are made once, before the first data transaction.
+{
+  const DOC = '65f1c2a4b7e8d90012345678';
+  const data = {};
+  let ready;
+  const dataName = (path, summary, status = 200) =>
+    `/api/data/{collectionName}${path} > ${summary} > ${status} > application/json`;
+  const settle = (promise, done) =>
+    promise.then(
+      () => done(),
+      (err) => done(err),
+    );
+
+  function ensureData() {
+    const { call } = require('./fixtures.cjs');
+    ready ??= (async () => {
+      await call(state.dashboardUrl, 'POST', `/api/projects/${state.projectId}/collections`, {
+        body: {
+          name: 'articles',
+          mode: 'schema',
+          fields: [
+            { name: 'title', type: 'String', required: true },
+            { name: 'views', type: 'Number' },
+          ],
+        },
+        cookie: state.admin.cookie,
+      });
+      const create = async (title) => {
+        const body = { title, views: 1 };
+        const res = await call(state.publicUrl, 'POST', '/api/data/articles', { body, key: state.secretKey });
+        return res.json.data._id;
+      };
+      data.kept = await create('kept');
+      data.doomed = await create('doomed');
+      data.trashed = await create('trashed');
+      await call(state.publicUrl, 'DELETE', `/api/data/articles/${data.trashed}`, { key: state.secretKey });
+    })();
+    return ready;
+  }
+
+  function useData(name, id, body) {
+    hooks.before(name, (transaction, done) => {
+      settle(
+        ensureData().then(() => {
+          const swap = (text) =>
+            text.replace('/api/data/posts', '/api/data/articles').replace(DOC, id ? data[id] : DOC);
+          transaction.fullPath = swap(transaction.fullPath);
+          transaction.request.uri = swap(transaction.request.uri);
+          transaction.request.headers['x-api-key'] = state.secretKey;
+          if (body) transaction.request.body = JSON.stringify(body);
+        }),
+        done,
+      );
+    });
+  }
+
+  useData(dataName('', 'List documents, with filters, sorting, paging, field selection and populate'));
+  useData(dataName('', 'Create a document', 201));
+  useData(dataName('/bulk', 'Create up to 100 documents at once', 201));
+  // Dredd drops the `$` keys of the spec's example pipeline, so the hook sends it.
+  useData(dataName('/aggregate', 'Run an aggregation pipeline over a collection'), undefined, {
+    pipeline: [{ $match: { views: { $gte: 1 } } }, { $group: { _id: null, total: { $sum: '$views' } } }],
+  });
+  useData(dataName('/{id}', 'Read one document'), 'kept');
+  useData(dataName('/{id}', 'Update fields of a document (PUT; same as PATCH)'), 'kept');
+  useData(dataName('/{id}', 'Update fields of a document (PATCH; same as PUT)'), 'kept');
+  useData(dataName('/{id}', 'Move a document to the trash'), 'doomed');
+  useData(dataName('/{id}/restore', 'Restore a document from the trash'), 'trashed');
+}

@@ -1,0 +1,136 @@
+// End users of a project: documents of the `users` collection in the project's database, with the
+// same system fields as every document (isDeleted, deletedAt, createdAt, updatedAt). The password
+// hash is split off here and only the auth service sees it.
+import type { Db, Document as MongoDocument } from 'mongodb';
+import { ObjectId, toObjectId } from './ids.js';
+import { duplicateKeyField, isDuplicateKey } from './errors.js';
+
+export const USERS_COLLECTION = 'users';
+
+/** A user document as the services see it: `_id` as a hex string, without the password hash. */
+export type UserRecord = Record<string, unknown> & { _id: string; email: string };
+
+export interface UserIdentity {
+  provider: string;
+  id: string;
+}
+
+export type UserWrite = { ok: true; user: UserRecord } | { ok: false; duplicateField: string | undefined };
+
+const ACTIVE = { isDeleted: { $ne: true } };
+
+function toRecord(doc: MongoDocument): { user: UserRecord; passwordHash: string | undefined } {
+  const { _id, password, ...rest } = doc;
+  return {
+    user: { _id: (_id as ObjectId).toHexString(), ...rest } as UserRecord,
+    passwordHash: typeof password === 'string' ? password : undefined,
+  };
+}
+
+export function usersRepo(projectDb: (projectId: string) => Db) {
+  // createIndex is idempotent but costs a round trip: once per project and process is enough.
+  const indexed = new Map<string, Promise<void>>();
+
+  function users(projectId: string) {
+    return projectDb(projectId).collection(USERS_COLLECTION);
+  }
+
+  async function ensureIndexes(projectId: string): Promise<void> {
+    let done = indexed.get(projectId);
+    if (!done) {
+      done = (async () => {
+        const collection = users(projectId);
+        for (const [key, options] of [
+          [{ email: 1 }, { unique: true, sparse: true, name: 'u_email' }],
+          [{ 'identities.provider': 1, 'identities.id': 1 }, { name: 'identities' }],
+        ] as const) {
+          try {
+            await collection.createIndex(key, options);
+          } catch (err) {
+            // 85/86: an index on these keys exists already under other options (the collections
+            // service may have made `email` unique itself); it serves the same purpose.
+            const code = (err as { code?: number }).code;
+            if (code !== 85 && code !== 86) throw err;
+          }
+        }
+      })();
+      indexed.set(projectId, done);
+      done.catch(() => indexed.delete(projectId));
+    }
+    return done;
+  }
+
+  async function findOne(projectId: string, filter: MongoDocument) {
+    const doc = await users(projectId).findOne({ ...filter, ...ACTIVE });
+    return doc ? toRecord(doc) : undefined;
+  }
+
+  async function writeResult(projectId: string, write: () => Promise<MongoDocument | null>) {
+    try {
+      const doc = await write();
+      return doc ? ({ ok: true, user: toRecord(doc).user } as const) : undefined;
+    } catch (err) {
+      if (isDuplicateKey(err)) return { ok: false, duplicateField: duplicateKeyField(err) } as const;
+      throw err;
+    }
+  }
+
+  return {
+    ensureIndexes,
+
+    /** Inserts a user; `duplicateField` names the unique field already taken (`email`, ...). */
+    async insert(
+      projectId: string,
+      fields: Record<string, unknown>,
+      passwordHash: string,
+    ): Promise<UserWrite> {
+      await ensureIndexes(projectId);
+      const now = new Date();
+      const doc = {
+        ...fields,
+        _id: new ObjectId(),
+        password: passwordHash,
+        isDeleted: false,
+        deletedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const result = await writeResult(projectId, async () => {
+        await users(projectId).insertOne(doc);
+        return doc;
+      });
+      return result!;
+    },
+
+    findById(projectId: string, id: string) {
+      const _id = toObjectId(id);
+      return _id ? findOne(projectId, { _id }) : Promise.resolve(undefined);
+    },
+    findByEmail: (projectId: string, email: string) => findOne(projectId, { email }),
+    findByIdentity: (projectId: string, identity: UserIdentity) =>
+      findOne(projectId, { identities: { $elemMatch: { provider: identity.provider, id: identity.id } } }),
+    findByUsername: (projectId: string, username: string) => findOne(projectId, { username }),
+
+    /**
+     * Sets fields of an active user (keys may be dot paths) and pushes an identity; undefined when
+     * the user is gone.
+     */
+    async update(
+      projectId: string,
+      id: string,
+      changes: { set?: Record<string, unknown>; passwordHash?: string; addIdentity?: UserIdentity },
+    ): Promise<UserWrite | undefined> {
+      const _id = toObjectId(id);
+      if (!_id) return undefined;
+      const $set: Record<string, unknown> = { ...changes.set, updatedAt: new Date() };
+      if (changes.passwordHash !== undefined) $set.password = changes.passwordHash;
+      const update: MongoDocument = { $set };
+      if (changes.addIdentity) update.$push = { identities: changes.addIdentity };
+      return writeResult(projectId, () =>
+        users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
+      );
+    },
+  };
+}
+
+export type UsersRepo = ReturnType<typeof usersRepo>;

@@ -1,0 +1,136 @@
+// End-user accounts: sign-up (custom fields validated against the users schema), login (no hint
+// whether the email exists, same timing, rate-limited per email and IP), profile, password change
+// (signs out the other sessions) and the public profile.
+import { badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
+import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js';
+import type { UserWrite } from '../../db/users.js';
+import type { RequestContext } from '../context.js';
+import { validateDocument } from '../schema/validate-document.js';
+import { AUTH_MANAGED_FIELDS, publicProfileView, userView } from './fields.js';
+import { emailKey, ipKey } from './rate-limits.js';
+import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
+
+const INVALID_CREDENTIALS = 'Invalid email or password';
+const userGone = () => unauthorized('The user of this token no longer exists', 'USER_NOT_FOUND');
+
+function refuseManagedFields(body: Record<string, unknown>, allowed: string[]): void {
+  for (const key of Object.keys(body)) {
+    const field = key.split('.')[0]!;
+    if (AUTH_MANAGED_FIELDS.has(field) && !allowed.includes(key)) {
+      const message = `${key} cannot be set here`;
+      throw badRequest(message, [{ path: `body.${key}`, message }], 'FIELD_NOT_ALLOWED');
+    }
+  }
+}
+
+function written(result: UserWrite | undefined): Record<string, unknown> {
+  if (!result) throw userGone();
+  if (result.ok) return userView(result.user);
+  const field = result.duplicateField ?? 'a unique field';
+  if (field === 'email') throw conflict('Email already registered', 'EMAIL_TAKEN');
+  throw conflict(`A user with this ${field} already exists`, 'DUPLICATE_VALUE', [
+    { path: `body.${field}`, message: `${field} must be unique` },
+  ]);
+}
+
+export function accountsPart(kit: UserAuthKit) {
+  const { guard, users, sessions, limits } = kit;
+  const signupPerIp = signupLimit(kit.signupsPerHour);
+
+  return {
+    async signup(ctx: RequestContext, body: Record<string, unknown> & { email: string; password: string }) {
+      const { project, users: def } = await guard.scope(ctx);
+      await limits.take(
+        project.id,
+        signupPerIp,
+        ipKey(ctx.ip),
+        'Too many sign-ups from this address; try again later',
+      );
+      refuseManagedFields(body, ['email', 'password']);
+      const email = normalizeEmail(body.email);
+      const fields = validateDocument(def, { ...body, email }, 'create');
+      delete fields.password;
+      const result = await users.insert(
+        project.id,
+        { ...fields, email, emailVerified: false },
+        await hashPassword(body.password),
+      );
+      const user = written(result);
+      await kit.events.emit({
+        name: 'user.created',
+        projectId: project.id,
+        collection: 'users',
+        documentId: String(user._id),
+        document: user,
+        at: new Date(),
+      });
+      await kit.codes.issue(project, 'verify-email', email, ctx.log);
+      await limits.record(project.id, LIMITS.resendVerification, emailKey(email));
+      return { user, session: await sessions.start(project.id, String(user._id)) };
+    },
+
+    async login(ctx: RequestContext, rawEmail: string, password: string) {
+      const { project } = await guard.scope(ctx);
+      const email = normalizeEmail(rawEmail);
+      const message = 'Too many failed logins; try again later';
+      await limits.assertBelow(project.id, LIMITS.loginFailuresPerEmail, emailKey(email), message);
+      await limits.assertBelow(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip), message);
+      const found = await users.findByEmail(project.id, email);
+      const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
+      if (!found?.passwordHash || !ok) {
+        await limits.record(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
+        await limits.record(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip));
+        throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
+      }
+      await limits.reset(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
+      return { user: userView(found.user), session: await sessions.start(project.id, found.user._id) };
+    },
+
+    async me(ctx: RequestContext) {
+      const { project, userId } = await guard.userScope(ctx);
+      const found = await users.findById(project.id, userId);
+      if (!found) throw userGone();
+      return userView(found.user);
+    },
+
+    async updateProfile(ctx: RequestContext, body: Record<string, unknown>) {
+      const { project, users: def, userId } = await guard.userScope(ctx);
+      refuseManagedFields(body, []);
+      const set = validateDocument(def, body, 'update');
+      return written(await users.update(project.id, userId, { set }));
+    },
+
+    async changePassword(
+      ctx: RequestContext,
+      current: string,
+      next: string,
+      refreshToken: string | undefined,
+    ) {
+      const { project, userId } = await guard.userScope(ctx);
+      const subject = `u:${userId}`;
+      await limits.assertBelow(
+        project.id,
+        LIMITS.passwordFailuresPerUser,
+        subject,
+        'Too many wrong passwords; try again later',
+      );
+      const found = await users.findById(project.id, userId);
+      if (!found) throw userGone();
+      if (!found.passwordHash || !(await verifyPassword(found.passwordHash, current))) {
+        await limits.record(project.id, LIMITS.passwordFailuresPerUser, subject);
+        throw unauthorized('Current password is incorrect', 'INVALID_CREDENTIALS');
+      }
+      written(await users.update(project.id, userId, { passwordHash: await hashPassword(next) }));
+      const keep = await sessions.familyOf(project.id, userId, refreshToken);
+      const revoked = await sessions.revokeAll(project.id, userId, keep);
+      return { revokedSessions: revoked, keptCurrentSession: keep !== undefined };
+    },
+
+    async publicProfile(ctx: RequestContext, username: string) {
+      const { project } = await guard.scope(ctx);
+      const found = await users.findByUsername(project.id, username);
+      if (!found) throw notFound('User not found', 'USER_NOT_FOUND');
+      return publicProfileView(found.user);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// End-user authentication of a project (`/api/userAuth/*`): accounts, sessions, codes by mail and
+// social login, built once from the process dependencies.
+import type { Deps } from '../../deps.js';
+import type { Mailer } from '../../mail/sender.js';
+import { usersRepo } from '../../db/users.js';
+import { authTokensRepo } from '../../db/auth-tokens.js';
+import type { CollectionDef, Project } from '../types.js';
+import type { EndUserTokens } from '../tokens.js';
+import type { EventBus } from '../events.js';
+import { authGuard } from './guard.js';
+import { sessionsService } from './sessions.js';
+import { codesService } from './codes.js';
+import { rateLimiter } from './rate-limits.js';
+import { accountsPart } from './accounts.js';
+import { recoveryPart } from './recovery.js';
+import { socialPart } from './social.js';
+import type { UserAuthKit } from './kit.js';
+import type { RequestContext } from '../context.js';
+import { badRequest } from '../../http/errors.js';
+
+export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
+export { SECRET_USER_FIELDS } from './fields.js';
+
+const missingRefreshToken = () =>
+  badRequest(
+    'A refresh token is required: send refreshToken in the body, the x-refresh-token header or the baas_refresh cookie',
+    undefined,
+    'MISSING_REFRESH_TOKEN',
+  );
+
+export interface UserAuthDeps {
+  deps: Deps;
+  mailer: Mailer;
+  tokens: EndUserTokens;
+  events: EventBus;
+  findUsersDefinition: (projectId: string) => Promise<CollectionDef | undefined>;
+  findProject: (projectId: string) => Promise<Project | undefined>;
+}
+
+export function userAuthService({
+  deps,
+  mailer,
+  tokens,
+  events,
+  findUsersDefinition,
+  findProject,
+}: UserAuthDeps) {
+  const authTokens = authTokensRepo(deps.db.platform);
+  const kit: UserAuthKit = {
+    guard: authGuard(findUsersDefinition),
+    users: usersRepo((projectId) => deps.db.project(projectId)),
+    sessions: sessionsService(authTokens, tokens),
+    codes: codesService(authTokens, mailer, deps.config.encryptionKey),
+    limits: rateLimiter(deps.cache),
+    events,
+    signupsPerHour: deps.config.userAuthSignupsPerHour,
+  };
+  return {
+    ...accountsPart(kit),
+    ...recoveryPart(kit),
+    social: socialPart(kit, authTokens, deps.config, findProject),
+
+    async refresh(ctx: RequestContext, refreshToken: string | undefined) {
+      const { project } = await kit.guard.scope(ctx);
+      if (!refreshToken) throw missingRefreshToken();
+      const { userId: _userId, ...session } = await kit.sessions.refresh(project.id, refreshToken, ctx.log);
+      return session;
+    },
+
+    async logout(ctx: RequestContext, refreshToken: string | undefined): Promise<void> {
+      const { project } = await kit.guard.scope(ctx);
+      if (!refreshToken) throw missingRefreshToken();
+      await kit.sessions.logout(project.id, refreshToken);
+    },
+
+    sessions: kit.sessions,
+    guard: kit.guard,
+  };
+}
+
+export type UserAuthService = ReturnType<typeof userAuthService>;

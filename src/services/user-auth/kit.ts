@@ -1,0 +1,32 @@
+// What the parts of end-user auth share, built once in index.ts, and the limits they apply.
+import type { UsersRepo } from '../../db/users.js';
+import type { EventBus } from '../events.js';
+import type { AuthGuard } from './guard.js';
+import type { SessionsService } from './sessions.js';
+import type { CodesService } from './codes.js';
+import type { Limit, RateLimiter } from './rate-limits.js';
+
+export interface UserAuthKit {
+  guard: AuthGuard;
+  users: UsersRepo;
+  sessions: SessionsService;
+  codes: CodesService;
+  limits: RateLimiter;
+  events: EventBus;
+  signupsPerHour: number;
+}
+
+const MINUTE = 60;
+export const LIMITS = {
+  loginFailuresPerEmail: { name: 'login-fail', max: 5, windowSeconds: 15 * MINUTE },
+  loginFailuresPerIp: { name: 'login-fail', max: 50, windowSeconds: 15 * MINUTE },
+  codeFailuresPerIp: { name: 'code-fail', max: 20, windowSeconds: 15 * MINUTE },
+  passwordFailuresPerUser: { name: 'password-fail', max: 5, windowSeconds: 15 * MINUTE },
+  resendVerification: { name: 'resend-verify', max: 1, windowSeconds: MINUTE },
+  resendReset: { name: 'resend-reset', max: 1, windowSeconds: MINUTE },
+  codeMailsPerIp: { name: 'code-mail', max: 20, windowSeconds: 60 * MINUTE },
+} satisfies Record<string, Limit>;
+
+export const signupLimit = (max: number): Limit => ({ name: 'signup', max, windowSeconds: 60 * MINUTE });
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();

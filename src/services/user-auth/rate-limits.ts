@@ -1,0 +1,41 @@
+// Rate limits of end-user auth on the shared cache (Redis when configured, so every process
+// counts together): fixed windows keyed by project and by IP or a hashed email.
+import type { Cache } from '../../cache/index.js';
+import { tooManyRequests } from '../../http/errors.js';
+import { sha256 } from '../../lib/secrets.js';
+
+export interface Limit {
+  /** Counter name, e.g. `login-fail`. */
+  name: string;
+  max: number;
+  windowSeconds: number;
+}
+
+export const emailKey = (email: string) => `e:${sha256(email)}`;
+export const ipKey = (ip: string) => `ip:${ip}`;
+
+export function rateLimiter(cache: Cache) {
+  const key = (projectId: string, limit: Limit, subject: string) =>
+    `ua:${limit.name}:${projectId}:${subject}`;
+
+  return {
+    /** 429 when the counter is at its maximum already (counts failures recorded with `record`). */
+    async assertBelow(projectId: string, limit: Limit, subject: string, message: string): Promise<void> {
+      const count = Number(await cache.get(key(projectId, limit, subject)));
+      if (count >= limit.max) throw tooManyRequests(limit.windowSeconds, message);
+    },
+    async record(projectId: string, limit: Limit, subject: string): Promise<number> {
+      return cache.incr(key(projectId, limit, subject), limit.windowSeconds);
+    },
+    /** Counts this request and answers 429 once the maximum is passed. */
+    async take(projectId: string, limit: Limit, subject: string, message: string): Promise<void> {
+      const count = await cache.incr(key(projectId, limit, subject), limit.windowSeconds);
+      if (count > limit.max) throw tooManyRequests(limit.windowSeconds, message);
+    },
+    async reset(projectId: string, limit: Limit, subject: string): Promise<void> {
+      await cache.del(key(projectId, limit, subject));
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof rateLimiter>;

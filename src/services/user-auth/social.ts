@@ -1,0 +1,199 @@
+// Social login: OAuth2 authorization code with a server-side `state` (single use, 10 minutes,
+// bound to the project, the provider and the app's redirect URL), PKCE, accounts linked only
+// through a provider-verified email, and a one-time code (2 minutes) that the app's callback page
+// swaps for the session tokens.
+import { badRequest } from '../../http/errors.js';
+import { hashPassword } from '../../lib/passwords.js';
+import { randomToken, sha256 } from '../../lib/secrets.js';
+import type { Config, OAuthProviderName } from '../../config.js';
+import type { AuthTokensRepo } from '../../db/auth-tokens.js';
+import type { RequestContext } from '../context.js';
+import type { Logger } from '../../lib/logger.js';
+import type { CollectionDef, Project } from '../types.js';
+import { userView } from './fields.js';
+import { normalizeEmail, type UserAuthKit } from './kit.js';
+import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
+
+const STATE_TTL_MS = 10 * 60_000;
+const EXCHANGE_TTL_MS = 2 * 60_000;
+
+/** Only origins the developer configured may receive the code: the site URL and allowed origins. */
+export function redirectTarget(project: Project, requested: string | undefined): string {
+  const { siteUrl, allowedOrigins } = project.settings;
+  const origins = new Set(allowedOrigins);
+  if (siteUrl) origins.add(new URL(siteUrl).origin);
+  const target = requested ?? siteUrl ?? undefined;
+  let url: URL | undefined;
+  try {
+    url = target ? new URL(target) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || !origins.has(url.origin)) {
+    throw badRequest(
+      origins.size === 0
+        ? "Set the project's site URL (or allowed origins) in the dashboard to allow social login redirects"
+        : `redirectUrl must be within the project's site URL or allowed origins (${[...origins].join(', ')})`,
+      [{ path: 'query.redirectUrl', message: 'redirectUrl is not allowed for this project' }],
+      'REDIRECT_URL_NOT_ALLOWED',
+    );
+  }
+  return url.toString();
+}
+
+function withQuery(url: string, params: Record<string, string>): string {
+  const out = new URL(url);
+  for (const [key, value] of Object.entries(params)) out.searchParams.set(key, value);
+  return out.toString();
+}
+
+/** Fields of the provider profile that the users schema can take. */
+function profileFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const fits = (name: string) =>
+    def.mode !== 'schema' || def.fields.some((f) => f.name === name && f.type === 'String');
+  if (profile.name && fits('name')) out.name = profile.name;
+  if (profile.avatar && fits('avatar')) out.avatar = profile.avatar;
+  return out;
+}
+
+export function socialPart(
+  kit: UserAuthKit,
+  grants: AuthTokensRepo,
+  config: Pick<Config, 'oauth' | 'publicUrl'>,
+  findProject: (id: string) => Promise<Project | undefined>,
+) {
+  const clients = new Map<OAuthProviderName, OAuthClient>();
+  for (const [name, settings] of Object.entries(config.oauth) as [
+    OAuthProviderName,
+    typeof config.oauth.github,
+  ][]) {
+    if (settings) clients.set(name, oauthClient(name, settings));
+  }
+  const callbackUrl = (provider: string) => `${config.publicUrl}/api/userAuth/social/${provider}/callback`;
+
+  async function linkOrCreate(
+    project: Project,
+    def: CollectionDef,
+    provider: string,
+    profile: ProviderProfile,
+  ) {
+    const identity = { provider, id: profile.id };
+    const linked = await kit.users.findByIdentity(project.id, identity);
+    if (linked) return linked.user;
+    if (!profile.email || !profile.emailVerified) {
+      throw new ProviderError('email_not_verified', 'The provider did not confirm a verified email address');
+    }
+    const email = normalizeEmail(profile.email);
+    const existing = await kit.users.findByEmail(project.id, email);
+    if (existing) {
+      // An unverified account may have been registered by someone else with this address: the
+      // provider proves the mailbox, so that password and its sessions stop working.
+      const takeover = existing.user.emailVerified !== true;
+      const result = await kit.users.update(project.id, existing.user._id, {
+        set: { emailVerified: true },
+        addIdentity: identity,
+        ...(takeover ? { passwordHash: await hashPassword(randomToken(32)) } : {}),
+      });
+      if (!result?.ok) throw new ProviderError('account_conflict', 'The account could not be linked');
+      if (takeover) await kit.sessions.revokeAll(project.id, existing.user._id);
+      return result.user;
+    }
+    const fields = { ...profileFields(def, profile), email, emailVerified: true, identities: [identity] };
+    const result = await kit.users.insert(project.id, fields, await hashPassword(randomToken(32)));
+    if (!result.ok)
+      throw new ProviderError('account_conflict', 'An account with this email was created meanwhile');
+    await kit.events.emit({
+      name: 'user.created',
+      projectId: project.id,
+      collection: 'users',
+      documentId: result.user._id,
+      document: userView(result.user),
+      at: new Date(),
+    });
+    return result.user;
+  }
+
+  return {
+    /** The provider's authorization URL to redirect the browser to. */
+    async start(
+      ctx: RequestContext,
+      provider: OAuthProviderName,
+      redirectUrl: string | undefined,
+    ): Promise<string> {
+      const { project } = await kit.guard.scope(ctx);
+      const client = clients.get(provider);
+      if (!client) {
+        throw badRequest(
+          `Social login with ${provider} is not configured on this server`,
+          undefined,
+          'PROVIDER_NOT_CONFIGURED',
+        );
+      }
+      const target = redirectTarget(project, redirectUrl);
+      const state = randomToken(32);
+      const codeVerifier = randomToken(48);
+      await grants.putGrant(
+        sha256(state),
+        { kind: 'state', projectId: project.id, provider, redirectUrl: target, codeVerifier },
+        STATE_TTL_MS,
+      );
+      return client.authorizeUrl({ state, redirectUri: callbackUrl(provider), codeVerifier });
+    },
+
+    /**
+     * The provider's redirect back. Without a valid state nothing is known about the app, so that
+     * is a 400; every later outcome redirects to the app with `code` or `error`.
+     */
+    async callback(
+      provider: OAuthProviderName,
+      query: { code?: string; state?: string; error?: string },
+      log: Logger,
+    ): Promise<string> {
+      const grant = query.state ? await grants.takeGrant(sha256(query.state), 'state') : undefined;
+      if (!grant || grant.provider !== provider || !grant.redirectUrl || !grant.codeVerifier) {
+        throw badRequest(
+          'Invalid or expired login state; start the social login again',
+          undefined,
+          'INVALID_OAUTH_STATE',
+        );
+      }
+      const fail = (code: string, description: string) =>
+        withQuery(grant.redirectUrl!, { error: code, error_description: description });
+      if (query.error) return fail('access_denied', 'The provider did not grant access');
+      const client = clients.get(provider);
+      const project = await findProject(grant.projectId);
+      if (!client || !project || !query.code) return fail('invalid_request', 'The login cannot be completed');
+      try {
+        const { users: def } = await kit.guard.scopeOf(project);
+        const profile = await client.profile({
+          code: query.code,
+          redirectUri: callbackUrl(provider),
+          codeVerifier: grant.codeVerifier,
+        });
+        const user = await linkOrCreate(project, def, provider, profile);
+        const code = randomToken(32);
+        await grants.putGrant(
+          sha256(code),
+          { kind: 'exchange', projectId: project.id, userId: user._id },
+          EXCHANGE_TTL_MS,
+        );
+        return withQuery(grant.redirectUrl, { code });
+      } catch (err) {
+        if (err instanceof ProviderError) return fail(err.code, err.message);
+        if (err instanceof Error && 'status' in err) return fail('login_unavailable', err.message);
+        log.error({ err, provider }, 'social login failed');
+        return fail('server_error', 'The login could not be completed');
+      }
+    },
+
+    /** Swaps the one-time code of the callback for a session. */
+    async exchange(ctx: RequestContext, code: string) {
+      const { project } = await kit.guard.scope(ctx);
+      const grant = await grants.takeGrant(sha256(code), 'exchange', project.id);
+      const found = grant?.userId ? await kit.users.findById(project.id, grant.userId) : undefined;
+      if (!found) throw badRequest('Invalid or expired code', undefined, 'INVALID_EXCHANGE_CODE');
+      return { user: userView(found.user), session: await kit.sessions.start(project.id, found.user._id) };
+    },
+  };
+}

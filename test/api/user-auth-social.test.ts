@@ -1,0 +1,268 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { authorizeAtProvider, requestManual, startOAuthProviders } from '../helpers/oauth.js';
+import {
+  authProject,
+  bearer,
+  expectNoSecrets,
+  keyed,
+  newEmail,
+  PASSWORD,
+  signup,
+  type AuthProject,
+} from '../helpers/user-auth.js';
+
+const SITE = 'http://app.example.test';
+const CALLBACK_PAGE = `${SITE}/auth/callback`;
+
+describe('/api/userAuth social login', () => {
+  let providers: Awaited<ReturnType<typeof startOAuthProviders>>;
+  let app: TestApp;
+  let p: AuthProject;
+  before(async () => {
+    providers = await startOAuthProviders();
+    app = await startTestApp('public', 'user_auth_social', {
+      ...providers.env,
+      USER_AUTH_SIGNUPS_PER_HOUR: '10000',
+    });
+    p = await authProject(app, { settings: { siteUrl: SITE } });
+  });
+  after(async () => {
+    await app.close();
+    await providers.close();
+  });
+
+  const start = (provider: string, query: Record<string, string> = {}, project = p) =>
+    requestManual(app.client, `/api/userAuth/social/${provider}/start`, {
+      key: project.publishableKey,
+      ...query,
+    });
+
+  /** Start -> provider -> callback; returns the URL the app's callback page is sent to. */
+  async function loginAt(
+    provider: 'github' | 'google',
+    redirectUrl: string | null = CALLBACK_PAGE,
+    project = p,
+  ): Promise<URL> {
+    const started = await start(provider, redirectUrl === null ? {} : { redirectUrl }, project);
+    expect(started.status, started.text).to.equal(302);
+    const back = await authorizeAtProvider(started.headers.get('location')!);
+    expect(back.pathname).to.equal(`/api/userAuth/social/${provider}/callback`);
+    const done = await requestManual(app.client, back.pathname, Object.fromEntries(back.searchParams));
+    expect(done.status, done.text).to.equal(302);
+    expect(done.body.data.location).to.equal(done.headers.get('location'));
+    return new URL(done.headers.get('location')!);
+  }
+
+  const exchange = (code: string, project = p) =>
+    keyed(project).post('/api/userAuth/social/exchange', { code });
+
+  describe('Google (OpenID Connect userinfo)', () => {
+    it('creates a verified user for a new verified email and hands tokens over through a one-time code', async () => {
+      const email = newEmail('google');
+      providers.google.profile = {
+        id: 'g-new',
+        email,
+        emailVerified: true,
+        name: 'Grace',
+        avatar: 'https://img.example/g.png',
+      };
+      const started = await start('google', { redirectUrl: CALLBACK_PAGE });
+      const authorize = new URL(started.headers.get('location')!);
+      expect(authorize.origin + authorize.pathname).to.equal(`${providers.google.url}/authorize`);
+      expect(authorize.searchParams.get('client_id')).to.equal('google-client');
+      expect(authorize.searchParams.get('code_challenge_method')).to.equal('S256');
+      expect(authorize.searchParams.get('scope')).to.equal('openid email profile');
+      expect(authorize.searchParams.get('state')).to.have.length.greaterThan(30);
+
+      const landing = await loginAt('google');
+      expect(landing.origin + landing.pathname).to.equal(CALLBACK_PAGE);
+      const code = landing.searchParams.get('code')!;
+      expect(code).to.have.length.greaterThan(30);
+      const token = providers.google.tokenRequests.at(-1)!;
+      expect(token).to.include({
+        grant_type: 'authorization_code',
+        client_id: 'google-client',
+        client_secret: 'google-secret',
+      });
+      expect(token.code_verifier).to.have.length.greaterThan(42);
+
+      const res = await exchange(code);
+      expect(res.status).to.equal(200);
+      expectNoSecrets(res);
+      const { user, accessToken, refreshToken } = res.body.data;
+      expect(user).to.include({
+        email,
+        emailVerified: true,
+        name: 'Grace',
+        avatar: 'https://img.example/g.png',
+      });
+      expect(user.identities).to.deep.equal([{ provider: 'google', id: 'g-new' }]);
+      expect(refreshToken).to.match(/^rt_/);
+      expect((await bearer(p, accessToken).get('/api/userAuth/me')).body.data.email).to.equal(email);
+      // Single use.
+      expect((await exchange(code)).status).to.equal(400);
+      // The same identity signs in to the same account again.
+      const again = await exchange((await loginAt('google')).searchParams.get('code')!);
+      expect(again.body.data.user._id).to.equal(user._id);
+    });
+
+    it('links to an existing verified account by the provider-verified email', async () => {
+      const { email, user } = await signup(p);
+      await app.deps.db
+        .project(p.project.id)
+        .collection('users')
+        .updateOne({ email }, { $set: { emailVerified: true } });
+      providers.google.profile = { id: `g-${user._id}`, email: email.toUpperCase(), emailVerified: true };
+      const res = await exchange((await loginAt('google')).searchParams.get('code')!);
+      expect(res.body.data.user._id).to.equal(user._id);
+      // A verified account keeps its password.
+      expect((await keyed(p).post('/api/userAuth/login', { email, password: PASSWORD })).status).to.equal(
+        200,
+      );
+    });
+
+    it('takes over an unverified account only by disabling its password and sessions', async () => {
+      const { email, user, refreshToken } = await signup(p);
+      providers.google.profile = { id: `g-${user._id}`, email, emailVerified: true };
+      const res = await exchange((await loginAt('google')).searchParams.get('code')!);
+      expect(res.body.data.user).to.include({ _id: user._id, emailVerified: true });
+      expect((await keyed(p).post('/api/userAuth/login', { email, password: PASSWORD })).status).to.equal(
+        401,
+      );
+      expect((await keyed(p).post('/api/userAuth/refresh-token', { refreshToken })).status).to.equal(401);
+    });
+
+    it('refuses an email the provider has not verified, with an error for the app', async () => {
+      const { email } = await signup(p);
+      providers.google.profile = { id: 'g-unverified', email, emailVerified: false };
+      const landing = await loginAt('google');
+      expect(landing.searchParams.get('error')).to.equal('email_not_verified');
+      expect(landing.searchParams.has('code')).to.equal(false);
+    });
+
+    it('sends the app an error when the user denies access at the provider', async () => {
+      const started = await start('google', { redirectUrl: CALLBACK_PAGE });
+      const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+      // Providers add parameters of their own (Google: scope, authuser, prompt); they are accepted.
+      const res = await requestManual(app.client, '/api/userAuth/social/google/callback', {
+        state,
+        error: 'access_denied',
+        scope: 'email',
+        authuser: '0',
+      });
+      expect(res.status).to.equal(302);
+      expect(new URL(res.headers.get('location')!).searchParams.get('error')).to.equal('access_denied');
+    });
+  });
+
+  describe('GitHub (/user and /user/emails)', () => {
+    it('uses the primary verified address of /user/emails', async () => {
+      const email = newEmail('octo');
+      providers.github.profile = { id: '4242', email, emailVerified: true, name: 'Octo Cat' };
+      const landing = await loginAt('github');
+      const res = await exchange(landing.searchParams.get('code')!);
+      expect(res.status).to.equal(200);
+      expect(res.body.data.user).to.include({ email, name: 'Octo Cat' });
+      expect(res.body.data.user.identities).to.deep.equal([{ provider: 'github', id: '4242' }]);
+      expect(providers.github.tokenRequests.at(-1)).to.include({
+        client_id: 'github-client',
+        client_secret: 'github-secret',
+      });
+    });
+
+    it('falls back to another verified address, and refuses when none is verified', async () => {
+      providers.github.profile = { id: '4343', email: newEmail('octo'), emailVerified: false };
+      // The other (verified) address of the mock is then chosen: it is verified by the provider.
+      const landing = await loginAt('github');
+      const res = await exchange(landing.searchParams.get('code')!);
+      expect(res.body.data.user.email).to.equal('other-4343@example.test');
+      providers.github.profile = { id: '4444', email: null, emailVerified: false };
+      expect((await loginAt('github')).searchParams.get('error')).to.equal('email_not_verified');
+    });
+  });
+
+  describe('state and redirect checks', () => {
+    it('answers 400 for an unknown, reused or other-provider state', async () => {
+      const unknown = await requestManual(app.client, '/api/userAuth/social/google/callback', {
+        state: 'forged',
+        code: 'x',
+      });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.code).to.equal('INVALID_OAUTH_STATE');
+      const started = await start('google', { redirectUrl: CALLBACK_PAGE });
+      const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+      const wrong = await requestManual(app.client, '/api/userAuth/social/github/callback', {
+        state,
+        code: 'x',
+      });
+      expect(wrong.status).to.equal(400);
+      // Taken out by the attempt above: single use.
+      const reused = await requestManual(app.client, '/api/userAuth/social/google/callback', {
+        state,
+        code: 'x',
+      });
+      expect(reused.status).to.equal(400);
+      expect((await requestManual(app.client, '/api/userAuth/social/google/callback')).status).to.equal(400);
+    });
+
+    it('refuses a redirect URL outside the site URL and allowed origins', async () => {
+      for (const redirectUrl of [
+        'https://evil.example/cb',
+        'http://app.example.test.evil.example/cb',
+        'javascript:alert(1)',
+      ]) {
+        const res = await start('google', { redirectUrl });
+        expect(res.status, redirectUrl).to.equal(400);
+      }
+      const res = await start('google', { redirectUrl: 'https://evil.example/cb' });
+      expect(res.body.code).to.equal('REDIRECT_URL_NOT_ALLOWED');
+    });
+
+    it('defaults to the site URL, and accepts an allowed origin', async () => {
+      const landing = await loginAt('google', null);
+      expect(landing.origin + landing.pathname).to.equal(`${SITE}/`);
+      const q = await authProject(app, { settings: { allowedOrigins: ['https://other-app.example'] } });
+      providers.google.profile = { id: 'g-origin', email: newEmail(), emailVerified: true };
+      const there = await loginAt('google', 'https://other-app.example/done?x=1', q);
+      expect(there.searchParams.get('x')).to.equal('1');
+      expect((await exchange(there.searchParams.get('code')!, q)).status).to.equal(200);
+    });
+
+    it('asks for a site URL when the project has none', async () => {
+      const q = await authProject(app);
+      const res = await start('google', { redirectUrl: CALLBACK_PAGE }, q);
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.include('site URL');
+    });
+
+    it('does not hand a code of project A to project B', async () => {
+      const q = await authProject(app, { settings: { siteUrl: SITE } });
+      providers.google.profile = { id: 'g-cross', email: newEmail(), emailVerified: true };
+      const code = (await loginAt('google')).searchParams.get('code')!;
+      const res = await exchange(code, q);
+      expect(res.status).to.equal(400);
+      expect(res.body.code).to.equal('INVALID_EXCHANGE_CODE');
+    });
+
+    it('answers 400 for a provider without credentials and for an unknown provider', async () => {
+      const bare = await startTestApp('public', 'user_auth_social_bare');
+      try {
+        const q = await authProject(bare, { settings: { siteUrl: SITE } });
+        const res = await requestManual(bare.client, '/api/userAuth/social/github/start', {
+          key: q.publishableKey,
+        });
+        expect(res.status).to.equal(400);
+        expect(res.body.code).to.equal('PROVIDER_NOT_CONFIGURED');
+      } finally {
+        await bare.close();
+      }
+      expect((await start('gitlab')).status).to.equal(400);
+    });
+
+    it('answers 401 for a start without a key', async () => {
+      const res = await requestManual(app.client, '/api/userAuth/social/google/start');
+      expect(res.status).to.equal(401);
+    });
+  });
+});
