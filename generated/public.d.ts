@@ -347,6 +347,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storage/upload-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a presigned URL to upload one file
+         * @description Step 1 of the upload flow. Checks the size against the 10 MB per-file limit (413) and the project's remaining storage (403 `QUOTA_EXCEEDED`), and returns a presigned URL valid for 15 minutes and the file's path `<project_id>/<uuid>_<sanitized filename>`. Then `PUT` the raw bytes to `signedUrl` with the same `Content-Type` (a wrong type, a larger body, a tampered or expired URL is refused by the store), and call upload-confirm. Secret key; or, when the project allows end-user uploads, the publishable key with the end user's Bearer token (403 without that setting, 401 without the token).
+         */
+        post: operations["requestUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/upload-confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an upload and charge the project's storage
+         * @description Step 3 of the upload flow. The object must be in storage (else 409 `UPLOAD_NOT_READY`, nothing changed: retry shortly) and its size within 1 KiB of `size` (else 400). The stored size is charged to the project's storage atomically: when two confirms race for the last bytes, one gets 403 `QUOTA_EXCEEDED` and its file is discarded. Idempotent: a repeated confirm returns the same result and charges once. `url` is null, with a `warning`, when the provider has no public URL. A path of another project is a 404; an end user may confirm only their own uploads (403).
+         */
+        post: operations["confirmUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file permanently
+         * @description Removes the file from storage and gives its bytes back to the project's storage quota. 404 when the path does not exist, was already deleted, or belongs to another project; 400 for a path that is not of the form returned by upload-request. An end user may delete only their own files (403).
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/objects/{projectId}/{fileName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                projectId: string;
+                /**
+                 * @description The `<uuid>_<sanitized filename>` part of the file's path.
+                 * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+                 */
+                fileName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Receive the bytes of an upload (signed URL of the filesystem store)
+         * @description The `signedUrl` of upload-request when the files are kept on the server's filesystem. The body is the raw file, sent with the `Content-Type` given in upload-request. The signature binds the path, the content type, the size limit and the expiry: a tampered URL, another content type or an expired URL is a 403, a body larger than requested a 413, and a URL whose upload was already confirmed or removed a 403. Answers carry `Access-Control-Allow-Origin: *` so browsers may upload from any origin.
+         */
+        put: operations["uploadObject"];
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight of a browser upload to a signed URL
+         * @description Allows `PUT` from any origin with the headers `content-type` and `content-length` (the signature in the URL is the credential), as the bucket CORS rules of an S3 provider do.
+         */
+        options: operations["preflightUploadObject"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{projectId}/{fileName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                projectId: string;
+                /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
+                fileName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a public file (filesystem store)
+         * @description The public `url` of a confirmed file kept on the server's filesystem, served with the content type given at upload, `X-Content-Type-Options: nosniff` and a sandboxing Content-Security-Policy (an uploaded HTML page runs in an opaque origin). Unconfirmed, deleted or unknown files, folders and files kept in an S3 bucket are a 404.
+         */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1834,6 +1951,213 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The presigned upload URL and the file's path. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadTicketEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageUploadConfirm"];
+            };
+        };
+        responses: {
+            /** @description The file is stored; its path, provider and public URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadConfirmationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageFileDelete"];
+            };
+        };
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageFileDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadObject: {
+        parameters: {
+            query: {
+                /**
+                 * @description Unix time (seconds) after which the URL is refused.
+                 * @example 1767225600
+                 */
+                expires: number;
+                /**
+                 * @description The largest body accepted, in bytes.
+                 * @example 1024
+                 */
+                maxSize: number;
+                /** @example 3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                projectId: string;
+                /**
+                 * @description The `<uuid>_<sanitized filename>` part of the file's path.
+                 * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+                 */
+                fileName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description Stored; confirm the upload next. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadReceivedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    preflightUploadObject: {
+        parameters: {
+            query?: {
+                /** @example 1767225600 */
+                expires?: string;
+                /** @example 1024 */
+                maxSize?: string;
+                /** @example abc */
+                signature?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                projectId: string;
+                /**
+                 * @description The `<uuid>_<sanitized filename>` part of the file's path.
+                 * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+                 */
+                fileName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Preflight accepted. */
+            200: {
+                headers: {
+                    "Access-Control-Allow-Origin"?: "*";
+                    "Access-Control-Allow-Methods"?: string;
+                    "Access-Control-Allow-Headers"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                projectId: string;
+                /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
+                fileName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes. */
+            200: {
+                headers: {
+                    "Content-Type"?: string;
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -10,12 +10,15 @@ import { projectHandlers } from './projects.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
 import { userAuthHandlers } from './user-auth.js';
+import { storageHandlers } from './storage.js';
+import { storageSettingsHandlers } from './storage-settings.js';
 
 export function publicHandlers(services: Services) {
   return {
     ...healthHandlers(services),
     ...schemaHandlers(services),
     ...userAuthHandlers(services),
+    ...storageHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -25,5 +28,6 @@ export function dashboardHandlers(services: Services) {
     ...accountHandlers(services),
     ...projectHandlers(services),
     ...collectionHandlers(services),
+    ...storageSettingsHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

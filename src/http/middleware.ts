@@ -63,8 +63,11 @@ function bodyError(err: Error & { status?: number; type?: string }): never {
   throw err;
 }
 
+/** Paths whose handler reads the request stream itself (raw bytes PUT to signed upload URLs). */
+export const RAW_BODY_PATHS = ['/api/storage/objects/'];
+
 export function jsonBody(limitBytes: number) {
-  return koaBody({
+  const parse = koaBody({
     json: true,
     multipart: false,
     urlencoded: false,
@@ -74,6 +77,8 @@ export function jsonBody(limitBytes: number) {
     onError: bodyError,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
+  return (ctx: Context, next: Next) =>
+    RAW_BODY_PATHS.some((prefix) => ctx.path.startsWith(prefix)) ? next() : parse(ctx, next);
 }
 
 /** Last in the chain: a JSON 405 (with Allow) when the path exists, else a JSON 404. */

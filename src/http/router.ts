@@ -122,6 +122,7 @@ export function buildRouter({ spec, handlers, security, log }: RouterOptions): R
           body: ctx.request.body as never,
           headers: ctx.headers,
           cookies: ctx.cookies,
+          rawBody: ctx.req,
         },
         context,
       );

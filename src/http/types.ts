@@ -1,9 +1,17 @@
 // Handler types derived from the generated OpenAPI types: a handler gets the validated, coerced
 // input of its operation and a RequestContext, and returns a status and body the spec allows.
 // Handlers never see the Koa context; src/http/respond.ts writes the result.
+import type { Readable } from 'node:stream';
 import type { RequestContext, Principal } from '../services/context.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
+/** A response body that is not JSON (a file): bytes or a stream, typed by a Content-Type header. */
+export type BinaryBody = Uint8Array | Readable;
+type ResponseContent<T> = T extends { content: { 'application/json': infer B } }
+  ? B
+  : T extends { content: object }
+    ? BinaryBody
+    : undefined;
 type Params<O, In extends string> = O extends { parameters: { [K in In]?: infer P } }
   ? [P] extends [never] | [undefined]
     ? Record<string, never>
@@ -16,6 +24,8 @@ export interface HandlerInput<O> {
   body: O extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : undefined;
   headers: Record<string, string | string[] | undefined>;
   cookies: { get(name: string): string | undefined };
+  /** The request body stream; unread only for raw (non-JSON) uploads, see RAW_BODY_PATHS. */
+  rawBody: Readable;
 }
 
 export interface CookieToSet {
@@ -30,7 +40,7 @@ type Responses<O> = O extends { responses: infer R } ? R : never;
 export type HandlerResult<O> = {
   [S in keyof Responses<O>]: {
     status: S extends number ? S : never;
-    body: JsonContent<Responses<O>[S]>;
+    body: ResponseContent<Responses<O>[S]>;
     headers?: Record<string, string>;
     cookies?: CookieToSet[];
   };

@@ -3,6 +3,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
+import { uploadCleanupJob } from './upload-cleanup.js';
 
 export interface Job {
   name: string;
@@ -11,8 +12,8 @@ export interface Job {
   run(): Promise<void>;
 }
 
-export function workerJobs(_deps: Deps, _services: Services): Job[] {
-  return [];
+export function workerJobs(deps: Deps, services: Services): Job[] {
+  return [uploadCleanupJob(deps, services)];
 }
 
 export function startWorker(deps: Deps, services: Services): { stop(): Promise<void> } {

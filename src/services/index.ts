@@ -10,6 +10,7 @@ import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
+import { storageServices } from './storage/index.js';
 import { membersService } from './members.js';
 import { operatorService } from './operator.js';
 import { collectionsService } from './collections.js';
@@ -31,6 +32,8 @@ export function createServices(deps: Deps) {
   const collections = collectionsService(repos.collections, projects, (id) =>
     projectIndexes(deps.db.project(id)),
   );
+  const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
+  projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
   return {
@@ -52,6 +55,7 @@ export function createServices(deps: Deps) {
     operator: operatorService(repos.developers, repos.projects),
     tokens,
     collections,
+    storage,
   };
 }
 

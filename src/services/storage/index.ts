@@ -1,0 +1,106 @@
+// File storage: builds the upload flow, the filesystem store's own endpoints, the dashboard
+// settings, and the housekeeping (expired uploads, interrupted deletes, a deleted project's files).
+import type { Config } from '../../config.js';
+import type { Logger } from '../../lib/logger.js';
+import type { Database } from '../../db/client.js';
+import { filesRepo } from '../../db/files.js';
+import { storageSettingsRepo } from '../../db/storage-settings.js';
+import type { ProjectsRepo } from '../../db/projects.js';
+import { createInternalStore } from '../../storage/index.js';
+import type { ProjectsService } from '../projects.js';
+import { localFilesService } from './local-files.js';
+import { storageSettingsService } from './settings.js';
+import { storeResolver } from './stores.js';
+import { uploadsService } from './uploads.js';
+import type { FileRecord } from './types.js';
+
+/** Unconfirmed uploads are removed this long after their URL expired (a PUT may still be running). */
+export const CLEANUP_GRACE_MS = 5 * 60_000;
+/** A delete that has not finished after this long is retried by the cleanup job. */
+const STALE_DELETE_MS = 10 * 60_000;
+const BATCH = 100;
+
+export function storageServices(
+  config: Config,
+  log: Logger,
+  platform: Database['platform'],
+  projectsRepo: ProjectsRepo,
+  projects: ProjectsService,
+) {
+  const files = filesRepo(platform);
+  const settings = storageSettingsRepo(platform);
+  const stores = storeResolver(config, createInternalStore(config));
+
+  /** Removes a record's object (when still reachable) and the record; gives back what it charged. */
+  async function purge(record: FileRecord): Promise<boolean> {
+    const store = stores.forRecord(record, await settings.get(record.projectId));
+    try {
+      await store?.delete(record.path);
+    } catch (err) {
+      log.warn({ err, path: record.path }, 'could not delete a stored object; will retry');
+      return false;
+    }
+    const removed = await files.remove(record.id);
+    if (removed && removed.chargedBytes > 0)
+      await projectsRepo.releaseStorage(record.projectId, removed.chargedBytes);
+    return !!removed;
+  }
+
+  return {
+    files,
+    stores,
+    uploads: uploadsService({ files, settings, projectsRepo, projects, stores }),
+    local: localFilesService(files, stores.internal),
+    settings: storageSettingsService(config, settings, projects, stores),
+
+    /**
+     * The worker's sweep: uploads never confirmed whose URL expired more than the grace period
+     * ago, and deletes interrupted by a crash. Each record is taken with a conditional update, so
+     * a confirm arriving at the same moment and a second worker are both safe.
+     */
+    async cleanupUploads(now = new Date()): Promise<{ expired: number; deletes: number }> {
+      const cutoff = new Date(now.getTime() - CLEANUP_GRACE_MS);
+      let expired = 0;
+      for (;;) {
+        const batch = await files.listExpiredPending(cutoff, BATCH);
+        for (const record of batch) {
+          const claimed = await files.claimExpired(record.id, cutoff, now);
+          if (claimed && (await purge(claimed))) expired += 1;
+        }
+        if (batch.length < BATCH) break;
+      }
+      let deletes = 0;
+      const stale = await files.listStaleDeleting(new Date(now.getTime() - STALE_DELETE_MS), BATCH);
+      for (const record of stale) if (await purge(record)) deletes += 1;
+      return { expired, deletes };
+    },
+
+    /** Removes every file of a deleted project (best effort for its own bucket) and its settings. */
+    async deleteProjectFiles(projectId: string): Promise<void> {
+      const current = await settings.get(projectId);
+      let after: string | undefined;
+      for (;;) {
+        const page = await files.listForProject(projectId, after, BATCH);
+        for (const record of page) {
+          if (record.provider !== 'external') continue;
+          await stores
+            .forRecord(record, current)
+            ?.delete(record.path)
+            .catch((err) =>
+              log.warn({ err, path: record.path }, 'could not delete a file of a deleted project'),
+            );
+        }
+        if (page.length < BATCH) break;
+        after = page[page.length - 1]!.id;
+      }
+      await stores.internal
+        .deletePrefix(projectId)
+        .catch((err) => log.warn({ err, projectId }, 'could not delete the files of a deleted project'));
+      await files.deleteForProject(projectId);
+      await settings.delete(projectId);
+      stores.forget(projectId);
+    },
+  };
+}
+
+export type StorageServices = ReturnType<typeof storageServices>;

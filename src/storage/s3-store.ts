@@ -1,0 +1,153 @@
+// An S3-compatible bucket as object store: the operator's (`internal` when S3_BUCKET is set) or a
+// project's own (`external`). Presigned PUT URLs sign `content-type` and `content-length`, so a
+// wrong type or a larger body is refused by the bucket itself. The client never computes
+// checksums unless an operation requires one: with the SDK's default, presigned URLs would carry
+// the checksum of an empty body and real S3 would refuse every upload.
+import http from 'node:http';
+import https from 'node:https';
+import {
+  DeleteObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { guardedLookup } from '../lib/restricted-hosts.js';
+import type { ObjectInfo, ObjectStore, PresignInput } from './types.js';
+
+export interface S3StoreSettings {
+  /** Omitted for AWS itself (the region's default endpoint). */
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Base of public file URLs (`<base>/<key>`); none means files have no public URL. */
+  publicUrlBase: string | undefined;
+  forcePathStyle: boolean;
+  /** Refuse connections to restricted addresses at DNS time (developer-supplied endpoints). */
+  guardHosts: boolean;
+  /** Timeout of one request to the bucket. */
+  timeoutMs?: number;
+}
+
+export interface S3ObjectStore extends ObjectStore {
+  readonly backend: 's3';
+  /** A real request (HeadBucket) proving the endpoint, the credentials and the bucket work. */
+  checkBucket(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  close(): void;
+}
+
+const isNotFound = (err: unknown) =>
+  err instanceof S3ServiceException &&
+  (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
+
+/** A short, safe description of a failed request (never the credentials). */
+function describe(err: unknown): string {
+  if (err instanceof S3ServiceException) {
+    const status = err.$metadata.httpStatusCode;
+    if (status === 403) return 'access denied (check the keys and the bucket policy)';
+    if (status === 404) return 'bucket not found';
+    if (status === 301 || status === 400)
+      return `the bucket refused the request (HTTP ${status}; check the region)`;
+    return `${err.name} (HTTP ${status ?? '?'})`;
+  }
+  const { code, name, message } = err as { code?: string; name?: string; message?: string };
+  if (code === 'ERESTRICTEDHOST') return 'the endpoint resolves to a restricted address';
+  if (name === 'TimeoutError' || code === 'ETIMEDOUT') return 'the endpoint did not answer in time';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the endpoint host does not resolve';
+  if (code === 'ECONNREFUSED') return 'the endpoint refused the connection';
+  return code ?? name ?? message ?? 'unknown error';
+}
+
+export function s3Store(settings: S3StoreSettings): S3ObjectStore {
+  const timeoutMs = settings.timeoutMs ?? 10_000;
+  const agentOptions = { keepAlive: true, ...(settings.guardHosts ? { lookup: guardedLookup } : {}) };
+  const client = new S3Client({
+    endpoint: settings.endpoint,
+    region: settings.region,
+    credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    forcePathStyle: settings.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 2,
+    requestHandler: {
+      requestTimeout: timeoutMs,
+      connectionTimeout: Math.min(timeoutMs, 5000),
+      httpAgent: new http.Agent(agentOptions),
+      httpsAgent: new https.Agent(agentOptions),
+    },
+  });
+  const Bucket = settings.bucket;
+  const base = settings.publicUrlBase?.replace(/\/+$/, '');
+
+  return {
+    backend: 's3',
+
+    async presignPut({ key, contentType, size, expiresInSeconds, now = new Date() }: PresignInput) {
+      const command = new PutObjectCommand({
+        Bucket,
+        Key: key,
+        ContentType: contentType,
+        ContentLength: size,
+      });
+      const url = await getSignedUrl(client, command, {
+        expiresIn: expiresInSeconds,
+        signingDate: now,
+        signableHeaders: new Set(['content-type', 'content-length']),
+      });
+      return { url, expiresAt: new Date(now.getTime() + expiresInSeconds * 1000) };
+    },
+
+    async head(key: string): Promise<ObjectInfo | undefined> {
+      try {
+        const out = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        return { size: out.ContentLength ?? 0, contentType: out.ContentType };
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+
+    async delete(key: string) {
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+
+    async deletePrefix(prefix: string) {
+      // One DeleteObject per key: DeleteObjects needs a Content-MD5/checksum that some
+      // S3-compatible servers do not accept, and this only runs when a project is deleted.
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: `${prefix}/`, ContinuationToken }),
+        );
+        for (const item of page.Contents ?? []) {
+          if (item.Key) await client.send(new DeleteObjectCommand({ Bucket, Key: item.Key }));
+        }
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+
+    publicUrl: (key: string) => (base ? `${base}/${key}` : undefined),
+
+    async checkBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket }), {
+          abortSignal: AbortSignal.timeout(timeoutMs),
+        });
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, reason: describe(err) };
+      }
+    },
+
+    close: () => client.destroy(),
+  };
+}
