@@ -37,6 +37,11 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl,
   );
 
+  // Errors Koa sees outside the middleware chain (a client that aborts mid-body, a socket
+  // error) go to the structured log instead of stderr.
+  app.on('error', (err: Error & { code?: string }) => {
+    log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
+  });
   app.use(requestContext(log));
   app.use(errorHandler());
   app.use(jsonBody(deps.config.bodyLimitBytes));
