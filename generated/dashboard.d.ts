@@ -195,62 +195,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/projects/{projectId}/members": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-            };
-            cookie?: never;
-        };
-        /** Members of a project (members) */
-        get: operations["listProjectMembers"];
-        put?: never;
-        /** Invite an existing developer by email (admins) */
-        post: operations["addProjectMember"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{projectId}/members/{developerId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
-                developerId: string;
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Remove a member (admins), or leave the project (any member, for themselves)
-         * @description The last admin cannot leave or be removed (409 `LAST_ADMIN`).
-         */
-        delete: operations["removeProjectMember"];
-        options?: never;
-        head?: never;
-        /**
-         * Change a member's role (admins)
-         * @description The last admin cannot be demoted (409 `LAST_ADMIN`).
-         */
-        patch: operations["changeProjectMemberRole"];
-        trace?: never;
-    };
     "/api/projects/{projectId}/collections": {
         parameters: {
             query?: never;
@@ -314,6 +258,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project's storage settings (admins)
+         * @description The provider new uploads go to, the operator's internal store, the project's own bucket (without its secret: `hasSecretAccessKey: true`) and whether end-user uploads are on.
+         */
+        get: operations["getStorageSettings"];
+        /**
+         * Use the project's own S3-compatible bucket (Pro, admins)
+         * @description New uploads go to this bucket (`external` provider). Pro only (403 otherwise). The endpoint must pass the restricted-host check, and a real request (HeadBucket) with these keys must succeed, else 400 and nothing is stored. The secret access key is stored encrypted and never returned. For browser uploads the bucket needs CORS rules allowing `PUT`, `OPTIONS`, `GET`, `HEAD` and the request headers `content-type` and `content-length`.
+         */
+        put: operations["setExternalStorage"];
+        post?: never;
+        /**
+         * Go back to the internal provider (admins)
+         * @description New uploads go to the operator's store again. Files already in the project's bucket stay there; deleting one of them later removes only its record and quota.
+         */
+        delete: operations["removeExternalStorage"];
+        options?: never;
+        head?: never;
+        /**
+         * Change storage settings (admins)
+         * @description `endUserUploads`: let end users upload with the publishable key and their Bearer token.
+         */
+        patch: operations["updateStorageSettings"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /** Members of a project (members) */
+        get: operations["listProjectMembers"];
+        put?: never;
+        /** Invite an existing developer by email (admins) */
+        post: operations["addProjectMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/members/{developerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /** @example 65f1c2a4b7e8d90012345679 */
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (admins), or leave the project (any member, for themselves)
+         * @description The last admin cannot leave or be removed (409 `LAST_ADMIN`).
+         */
+        delete: operations["removeProjectMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (admins)
+         * @description The last admin cannot be demoted (409 `LAST_ADMIN`).
+         */
+        patch: operations["changeProjectMemberRole"];
+        trace?: never;
+    };
     "/api/admin/developers/{developerId}/plan": {
         parameters: {
             query?: never;
@@ -358,44 +396,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/projects/{projectId}/storage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * A project's storage settings (admins)
-         * @description The provider new uploads go to, the operator's internal store, the project's own bucket (without its secret: `hasSecretAccessKey: true`) and whether end-user uploads are on.
-         */
-        get: operations["getStorageSettings"];
-        /**
-         * Use the project's own S3-compatible bucket (Pro, admins)
-         * @description New uploads go to this bucket (`external` provider). Pro only (403 otherwise). The endpoint must pass the restricted-host check, and a real request (HeadBucket) with these keys must succeed, else 400 and nothing is stored. The secret access key is stored encrypted and never returned. For browser uploads the bucket needs CORS rules allowing `PUT`, `OPTIONS`, `GET`, `HEAD` and the request headers `content-type` and `content-length`.
-         */
-        put: operations["setExternalStorage"];
-        post?: never;
-        /**
-         * Go back to the internal provider (admins)
-         * @description New uploads go to the operator's store again. Files already in the project's bucket stay there; deleting one of them later removes only its record and quota.
-         */
-        delete: operations["removeExternalStorage"];
-        options?: never;
-        head?: never;
-        /**
-         * Change storage settings (admins)
-         * @description `endUserUploads`: let end users upload with the publishable key and their Bearer token.
-         */
-        patch: operations["updateStorageSettings"];
         trace?: never;
     };
 }
@@ -1636,161 +1636,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    listProjectMembers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The members. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembersEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    addProjectMember: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: email
-                     * @example grace@example.com
-                     */
-                    email: string;
-                    /**
-                     * @default member
-                     * @enum {string}
-                     */
-                    role?: "admin" | "member";
-                };
-            };
-        };
-        responses: {
-            /** @description Added; the members after the change. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembersEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    removeProjectMember: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
-                developerId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The members after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembersEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    changeProjectMemberRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
-                developerId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @example admin
-                     * @enum {string}
-                     */
-                    role: "admin" | "member";
-                };
-            };
-        };
-        responses: {
-            /** @description The members after the change. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembersEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     listCollections: {
         parameters: {
             query?: never;
@@ -2077,102 +1922,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    setDeveloperPlan: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example 65f1c2a4b7e8d90012345678 */
-                developerId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @example pro
-                     * @enum {string}
-                     */
-                    plan: "free" | "pro";
-                };
-            };
-        };
-        responses: {
-            /** @description The developer with the new plan. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeveloperEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    setProjectLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-                 * @example 65f1c2a4b7e8d90012345678
-                 */
-                projectId: components["parameters"]["ProjectId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @example {
-                     *       "collectionsPerProject": 50,
-                     *       "databaseBytes": 104857600
-                     *     }
-                     */
-                    limits: {
-                        projectsPerDeveloper?: number;
-                        collectionsPerProject?: number;
-                        databaseBytes?: number;
-                        storageBytes?: number;
-                        requestsPerMinute?: number;
-                        mailPerMonth?: number;
-                        webhooksPerProject?: number;
-                        aiQueryBuilderPerMonth?: number;
-                        aiCollectionCreatorPerMonth?: number;
-                        externalDatabase?: boolean;
-                        externalStorage?: boolean;
-                        ownMailKey?: boolean;
-                        customMailTemplates?: boolean;
-                        ownAiKey?: boolean;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description The project with its limits in force. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectEnvelope"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     getStorageSettings: {
         parameters: {
             query?: never;
@@ -2295,6 +2044,257 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjectMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example grace@example.com
+                     */
+                    email: string;
+                    /**
+                     * @default member
+                     * @enum {string}
+                     */
+                    role?: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Added; the members after the change. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeProjectMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /** @example 65f1c2a4b7e8d90012345679 */
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeProjectMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /** @example 65f1c2a4b7e8d90012345679 */
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example admin
+                     * @enum {string}
+                     */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description The members after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembersEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setDeveloperPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example pro
+                     * @enum {string}
+                     */
+                    plan: "free" | "pro";
+                };
+            };
+        };
+        responses: {
+            /** @description The developer with the new plan. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setProjectLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @example {
+                     *       "collectionsPerProject": 50,
+                     *       "databaseBytes": 104857600
+                     *     }
+                     */
+                    limits: {
+                        projectsPerDeveloper?: number;
+                        collectionsPerProject?: number;
+                        databaseBytes?: number;
+                        storageBytes?: number;
+                        requestsPerMinute?: number;
+                        mailPerMonth?: number;
+                        webhooksPerProject?: number;
+                        aiQueryBuilderPerMonth?: number;
+                        aiCollectionCreatorPerMonth?: number;
+                        externalDatabase?: boolean;
+                        externalStorage?: boolean;
+                        ownMailKey?: boolean;
+                        customMailTemplates?: boolean;
+                        ownAiKey?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The project with its limits in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -11,6 +11,7 @@ import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
 import { userAuthHandlers } from './user-auth.js';
 import { storageHandlers } from './storage.js';
+import { dataHandlers } from './data.js';
 import { storageSettingsHandlers } from './storage-settings.js';
 
 export function publicHandlers(services: Services) {
@@ -19,6 +20,7 @@ export function publicHandlers(services: Services) {
     ...schemaHandlers(services),
     ...userAuthHandlers(services),
     ...storageHandlers(services),
+    ...dataHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 

@@ -4,6 +4,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { uploadCleanupJob } from './upload-cleanup.js';
+import { trashPurgeJob } from './trash-purge.js';
 
 export interface Job {
   name: string;
@@ -13,7 +14,7 @@ export interface Job {
 }
 
 export function workerJobs(deps: Deps, services: Services): Job[] {
-  return [uploadCleanupJob(deps, services)];
+  return [uploadCleanupJob(deps, services), trashPurgeJob(deps, services)];
 }
 
 export function startWorker(deps: Deps, services: Services): { stop(): Promise<void> } {

@@ -8,13 +8,15 @@ import { accountsService } from './accounts.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
-import { userAuthService } from './user-auth/index.js';
-import { createMailer } from '../mail/sender.js';
-import { storageServices } from './storage/index.js';
 import { membersService } from './members.js';
 import { operatorService } from './operator.js';
+import { userAuthService } from './user-auth/index.js';
+import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
+import { storageServices } from './storage/index.js';
+import { dataService } from './data/index.js';
+import { documentsRepo } from '../db/documents.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -29,13 +31,14 @@ export function createServices(deps: Deps) {
     await deps.db.project(projectId).dropDatabase();
     await repos.collections.deleteAll(projectId);
   });
-  const collections = collectionsService(repos.collections, projects, (id) =>
-    projectIndexes(deps.db.project(id)),
-  );
   const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
+  const collections = collectionsService(repos.collections, projects, (id) =>
+    projectIndexes(deps.db.project(id)),
+  );
+  const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs);
   return {
     repos,
     events,
@@ -53,8 +56,16 @@ export function createServices(deps: Deps) {
     projects,
     members: membersService(repos.projects, repos.developers),
     operator: operatorService(repos.developers, repos.projects),
-    tokens,
     collections,
+    documents,
+    data: dataService({
+      documents,
+      projects: repos.projects,
+      definitions: collections.getDefinition,
+      limitsOf: projects.limitsOf,
+      events,
+    }),
+    tokens,
     storage,
   };
 }

@@ -1,0 +1,279 @@
+// Documents of registered collections in a project's database: the only module that runs queries
+// and pipelines on project collections. Every query and pipeline runs under `maxTimeMS`; driver
+// errors become ApiErrors here (11000 -> 409 naming the field, malformed queries -> 400).
+import {
+  BSON,
+  MongoServerError,
+  type Db,
+  type Document as MongoDocument,
+  type Filter,
+  type Sort,
+} from 'mongodb';
+import { badRequest, conflict } from '../http/errors.js';
+import type { Database } from './client.js';
+import { duplicateKeyField, isDuplicateKey } from './errors.js';
+import { ObjectId } from './ids.js';
+
+/** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
+export type StoredDocument = Record<string, unknown> & { _id: string };
+
+export interface CollectionRef {
+  projectId: string;
+  collection: string;
+}
+
+export interface FindOptions {
+  filter: MongoDocument;
+  sort?: Record<string, 1 | -1>;
+  skip?: number;
+  limit?: number;
+  projection?: Record<string, 0 | 1>;
+}
+
+const SIZE_PLACEHOLDER_ID = new ObjectId('000000000000000000000000');
+const MAX_TIME_EXPIRED = 50;
+/** Server answers to a malformed query or update, as opposed to a server-side failure. */
+const CLIENT_ERROR_CODES = new Set([2, 9, 14, 15, 16, 28, 40, 52, 55, 56, 57, 10334, 17419, 51091]);
+/** Server answers that say the server, not the pipeline, has a problem. */
+const SERVER_ERROR_CODES = new Set([
+  6, 7, 11, 13, 18, 89, 91, 112, 117, 189, 202, 262, 10107, 11600, 11601, 11602, 13435, 13436,
+]);
+
+/** Converts driver values for the services: object ids become hex strings, the rest is kept. */
+function fromStored(value: unknown): unknown {
+  if (value instanceof ObjectId) return value.toHexString();
+  if (value instanceof Date || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(fromStored);
+  const bsonType = (value as { _bsontype?: string })._bsontype;
+  if (bsonType) {
+    // Values an external database may hold (Decimal128, Long, Binary, ...): their JSON form.
+    const json = (value as { toJSON?: () => unknown }).toJSON?.();
+    return json === undefined ? String(value) : json;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = fromStored(item);
+  return out;
+}
+
+const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
+
+/** The BSON size of a document as stored (its `_id`, hex above src/db, counted as an ObjectId). */
+export function bsonSize(doc: Record<string, unknown>): number {
+  return BSON.calculateObjectSize({ ...doc, _id: SIZE_PLACEHOLDER_ID } as MongoDocument);
+}
+
+/** Rethrows a driver error as the ApiError a client should see, or as is for server failures. */
+export function translateDriverError(err: unknown, what: 'query' | 'write' | 'pipeline'): never {
+  if (isDuplicateKey(err)) {
+    const field = duplicateKeyField(err) ?? 'a unique field';
+    throw conflict(
+      `Duplicate value for "${field}": it must be unique in this collection`,
+      'DUPLICATE_VALUE',
+      [{ path: field, message: `${field} must be unique` }],
+    );
+  }
+  if (err instanceof MongoServerError) {
+    if (err.code === MAX_TIME_EXPIRED) {
+      throw badRequest(
+        `The ${what} took longer than the time limit; narrow the filter or add a $limit`,
+        undefined,
+        'QUERY_TIMEOUT',
+      );
+    }
+    const code = typeof err.code === 'number' ? err.code : undefined;
+    // A server error without a code comes from a server that could not run what was asked (some
+    // MongoDB-compatible servers answer an invalid regular expression so); MongoDB always sets one.
+    const clientError =
+      code === undefined ||
+      (what === 'pipeline' ? !SERVER_ERROR_CODES.has(code) : CLIENT_ERROR_CODES.has(code));
+    if (clientError) {
+      const label =
+        what === 'pipeline' ? 'Invalid pipeline' : what === 'write' ? 'Invalid update' : 'Invalid query';
+      throw badRequest(
+        `${label}: ${err.message}`,
+        undefined,
+        what === 'pipeline' ? 'INVALID_PIPELINE' : 'BAD_REQUEST',
+      );
+    }
+  }
+  throw err;
+}
+
+const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
+
+/**
+ * `dbFor` gives the database that holds a project's documents: the managed `p_<projectId>` by
+ * default; an external database connection replaces it per project.
+ */
+export function documentsRepo(
+  database: Database,
+  timeoutMs: number,
+  dbFor: (projectId: string) => Db | Promise<Db> = (projectId) => database.project(projectId),
+) {
+  const collection = async ({ projectId, collection: name }: CollectionRef) =>
+    (await dbFor(projectId)).collection(name);
+
+  return {
+    async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
+      try {
+        const cursor = (await collection(ref)).find(asFilter(options.filter), {
+          projection: options.projection,
+          sort: options.sort as Sort | undefined,
+          skip: options.skip || undefined,
+          limit: options.limit,
+          maxTimeMS: timeoutMs,
+        });
+        return (await cursor.toArray()).map(toDocument);
+      } catch (err) {
+        translateDriverError(err, 'query');
+      }
+    },
+
+    async findOne(
+      ref: CollectionRef,
+      filter: MongoDocument,
+      projection?: Record<string, 0 | 1>,
+    ): Promise<StoredDocument | undefined> {
+      try {
+        const doc = await (
+          await collection(ref)
+        ).findOne(asFilter(filter), {
+          projection,
+          maxTimeMS: timeoutMs,
+        });
+        return doc ? toDocument(doc) : undefined;
+      } catch (err) {
+        translateDriverError(err, 'query');
+      }
+    },
+
+    async count(ref: CollectionRef, filter: MongoDocument): Promise<number> {
+      try {
+        return await (await collection(ref)).countDocuments(asFilter(filter), { maxTimeMS: timeoutMs });
+      } catch (err) {
+        translateDriverError(err, 'query');
+      }
+    },
+
+    /** Inserts one document; returns it with its `_id` and its stored size. */
+    async insertOne(
+      ref: CollectionRef,
+      doc: Record<string, unknown>,
+    ): Promise<{ doc: StoredDocument; size: number }> {
+      const stored = { _id: new ObjectId(), ...doc };
+      try {
+        await (await collection(ref)).insertOne(stored);
+      } catch (err) {
+        translateDriverError(err, 'write');
+      }
+      return { doc: toDocument(stored), size: BSON.calculateObjectSize(stored) };
+    },
+
+    /**
+     * Inserts all documents or none: when the database refuses one (a unique clash), the ones
+     * already written by this call are removed again before the error is reported.
+     */
+    async insertMany(
+      ref: CollectionRef,
+      docs: Record<string, unknown>[],
+    ): Promise<{ docs: StoredDocument[]; size: number }> {
+      const stored = docs.map((doc) => ({ _id: new ObjectId(), ...doc }));
+      const target = await collection(ref);
+      try {
+        await target.insertMany(stored, { ordered: true });
+      } catch (err) {
+        await target.deleteMany({ _id: { $in: stored.map((d) => d._id) } });
+        translateDriverError(err, 'write');
+      }
+      const size = stored.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
+      return { docs: stored.map(toDocument), size };
+    },
+
+    /** Applies `$set` to the one document matching `filter`; the document after, or undefined. */
+    async update(
+      ref: CollectionRef,
+      filter: MongoDocument,
+      set: Record<string, unknown>,
+    ): Promise<{ doc: StoredDocument; size: number } | undefined> {
+      try {
+        const doc = await (
+          await collection(ref)
+        ).findOneAndUpdate(
+          asFilter(filter),
+          { $set: set },
+          { returnDocument: 'after', maxTimeMS: timeoutMs },
+        );
+        return doc ? { doc: toDocument(doc), size: BSON.calculateObjectSize(doc) } : undefined;
+      } catch (err) {
+        translateDriverError(err, 'write');
+      }
+    },
+
+    /** Size of a stored document (the base of an update's quota difference). */
+    sizeOf: bsonSize,
+
+    async aggregate(ref: CollectionRef, pipeline: MongoDocument[], maxResults: number) {
+      try {
+        const cursor = (await collection(ref)).aggregate(pipeline, { maxTimeMS: timeoutMs });
+        const results: StoredDocument[] = [];
+        for await (const doc of cursor) {
+          results.push(toDocument(doc));
+          if (results.length > maxResults) {
+            await cursor.close();
+            break;
+          }
+        }
+        return results;
+      } catch (err) {
+        translateDriverError(err, 'pipeline');
+      }
+    },
+
+    /**
+     * Removes, one by one, the trashed documents deleted before `cutoff`; returns how many and
+     * their stored size. One at a time so that a document restored meanwhile stays, and so that
+     * two workers never count the same document twice.
+     */
+    async purgeTrashed(ref: CollectionRef, cutoff: Date): Promise<{ removed: number; bytes: number }> {
+      const target = await collection(ref);
+      let removed = 0;
+      let bytes = 0;
+      for (;;) {
+        const doc = await target.findOneAndDelete(
+          { isDeleted: true, deletedAt: { $lte: cutoff } },
+          { maxTimeMS: timeoutMs },
+        );
+        if (!doc) break;
+        removed += 1;
+        bytes += BSON.calculateObjectSize(doc);
+      }
+      return { removed, bytes };
+    },
+  };
+}
+
+export type DocumentsRepo = ReturnType<typeof documentsRepo>;
+
+/**
+ * Every registered collection of every project (platform database, `collections`), for the
+ * sweeps of the worker; read in pages by `_id` so that the sweep never holds a long cursor.
+ */
+export async function* registeredCollections(
+  database: Database,
+  pageSize = 500,
+): AsyncGenerator<CollectionRef> {
+  const defs = database.platform.collection<{ _id: ObjectId; projectId: ObjectId; name: string }>(
+    'collections',
+  );
+  let after: ObjectId | undefined;
+  for (;;) {
+    const page = await defs
+      .find(after ? { _id: { $gt: after } } : {}, { projection: { projectId: 1, name: 1 } })
+      .sort({ _id: 1 })
+      .limit(pageSize)
+      .toArray();
+    for (const def of page) yield { projectId: def.projectId.toHexString(), collection: def.name };
+    if (page.length < pageSize) return;
+    after = page[page.length - 1]!._id;
+  }
+}

@@ -1,0 +1,29 @@
+// The data API service (`/api/data/:collectionName...`): reads, writes and aggregations of the
+// documents of registered collections, built once from its repositories.
+import type { DocumentsRepo } from '../../db/documents.js';
+import type { ProjectsRepo } from '../../db/projects.js';
+import type { EventBus } from '../events.js';
+import type { PlanLimits, Project } from '../types.js';
+import type { DefinitionLookup } from './access.js';
+import { databaseQuota } from './quota.js';
+import { documentReads } from './reads.js';
+import { documentWrites } from './writes.js';
+
+export interface DataServiceDeps {
+  documents: DocumentsRepo;
+  projects: ProjectsRepo;
+  /** The collection definition of a project by name (the collections service's lookup). */
+  definitions: DefinitionLookup;
+  limitsOf: (project: Project) => Promise<PlanLimits>;
+  events: EventBus;
+}
+
+export function dataService(deps: DataServiceDeps) {
+  const quota = databaseQuota(deps.projects, deps.limitsOf);
+  return {
+    ...documentReads(deps.documents, deps.definitions),
+    ...documentWrites(deps.documents, deps.definitions, quota, deps.events),
+  };
+}
+
+export type DataService = ReturnType<typeof dataService>;

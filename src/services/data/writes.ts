@@ -1,0 +1,218 @@
+// Writing documents: create (one or a bulk of up to 100, all validated before any is written),
+// update (set semantics, dot paths), move to trash and restore. Each write checks the key and RLS
+// rules, the quota, and emits its event after success.
+import { ApiError, badRequest, conflict, notFound, validationFailed } from '../../http/errors.js';
+import { toObjectId } from '../../db/ids.js';
+import type { DocumentsRepo, StoredDocument } from '../../db/documents.js';
+import type { RequestContext } from '../context.js';
+import type { EventBus, EventName } from '../events.js';
+import { validateDocument } from '../schema/validate-document.js';
+import type { CollectionDef } from '../types.js';
+import {
+  applyOwner,
+  assertMayChange,
+  assertNoLookalikeOwner,
+  documentId,
+  openCollection,
+  writeOwner,
+  type DefinitionLookup,
+  type Target,
+} from './access.js';
+import type { DatabaseQuota } from './quota.js';
+import { toApi, type ApiDocument } from './serialize.js';
+import { applySet } from './update-preview.js';
+
+export const MAX_BULK = 100;
+const ACTIVE = { isDeleted: { $ne: true } };
+
+/** Re-labels a validation error of one document of a bulk with its index (`documents.3.title`). */
+function inBulk(err: unknown, index: number): never {
+  if (!(err instanceof ApiError) || err.status !== 400) throw err;
+  const prefix = `documents.${index}`;
+  const message = err.message.startsWith('Validation failed: ')
+    ? `Validation failed: ${prefix}.${err.message.slice('Validation failed: '.length)}`
+    : `${prefix}: ${err.message}`;
+  const details = err.details?.map((d) => ({
+    path: `${prefix}.${d.path}`,
+    message: `${prefix}.${d.message}`,
+  }));
+  throw new ApiError(err.status, err.code, message, details);
+}
+
+/** Two documents of one bulk with the same value of a unique field would clash: 409 before writing. */
+function assertUniqueWithin(def: CollectionDef, docs: Record<string, unknown>[]): void {
+  for (const field of def.fields.filter((f) => f.unique)) {
+    const seen = new Map<string, number>();
+    docs.forEach((doc, i) => {
+      const value = doc[field.name];
+      if (value === undefined || value === null) return;
+      const key = JSON.stringify(value instanceof Date ? value.getTime() : value);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        throw conflict(
+          `Duplicate value for "${field.name}": documents ${first} and ${i} share it`,
+          'DUPLICATE_VALUE',
+          [{ path: `documents.${i}.${field.name}`, message: `${field.name} must be unique` }],
+        );
+      }
+      seen.set(key, i);
+    });
+  }
+}
+
+export function documentWrites(
+  repo: DocumentsRepo,
+  definitions: DefinitionLookup,
+  quota: DatabaseQuota,
+  events: EventBus,
+) {
+  const emit = (name: EventName, target: Target, documentId: string, document: ApiDocument | null) =>
+    events.emit({
+      name,
+      projectId: target.ref.projectId,
+      collection: target.ref.collection,
+      documentId,
+      document,
+      at: new Date(),
+    });
+
+  /** Validates a new document and completes it with its owner and system fields. */
+  function prepare(target: Target, body: unknown, ownerId: string | undefined, now: Date) {
+    const data = validateDocument(target.def, body, 'create');
+    assertNoLookalikeOwner(target.def, Object.keys(data));
+    applyOwner(target.def, data, ownerId);
+    return { ...data, isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
+  }
+
+  /** The stored, active document a write names, after the ownership check. */
+  async function load(target: Target, id: string, ownerId: string | undefined, trashed = false) {
+    const oid = toObjectId(documentId(id))!;
+    const stored = await repo.findOne(target.ref, { _id: oid, isDeleted: trashed ? true : { $ne: true } });
+    if (!stored) {
+      throw notFound(
+        trashed ? 'Document not found in the trash' : 'Document not found',
+        'DOCUMENT_NOT_FOUND',
+      );
+    }
+    assertMayChange(target.def, stored, undefined, ownerId);
+    const filter: Record<string, unknown> = { _id: oid };
+    if (ownerId !== undefined) filter[target.def.rls.ownerField] = { $eq: ownerId };
+    return { stored, filter };
+  }
+
+  /** Before a restore: a unique value of the document taken by an active one meanwhile is a 409. */
+  async function assertUniqueFree(target: Target, stored: StoredDocument): Promise<void> {
+    for (const field of target.def.fields.filter((f) => f.unique)) {
+      const value = stored[field.name];
+      if (value === undefined || value === null) continue;
+      const clash = await repo.findOne(
+        target.ref,
+        { [field.name]: { $eq: value }, _id: { $ne: toObjectId(stored._id) }, ...ACTIVE },
+        { _id: 1 },
+      );
+      if (clash) {
+        throw conflict(
+          `Cannot restore: the value of "${field.name}" is now used by another document`,
+          'DUPLICATE_VALUE',
+          [{ path: field.name, message: `${field.name} must be unique` }],
+        );
+      }
+    }
+  }
+
+  return {
+    async create(ctx: RequestContext, name: string, body: unknown): Promise<ApiDocument> {
+      const target = await openCollection(ctx, name, definitions);
+      const doc = prepare(target, body, writeOwner(target), new Date());
+      await quota.assertRoom(target.caller.project, repo.sizeOf(doc));
+      const saved = await repo.insertOne(target.ref, doc);
+      await quota.charge(target.caller.project, saved.size);
+      const out = toApi(saved.doc);
+      await emit('document.created', target, out._id, out);
+      return out;
+    },
+
+    async createMany(ctx: RequestContext, name: string, bodies: unknown[]): Promise<ApiDocument[]> {
+      const target = await openCollection(ctx, name, definitions);
+      const ownerId = writeOwner(target);
+      if (!Array.isArray(bodies) || bodies.length === 0 || bodies.length > MAX_BULK) {
+        throw badRequest(
+          `Validation failed: documents must hold 1 to ${MAX_BULK} documents`,
+          undefined,
+          'VALIDATION_FAILED',
+        );
+      }
+      const now = new Date();
+      const docs = bodies.map((body, i) => {
+        try {
+          return prepare(target, body, ownerId, now);
+        } catch (err) {
+          inBulk(err, i);
+        }
+      });
+      assertUniqueWithin(target.def, docs);
+      await quota.assertRoom(
+        target.caller.project,
+        docs.reduce((sum, doc) => sum + repo.sizeOf(doc), 0),
+      );
+      const saved = await repo.insertMany(target.ref, docs);
+      await quota.charge(target.caller.project, saved.size);
+      const out = saved.docs.map(toApi);
+      for (const doc of out) await emit('document.created', target, doc._id, doc);
+      return out;
+    },
+
+    async update(ctx: RequestContext, name: string, id: string, body: unknown): Promise<ApiDocument> {
+      const target = await openCollection(ctx, name, definitions);
+      documentId(id);
+      const ownerId = writeOwner(target);
+      const changes = validateDocument(target.def, body, 'update');
+      if (Object.keys(changes).length === 0) {
+        throw validationFailed('Validation failed: the body names no field to change', [
+          { path: 'body', message: 'body names no field to change' },
+        ]);
+      }
+      assertNoLookalikeOwner(target.def, Object.keys(changes));
+      const { stored, filter } = await load(target, id, ownerId);
+      assertMayChange(target.def, stored, changes, ownerId);
+      const set = { ...changes, updatedAt: new Date() };
+      const before = repo.sizeOf(stored);
+      await quota.assertRoom(target.caller.project, repo.sizeOf(applySet(stored, set)) - before);
+      const saved = await repo.update(target.ref, { ...filter, ...ACTIVE }, set);
+      if (!saved) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+      await quota.charge(target.caller.project, saved.size - before);
+      const out = toApi(saved.doc);
+      await emit('document.updated', target, out._id, out);
+      return out;
+    },
+
+    async remove(ctx: RequestContext, name: string, id: string): Promise<{ id: string; deletedAt: string }> {
+      const target = await openCollection(ctx, name, definitions);
+      documentId(id);
+      const { filter } = await load(target, id, writeOwner(target));
+      const deletedAt = new Date();
+      const saved = await repo.update(target.ref, { ...filter, ...ACTIVE }, { isDeleted: true, deletedAt });
+      if (!saved) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+      await emit('document.deleted', target, saved.doc._id, null);
+      return { id: saved.doc._id, deletedAt: deletedAt.toISOString() };
+    },
+
+    async restore(ctx: RequestContext, name: string, id: string): Promise<ApiDocument> {
+      const target = await openCollection(ctx, name, definitions);
+      documentId(id);
+      const { stored, filter } = await load(target, id, writeOwner(target), true);
+      await assertUniqueFree(target, stored);
+      const saved = await repo.update(
+        target.ref,
+        { ...filter, isDeleted: true },
+        { isDeleted: false, deletedAt: null },
+      );
+      if (!saved) throw notFound('Document not found in the trash', 'DOCUMENT_NOT_FOUND');
+      const out = toApi(saved.doc);
+      await emit('document.restored', target, out._id, out);
+      return out;
+    },
+  };
+}
+
+export type DocumentWrites = ReturnType<typeof documentWrites>;
