@@ -4,6 +4,7 @@
 import { badRequest } from '../../http/errors.js';
 import { fieldNameProblem } from '../schema/field-names.js';
 import type { CollectionDef, FieldDef, FieldType } from '../types.js';
+import { fieldLookup as lookup } from '../schema/field-lookup.js';
 
 /** How values at a path are typed: a schema type, an object id (`_id`), or untyped (flexible). */
 export type PathType = FieldType | 'ObjectId' | 'any';
@@ -27,16 +28,6 @@ const SYSTEM_TYPES: Record<string, PathType> = {
   deletedAt: 'Date',
   isDeleted: 'Boolean',
 };
-
-const lookups = new WeakMap<readonly FieldDef[], Map<string, FieldDef>>();
-function lookup(fields: readonly FieldDef[]): Map<string, FieldDef> {
-  let map = lookups.get(fields);
-  if (!map) {
-    map = new Map(fields.map((f) => [f.name, f]));
-    lookups.set(fields, map);
-  }
-  return map;
-}
 
 /** The definition below `segments` of `fields`, 'any' under a free-form Object or Array. */
 function walk(fields: readonly FieldDef[], segments: string[]): FieldDef | 'any' | undefined {

@@ -4,6 +4,7 @@
 import { validationFailed, type ErrorDetail } from '../../http/errors.js';
 import type { CollectionDef, FieldDef } from '../types.js';
 import { assertSafeFieldNames } from './field-names.js';
+import { fieldLookup as lookup } from './field-lookup.js';
 
 export { assertSafeFieldNames } from './field-names.js';
 
@@ -62,17 +63,6 @@ export function parseDateValue(value: unknown): Date | undefined {
   else if (m[7] && /^[+-]\d{4}$/.test(m[7])) text = text.slice(0, -2) + ':' + text.slice(-2);
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-// Definitions are read often and never mutated: their name lookups are built once per array.
-const lookups = new WeakMap<readonly FieldDef[], Map<string, FieldDef>>();
-function lookup(fields: readonly FieldDef[]): Map<string, FieldDef> {
-  let map = lookups.get(fields);
-  if (!map) {
-    map = new Map(fields.map((f) => [f.name, f]));
-    lookups.set(fields, map);
-  }
-  return map;
 }
 
 class Problems {
