@@ -12,11 +12,23 @@ import { docsRouter } from './http/docs.js';
 import { securityResolvers } from './http/security.js';
 import type { AnyHandler } from './http/types.js';
 import { repoPath } from './lib/paths.js';
+import { usersBlocked } from './services/data/access.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
 export function loadSpec(role: HttpRole): Document {
   return JSON.parse(readFileSync(repoPath('generated', `${role}.openapi.json`), 'utf8')) as Document;
+}
+
+/**
+ * Any path under /api/data/users is a 403, whatever its depth, method or credentials: end users
+ * are reached only through /api/userAuth. The data routes check it too; this covers the paths no
+ * route matches.
+ */
+const USERS_PATH = /^\/api\/data\/users(\/|$)/;
+async function blockUsersPaths(ctx: Koa.Context, next: Koa.Next) {
+  if (USERS_PATH.test(ctx.path)) usersBlocked();
+  await next();
 }
 
 export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
@@ -45,6 +57,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   app.use(requestContext(log));
   app.use(errorHandler());
   app.use(jsonBody(deps.config.bodyLimitBytes));
+  if (role === 'public') app.use(blockUsersPaths);
   app.use(docs.routes());
   app.use(api.routes());
   app.use(notFoundFallback([docs, api]));

@@ -16,6 +16,20 @@ describe('HTTP basics', () => {
     expect(res.body.message).to.equal('No route for GET /api/nothing-here');
   });
 
+  it('blocks every path under /api/data/users with 403, whatever the depth or method', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/data/users'],
+      ['GET', '/api/data/users/a/b/c'],
+      ['DELETE', '/api/data/users/65f1c2a4b7e8d90012345678/restore/x'],
+      ['PUT', '/api/data/users/'],
+    ] as const) {
+      const res = await app.client.request(method, path);
+      expect(res.status, `${method} ${path}`).to.equal(403);
+      expect(res.body).to.deep.include({ success: false, code: 'USERS_COLLECTION' });
+    }
+    expect((await app.client.get('/api/data/usersettings')).status).to.not.equal(403);
+  });
+
   it('answers a wrong method with a JSON 405', async () => {
     const res = await app.client.request('DELETE', '/api/health');
     expect(res.status).to.equal(405);
