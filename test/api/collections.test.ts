@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createDeveloper, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createDeveloper,
+  createProjectFixture,
+  POST_FIELDS,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 
 const posts = {
   name: 'posts',
   mode: 'schema',
-  fields: [
-    { name: 'title', type: 'String', required: true },
-    { name: 'slug', type: 'String', unique: true },
-    { name: 'views', type: 'Number', default: 0 },
-    { name: 'userId', type: 'String' },
-  ],
+  fields: [...POST_FIELDS, { name: 'userId', type: 'String' }],
   rls: { enabled: true, mode: 'public-read', ownerField: 'userId' },
 };
 

@@ -167,39 +167,21 @@ describe('Data API: aggregation', () => {
     expect(rows).to.deep.equal([{ item: 'a1' }]);
     const sneaky = await ok([{ $match: { userId: USER_B } }], {}, asA, 'mine');
     expect(sneaky).to.deep.equal([]);
-    const joined = await ok(
-      [
-        {
-          $lookup: {
-            from: 'private_customers',
-            let: { c: '$customer' },
-            pipeline: [{ $match: { $expr: { $eq: ['$name', '$$c'] } } }],
-            as: 'who',
-          },
+    // The cities of each order's customer, joined from `private_customers`.
+    const customerCities = [
+      {
+        $lookup: {
+          from: 'private_customers',
+          let: { c: '$customer' },
+          pipeline: [{ $match: { $expr: { $eq: ['$name', '$$c'] } } }],
+          as: 'who',
         },
-        { $project: { _id: 0, cities: '$who.city' } },
-      ],
-      {},
-      asA,
-      'mine',
-    );
+      },
+      { $project: { _id: 0, cities: '$who.city' } },
+    ];
+    const joined = await ok(customerCities, {}, asA, 'mine');
     expect(joined).to.deep.equal([{ cities: ['A-city'] }]);
-    const fromOpen = await ok(
-      [
-        { $match: { customer: 'ann' } },
-        {
-          $lookup: {
-            from: 'private_customers',
-            let: { c: '$customer' },
-            pipeline: [{ $match: { $expr: { $eq: ['$name', '$$c'] } } }],
-            as: 'who',
-          },
-        },
-        { $project: { _id: 0, cities: '$who.city' } },
-      ],
-      {},
-      asA,
-    );
+    const fromOpen = await ok([{ $match: { customer: 'ann' } }, ...customerCities], {}, asA);
     expect(fromOpen).to.deep.equal([{ cities: ['A-city'] }]);
     const noToken = await run(
       [{ $lookup: { from: 'private_customers', pipeline: [], as: 'x' } }],

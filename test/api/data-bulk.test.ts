@@ -1,20 +1,10 @@
 // Bulk create and the database quota over HTTP: all documents validated before any is written,
 // all or nothing on a unique clash, and 403 QUOTA_EXCEEDED for writes over the plan's size.
 import { expect } from 'chai';
-import { OBJECT_ID, startDocumentsSuite } from './data-helpers.js';
+import { OBJECT_ID, useDocumentsSuite } from './data-helpers.js';
 
 describe('Data API: bulk create and quota', () => {
-  let suite: Awaited<ReturnType<typeof startDocumentsSuite>>;
-  let s: typeof suite.s;
-  let events: typeof suite.events;
-  let create: typeof suite.create;
-  let usage: typeof suite.usage;
-
-  before(async () => {
-    suite = await startDocumentsSuite('data_bulk');
-    ({ s, events, create, usage } = suite);
-  });
-  after(() => s.close());
+  const { s, events, create, usage } = useDocumentsSuite('data_bulk');
 
   describe('POST /api/data/:collectionName/bulk', () => {
     it('creates every document: 201 with the array in order', async () => {

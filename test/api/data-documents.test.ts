@@ -1,20 +1,10 @@
 // Documents over HTTP: create, read and update (PUT and PATCH): envelopes, validation, unique
 // values, keys, the database quota counter and the events of every change.
 import { expect } from 'chai';
-import { ISO, MISSING_ID, OBJECT_ID, startDocumentsSuite } from './data-helpers.js';
+import { ISO, MISSING_ID, OBJECT_ID, useDocumentsSuite } from './data-helpers.js';
 
 describe('Data API: documents', () => {
-  let suite: Awaited<ReturnType<typeof startDocumentsSuite>>;
-  let s: typeof suite.s;
-  let events: typeof suite.events;
-  let create: typeof suite.create;
-  let usage: typeof suite.usage;
-
-  before(async () => {
-    suite = await startDocumentsSuite('data_docs');
-    ({ s, events, create, usage } = suite);
-  });
-  after(() => s.close());
+  const { s, events, create, usage } = useDocumentsSuite('data_docs');
 
   describe('POST /api/data/:collectionName', () => {
     it('answers 201 with the saved document, its _id, defaults and system fields', async () => {

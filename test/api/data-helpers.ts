@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   createCollectionFixture,
   createProjectFixture,
+  POST_FIELDS,
   userToken,
   type ProjectFixture,
 } from '../helpers/fixtures.js';
@@ -70,36 +71,42 @@ export async function startDataSuite(
 export const USER_A = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 export const USER_B = 'bbbbbbbbbbbbbbbbbbbbbbbb';
 
-/** The documents suites: a schema collection `posts` (unique `slug`), a flexible `notes`, events. */
-export async function startDocumentsSuite(name: string) {
-  const s = await startDataSuite(name);
+/**
+ * The documents suites: a schema collection `posts` (unique `slug`), a flexible `notes`, events.
+ * Call it inside `describe`: it registers the suite's `before` and `after` hooks. `s` is filled in
+ * and `events` starts collecting in `before`, so all four can be destructured right away.
+ */
+export function useDocumentsSuite(name: string) {
+  const s = {} as DataSuite;
   const events: ServiceEvent[] = [];
-  s.app.services.events.on((event) => {
-    events.push(event);
+  before(async () => {
+    Object.assign(s, await startDataSuite(name));
+    s.app.services.events.on((event) => {
+      events.push(event);
+    });
+    await s.collection({
+      name: 'posts',
+      mode: 'schema',
+      fields: [
+        ...POST_FIELDS,
+        { name: 'published', type: 'Boolean', default: false },
+        { name: 'publishedAt', type: 'Date' },
+        { name: 'authorId', type: 'Ref', ref: 'authors' },
+        { name: 'tags', type: 'Array', items: { type: 'String' } },
+        {
+          name: 'meta',
+          type: 'Object',
+          fields: [
+            { name: 'views', type: 'Number' },
+            { name: 'lang', type: 'String' },
+          ],
+        },
+      ],
+    });
+    await s.uniqueIndex('posts', 'slug');
+    await s.collection({ name: 'notes', mode: 'flexible', fields: [{ name: 'text', type: 'String' }] });
   });
-  await s.collection({
-    name: 'posts',
-    mode: 'schema',
-    fields: [
-      { name: 'title', type: 'String', required: true },
-      { name: 'slug', type: 'String', unique: true },
-      { name: 'views', type: 'Number', default: 0 },
-      { name: 'published', type: 'Boolean', default: false },
-      { name: 'publishedAt', type: 'Date' },
-      { name: 'authorId', type: 'Ref', ref: 'authors' },
-      { name: 'tags', type: 'Array', items: { type: 'String' } },
-      {
-        name: 'meta',
-        type: 'Object',
-        fields: [
-          { name: 'views', type: 'Number' },
-          { name: 'lang', type: 'String' },
-        ],
-      },
-    ],
-  });
-  await s.uniqueIndex('posts', 'slug');
-  await s.collection({ name: 'notes', mode: 'flexible', fields: [{ name: 'text', type: 'String' }] });
+  after(() => s.close());
   return {
     s,
     events,

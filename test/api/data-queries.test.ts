@@ -3,6 +3,7 @@
 // count, total and populate, and every error message of the query parameters.
 import { expect } from 'chai';
 import { startDataSuite, type DataSuite } from './data-helpers.js';
+import { USER_BASE_FIELDS } from '../helpers/user-auth.js';
 
 describe('Data API: list queries', () => {
   let s: DataSuite;
@@ -43,15 +44,7 @@ describe('Data API: list queries', () => {
       ],
     });
     await s.collection({ name: 'loose', mode: 'flexible', fields: [{ name: 'n', type: 'Number' }] });
-    await s.collection({
-      name: 'users',
-      mode: 'schema',
-      fields: [
-        { name: 'email', type: 'String', required: true, unique: true },
-        { name: 'password', type: 'String', required: true },
-        { name: 'name', type: 'String' },
-      ],
-    });
+    await s.collection({ name: 'users', mode: 'schema', fields: USER_BASE_FIELDS });
 
     for (const label of ['tools', 'toys', 'gone']) {
       categories[label] = (await s.secret.post('/api/data/categories', { label })).body.data._id;

@@ -1,21 +1,11 @@
 // The trash over HTTP: delete to the trash, include_deleted, restore (404, 409), and the worker's
 // purge of documents trashed more than 30 days ago, which gives their size back to the quota.
 import { expect } from 'chai';
-import { ISO, MISSING_ID, startDocumentsSuite } from './data-helpers.js';
+import { ISO, MISSING_ID, useDocumentsSuite } from './data-helpers.js';
 import { trashPurgeJob } from '../../src/jobs/trash-purge.js';
 
 describe('Data API: trash, restore and purge', () => {
-  let suite: Awaited<ReturnType<typeof startDocumentsSuite>>;
-  let s: typeof suite.s;
-  let events: typeof suite.events;
-  let create: typeof suite.create;
-  let usage: typeof suite.usage;
-
-  before(async () => {
-    suite = await startDocumentsSuite('data_trash');
-    ({ s, events, create, usage } = suite);
-  });
-  after(() => s.close());
+  const { s, events, create, usage } = useDocumentsSuite('data_trash');
 
   describe('DELETE and restore', () => {
     it('moves a document to the trash: 200 { id, deletedAt }, gone from reads, visible with include_deleted', async () => {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   authProject,
   bearer,
@@ -9,18 +8,12 @@ import {
   newEmail,
   PASSWORD,
   signup,
-  type AuthProject,
+  useAuthSuite,
 } from '../helpers/user-auth.js';
 import { decrypt, deriveKey } from '../../src/lib/secrets.js';
 
 describe('/api/userAuth accounts', () => {
-  let app: TestApp;
-  let p: AuthProject;
-  before(async () => {
-    app = await startTestApp('public', 'user_auth_accounts', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
-    p = await authProject(app);
-  });
-  after(() => app.close());
+  const { app, p } = useAuthSuite('user_auth_accounts');
 
   describe('POST /api/userAuth/signup', () => {
     it('creates the user, returns tokens and never the password', async () => {

@@ -2,21 +2,15 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import { codeOf, mailbox, subjectOf } from '../helpers/mail.js';
-import { authProject, keyed, newEmail, PASSWORD, signup, type AuthProject } from '../helpers/user-auth.js';
+import { authProject, keyed, newEmail, PASSWORD, signup, useAuthSuite } from '../helpers/user-auth.js';
 import { sha256 } from '../../src/lib/secrets.js';
 
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 describe('/api/userAuth codes by mail', () => {
-  let app: TestApp;
-  let p: AuthProject;
-  before(async () => {
-    app = await startTestApp('public', 'user_auth_codes', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
-    p = await authProject(app);
-  });
-  after(() => app.close());
+  const { app, p } = useAuthSuite('user_auth_codes');
 
   const verify = (email: string, otp: string) => keyed(p).post('/api/userAuth/verify-email', { email, otp });
   const reset = (email: string, otp: string, newPassword = 'a brand new passphrase') =>

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import { contextFor } from '../helpers/fixtures.js';
 import {
   authProject,
@@ -8,6 +7,7 @@ import {
   newEmail,
   PASSWORD,
   signup,
+  useAuthSuite,
   type AuthProject,
 } from '../helpers/user-auth.js';
 
@@ -40,13 +40,7 @@ const OPERATIONS: Array<{ method: 'GET' | 'POST' | 'PUT'; path: string; body?: u
   ];
 
 describe('/api/userAuth preconditions and the users collection', () => {
-  let app: TestApp;
-  let p: AuthProject;
-  before(async () => {
-    app = await startTestApp('public', 'user_auth_guards', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
-    p = await authProject(app);
-  });
-  after(() => app.close());
+  const { app, p } = useAuthSuite('user_auth_guards');
 
   describe('preconditions', () => {
     async function call(project: AuthProject, op: (typeof OPERATIONS)[number], key = project.publishableKey) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import {
   authProject,
   bearer,
@@ -8,17 +8,11 @@ import {
   newEmail,
   PASSWORD,
   signup,
-  type AuthProject,
+  useAuthSuite,
 } from '../helpers/user-auth.js';
 
 describe('/api/userAuth sessions', () => {
-  let app: TestApp;
-  let p: AuthProject;
-  before(async () => {
-    app = await startTestApp('public', 'user_auth_sessions', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
-    p = await authProject(app);
-  });
-  after(() => app.close());
+  const { app, p } = useAuthSuite('user_auth_sessions');
 
   const refresh = (token: string) => keyed(p).post('/api/userAuth/refresh-token', { refreshToken: token });
 

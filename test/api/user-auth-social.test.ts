@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import { authorizeAtProvider, requestManual, startOAuthProviders } from '../helpers/oauth.js';
 import {
   authProject,
@@ -9,7 +9,7 @@ import {
   newEmail,
   PASSWORD,
   signup,
-  type AuthProject,
+  useAuthSuite,
 } from '../helpers/user-auth.js';
 
 const SITE = 'http://app.example.test';
@@ -17,20 +17,15 @@ const CALLBACK_PAGE = `${SITE}/auth/callback`;
 
 describe('/api/userAuth social login', () => {
   let providers: Awaited<ReturnType<typeof startOAuthProviders>>;
-  let app: TestApp;
-  let p: AuthProject;
   before(async () => {
     providers = await startOAuthProviders();
-    app = await startTestApp('public', 'user_auth_social', {
-      ...providers.env,
-      USER_AUTH_SIGNUPS_PER_HOUR: '10000',
-    });
-    p = await authProject(app, { settings: { siteUrl: SITE } });
   });
-  after(async () => {
-    await app.close();
-    await providers.close();
+  // Registered after the providers' hook: the app starts once the mocks are up and closes first.
+  const { app, p } = useAuthSuite('user_auth_social', {
+    env: () => providers.env,
+    project: { settings: { siteUrl: SITE } },
   });
+  after(() => providers.close());
 
   const start = (provider: string, query: Record<string, string> = {}, project = p) =>
     requestManual(app.client, `/api/userAuth/social/${provider}/start`, {

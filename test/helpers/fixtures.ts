@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../src/services/index.js';
 import type { RequestContext } from '../../src/services/context.js';
-import type { CollectionDef, Developer, Project } from '../../src/services/types.js';
+import type { CollectionDef, Developer, FieldDef, Project } from '../../src/services/types.js';
 import type { CollectionInput } from '../../src/db/collections.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { SESSION_COOKIE } from '../../src/services/accounts.js';
@@ -42,6 +42,13 @@ export async function createProjectFixture(
   const { project, keys } = await services.projects.create(contextFor({ developer }), name, {});
   return { developer, cookie, password, project, publishableKey: keys.publishable, secretKey: keys.secret };
 }
+
+/** The fields every test `posts` collection starts with: a required title, a unique slug, views. */
+export const POST_FIELDS: FieldDef[] = [
+  { name: 'title', type: 'String', required: true },
+  { name: 'slug', type: 'String', unique: true },
+  { name: 'views', type: 'Number', default: 0 },
+];
 
 /** Registers a collection definition directly (no index creation; see the collections API for that). */
 export async function createCollectionFixture(

@@ -1,17 +1,22 @@
-// Fixtures of the end-user auth suites: a project with a `users` collection (made through the
-// collections service, indexes included), a client carrying its publishable key, and checks that
-// no response ever carries a password hash.
+// Fixtures of the end-user auth suites: the suite's app and project, a project with a `users`
+// collection (made through the collections service, indexes included), a client carrying its
+// publishable key, and checks that no response ever carries a password hash.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import type { TestApp } from './app.js';
+import { startTestApp, type TestApp } from './app.js';
 import type { ApiResponse } from './client.js';
 import { contextFor, createProjectFixture, type ProjectFixture } from './fixtures.js';
 import type { FieldDef, ProjectSettings } from '../../src/services/types.js';
 
-export const USER_FIELDS: FieldDef[] = [
+/** The fields a `users` collection needs at the least: a unique email, a password, a name. */
+export const USER_BASE_FIELDS: FieldDef[] = [
   { name: 'email', type: 'String', required: true, unique: true },
   { name: 'password', type: 'String', required: true },
   { name: 'name', type: 'String' },
+];
+
+export const USER_FIELDS: FieldDef[] = [
+  ...USER_BASE_FIELDS,
   { name: 'username', type: 'String', unique: true },
   { name: 'avatar', type: 'String' },
   { name: 'bio', type: 'String' },
@@ -44,6 +49,27 @@ export async function authProject(
     });
   }
   return { ...fixture, app };
+}
+
+/**
+ * The usual end-user auth suite: a public app (sign-up limit lifted) and an `authProject` on it.
+ * Call it inside `describe`: it registers the `before` and `after` hooks. `app` and `p` are filled
+ * in by `before`, so they can be destructured right away; `env` is read there too, after any
+ * `before` hook registered earlier (such as one starting the OAuth mocks) has run.
+ */
+export function useAuthSuite(
+  suite: string,
+  options: { env?: () => Record<string, string>; project?: Parameters<typeof authProject>[1] } = {},
+) {
+  const app = {} as TestApp;
+  const p = {} as AuthProject;
+  before(async () => {
+    const env = { ...options.env?.(), USER_AUTH_SIGNUPS_PER_HOUR: '10000' };
+    Object.assign(app, await startTestApp('public', suite, env));
+    Object.assign(p, await authProject(app, options.project));
+  });
+  after(() => app.close());
+  return { app, p };
 }
 
 export const keyed = (p: AuthProject, key = p.publishableKey) => p.app.client.with({ 'x-api-key': key });

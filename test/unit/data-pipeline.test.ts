@@ -1,7 +1,7 @@
 // Pure logic of aggregation pipelines and writes: the stage checks, where the guards go, the
 // guard of `$lookup` stages, the owner rules and the preview of a `$set` for the quota.
 import { expect } from 'chai';
-import { ApiError } from '../../src/http/errors.js';
+import { failure } from '../helpers/errors.js';
 import { checkPipeline, guardLookup, withGuard } from '../../src/services/data/pipeline.js';
 import { applySet } from '../../src/services/data/update-preview.js';
 import { populateFields } from '../../src/services/data/populate.js';
@@ -13,16 +13,6 @@ import {
   writeOwner,
 } from '../../src/services/data/access.js';
 import type { CollectionDef, Project } from '../../src/services/types.js';
-
-function failure(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).to.be.instanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('data API pipelines', () => {
   it('puts the guard first, or right after a leading $geoNear', () => {

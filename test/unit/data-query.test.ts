@@ -2,7 +2,7 @@
 // cursor encoding and the keyset condition.
 import { expect } from 'chai';
 import { ObjectId } from 'mongodb';
-import { ApiError } from '../../src/http/errors.js';
+import { failure } from '../helpers/errors.js';
 import { allOf, parseFilters } from '../../src/services/data/filters.js';
 import { decodeCursor, encodeCursor, keysetCondition, type SortKey } from '../../src/services/data/cursor.js';
 import { buildProjection } from '../../src/services/data/projection.js';
@@ -33,16 +33,6 @@ const schema = def('schema', [
   { name: 'nums', type: 'Array', items: { type: 'Number' } },
 ]);
 const flexible = def('flexible', [{ name: 'n', type: 'Number' }]);
-
-function failure(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).to.be.instanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected an ApiError');
-}
 
 describe('data API filters', () => {
   it('types values by the schema', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ApiError } from '../../src/http/errors.js';
+import { failure } from '../helpers/errors.js';
 import {
   assertSafeFieldNames,
   parseDateValue,
@@ -50,16 +50,6 @@ const flexible: Pick<CollectionDef, 'mode' | 'fields'> = {
     { name: 'views', type: 'Number', default: 0 },
   ],
 };
-
-function failure(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).to.be.instanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected an ApiError');
-}
 
 const reject = (body: unknown, mode: WriteMode = 'create', def = schema) =>
   failure(() => validateDocument(def, body, mode));
