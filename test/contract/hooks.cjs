@@ -313,18 +313,15 @@ hooks.before(
 }
 
 // Storage (/api/storage, /files; dashboard /api/projects/{projectId}/storage), in the fixture
-// project with its secret key. A confirm needs a real object: its hook does the upload request and
-// PUTs the bytes to the signed URL first (to the S3 bucket when S3_BUCKET is set, as in the
-// contract run, else to the public API's own upload route through the proxy). Skipped, with the
-// reason:
-// - PUT /api/storage/objects/... (200) when the internal store is an S3 bucket (the contract run
-//   uses the stack's bucket from .env.test): signed URLs then point at the bucket and this route
-//   answers 404. It runs when the store is the filesystem, and in test/api/storage-fs.test.ts.
+// project with its secret key. The contract apps use the filesystem store as the internal provider
+// (test/contract/run.ts), so signed URLs point at the public API's own upload route; the S3 flow
+// of the internal provider runs in test/api/storage-s3.test.ts. A confirm needs a real object: its
+// hook does the upload request and PUTs the bytes to the signed URL first. The project's own
+// bucket is the stack's S3 server (S3_* from .env.test), reachable because the contract apps run
+// with ALLOW_PRIVATE_HOSTS. Skipped, with the reason:
+// - PUT /api/storage/objects/... (200) if the internal store is an S3 bucket after all (run.ts
+//   changed): signed URLs then point at the bucket and this route answers 404.
 // - GET /files/... has no Dredd transaction (a `*/*` response); test/api/storage-fs.test.ts.
-// - PUT /api/projects/{projectId}/storage (200): saving a bucket makes a real request to it, and
-//   the only S3 server here is on 127.0.0.1, which the restricted-host check refuses unless
-//   ALLOW_PRIVATE_HOSTS is set (the contract apps run without it). test/api/storage-external.test.ts
-//   covers it against the stack's S3 server.
 {
   const ST = '/api/storage';
   const stName = (path, summary, status = 200) => `${path} > ${summary} > ${status} > application/json`;
@@ -429,7 +426,16 @@ hooks.before(
   hooks.before(
     stName(settings, "Use the project's own S3-compatible bucket (Pro, admins)"),
     (transaction, done) => {
-      transaction.skip = true; // see above
+      transaction.request.headers.Cookie = state.admin.cookie;
+      transaction.fullPath = transaction.fullPath.replace(PROJECT, state.projectId);
+      transaction.request.uri = transaction.request.uri.replace(PROJECT, state.projectId);
+      transaction.request.body = JSON.stringify({
+        endpoint: process.env.S3_ENDPOINT,
+        region: process.env.S3_REGION,
+        bucket: process.env.S3_BUCKET,
+        accessKeyId: process.env.S3_ACCESS_KEY_ID,
+        secretAccessKey: process.env.S3_SECRET_ACCESS_KEY,
+      });
       done();
     },
   );

@@ -4,6 +4,9 @@
 // `contract: N passed, N failed` and exits non-zero on any failure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { repoPath } from '../../src/lib/paths.js';
 import { startTestApps } from '../helpers/app.js';
@@ -55,7 +58,14 @@ function run(
   });
 }
 
-const apps = await startTestApps('contract');
+// The internal store is the filesystem (so the signed-URL upload route has a transaction); the
+// stack's S3 server plays a project's own bucket, which needs ALLOW_PRIVATE_HOSTS on loopback.
+const storageDir = mkdtempSync(path.join(tmpdir(), 'baas-contract-'));
+const apps = await startTestApps('contract', {
+  S3_BUCKET: '',
+  STORAGE_DIR: storageDir,
+  ALLOW_PRIVATE_HOSTS: 'true',
+});
 const children: ChildProcess[] = [];
 let passed = 0;
 let failed = 0;
@@ -116,6 +126,7 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await apps.close();
+  rmSync(storageDir, { recursive: true, force: true });
 }
 console.log(`\ncontract: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
