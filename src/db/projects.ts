@@ -191,6 +191,11 @@ export function projectsRepo(db: Db) {
       return !!filter && (await projects.deleteOne(filter)).deletedCount === 1;
     },
 
+    /** The usage counters as stored now (cached project records may lag behind them). */
+    async usage(id: string): Promise<ProjectUsage> {
+      const doc = await projects.findOne({ _id: new ObjectId(id) }, { projection: { usage: 1 } });
+      return { databaseUsed: doc?.usage?.databaseUsed ?? 0, storageUsed: doc?.usage?.storageUsed ?? 0 };
+    },
     /** Moves the database usage counter (an insert adds, an update the difference, a purge reclaims). */
     async addDatabaseUsed(id: string, deltaBytes: number): Promise<void> {
       if (deltaBytes !== 0)

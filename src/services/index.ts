@@ -8,6 +8,7 @@ import { accountsService } from './accounts.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
+import { projectCache, invalidating } from './project-cache.js';
 import { membersService } from './members.js';
 import { operatorService } from './operator.js';
 import { userAuthService } from './user-auth/index.js';
@@ -20,13 +21,21 @@ import { documentsRepo } from '../db/documents.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
+  // Every write to a project or its collections marks the project changed for the cache.
+  const cached = projectCache(deps.cache);
   const repos = {
     developers: developersRepo(platform),
-    projects: projectsRepo(platform),
-    collections: collectionsRepo(platform),
+    projects: invalidating(
+      projectsRepo(platform),
+      ['update', 'setKey', 'setLimits', 'addMember', 'changeMember', 'delete'],
+      cached,
+    ),
+    collections: invalidating(collectionsRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cached),
   };
+  const definition = (projectId: string, name: string) =>
+    cached.ofProject(projectId, `def:${name}`, () => repos.collections.findByName(projectId, name));
   const tokens = endUserTokens(deps.config.encryptionKey, repos.projects);
-  const projects = projectsService(repos.projects, repos.developers, tokens);
+  const projects = projectsService(repos.projects, repos.developers, tokens, cached);
   projects.onDelete(async (projectId) => {
     await deps.db.project(projectId).dropDatabase();
     await repos.collections.deleteAll(projectId);
@@ -48,7 +57,7 @@ export function createServices(deps: Deps) {
       mailer: mail,
       tokens,
       events,
-      findUsersDefinition: (projectId) => repos.collections.findByName(projectId, 'users'),
+      findUsersDefinition: (projectId) => definition(projectId, 'users'),
       findProject: (projectId) => repos.projects.findById(projectId),
     }),
     health: healthService(deps),
@@ -61,7 +70,7 @@ export function createServices(deps: Deps) {
     data: dataService({
       documents,
       projects: repos.projects,
-      definitions: collections.getDefinition,
+      definitions: definition,
       limitsOf: projects.limitsOf,
       events,
     }),

@@ -7,6 +7,7 @@ import { isObjectId } from '../db/ids.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { DevelopersRepo } from '../db/developers.js';
 import type { EndUserTokens } from './tokens.js';
+import type { ProjectCache } from './project-cache.js';
 import type { RequestContext } from './context.js';
 import type { Developer, KeyKind, MemberRole, PlanLimits, Project, ProjectSettings } from './types.js';
 
@@ -25,7 +26,12 @@ export function requireDeveloper(ctx: RequestContext): Developer {
   return ctx.principal.developer;
 }
 
-export function projectsService(repo: ProjectsRepo, developers: DevelopersRepo, tokens: EndUserTokens) {
+export function projectsService(
+  repo: ProjectsRepo,
+  developers: DevelopersRepo,
+  tokens: EndUserTokens,
+  cache: ProjectCache,
+) {
   const cleanups: ProjectCleanup[] = [];
 
   async function limitsOf(project: Project): Promise<PlanLimits> {
@@ -93,7 +99,15 @@ export function projectsService(repo: ProjectsRepo, developers: DevelopersRepo, 
     /** The project and kind of an API key; 401 for a missing, malformed or unknown key. */
     async resolveApiKey(key: string): Promise<{ project: Project; kind: KeyKind }> {
       const kind = keyKindOf(key);
-      const project = kind && (await repo.findByKeyHash(kind, sha256(key)));
+      const hash = kind && sha256(key);
+      const project =
+        kind &&
+        hash &&
+        (await cache.find(
+          `key:${kind}:${hash}`,
+          () => repo.findByKeyHash(kind, hash),
+          (p) => p.id,
+        ));
       if (!kind || !project) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
       return { project, kind };
     },

@@ -10,8 +10,8 @@ export function databaseQuota(projects: ProjectsRepo, limitsOf: (project: Projec
     /** Throws when `addedBytes` more would exceed the project's database size. */
     async assertRoom(project: Project, addedBytes: number): Promise<void> {
       if (addedBytes <= 0) return;
-      const { databaseBytes } = await limitsOf(project);
-      const used = project.usage.databaseUsed;
+      const [{ databaseBytes }, usage] = await Promise.all([limitsOf(project), projects.usage(project.id)]);
+      const used = usage.databaseUsed;
       if (used + addedBytes > databaseBytes) {
         throw quotaExceeded(
           `Database quota exceeded: the project uses ${used} of ${databaseBytes} bytes and this write needs ${addedBytes} more`,

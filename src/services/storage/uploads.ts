@@ -113,8 +113,8 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
       if (input.size > MAX_FILE_BYTES) {
         throw payloadTooLarge(`File exceeds the 10 MB per-file limit (${input.size} bytes)`);
       }
-      const limits = await projects.limitsOf(project);
-      const remaining = Math.max(0, limits.storageBytes - project.usage.storageUsed);
+      const [limits, usage] = await Promise.all([projects.limitsOf(project), projectsRepo.usage(project.id)]);
+      const remaining = Math.max(0, limits.storageBytes - usage.storageUsed);
       if (input.size > remaining) {
         throw quotaExceeded(
           `Storage quota exceeded: the file needs ${mb(input.size)}, ${mb(remaining)} of ` +
