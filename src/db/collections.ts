@@ -1,19 +1,11 @@
 // Collection definitions (platform database): name, mode, fields and RLS settings per project.
 import type { Db } from 'mongodb';
-import type { CollectionDef, CollectionMode, FieldDef, RlsSettings } from '../services/types.js';
+import type { CollectionDef } from '../services/types.js';
 import { ObjectId } from './ids.js';
 import { isDuplicateKey } from './errors.js';
 
-interface CollectionDoc {
-  _id: ObjectId;
-  projectId: ObjectId;
-  name: string;
-  mode: CollectionMode;
-  fields: FieldDef[];
-  rls: RlsSettings;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The stored form of a CollectionDef: object ids instead of id strings. */
+type CollectionDoc = Omit<CollectionDef, 'id' | 'projectId'> & { _id: ObjectId; projectId: ObjectId };
 
 const toDef = ({ _id, projectId, ...rest }: CollectionDoc): CollectionDef => ({
   id: _id.toHexString(),
