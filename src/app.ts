@@ -37,7 +37,9 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     ? publicHandlers(services)
     : dashboardHandlers(services)) as unknown as Record<string, AnyHandler>;
   const log = deps.log.child({ role });
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  // Behind proxies only the entries they appended to X-Forwarded-For are trusted: the leftmost
+  // ones come from the client, who could otherwise choose the IP every rate limit is keyed by.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustedProxyHops });
   const api = buildRouter({
     spec,
     handlers,

@@ -41,6 +41,8 @@ export interface Config {
   readonly queryTimeoutMs: number;
   readonly allowPrivateHosts: boolean;
   readonly trustProxy: boolean;
+  /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
+  readonly trustedProxyHops: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownTimeoutMs: number;
 }
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     trustProxy: r.bool('TRUST_PROXY', false),
+    trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
   };
