@@ -11,6 +11,8 @@ export interface Cache {
   del(key: string): Promise<void>;
   /** Increments a counter that expires ttlSeconds after its first increment; returns the new value. */
   incr(key: string, ttlSeconds: number): Promise<number>;
+  /** Gives one count of a live counter back (its expiry unchanged); a counter at zero or gone is removed. */
+  decr(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function createCache(redisUrl: string | undefined, prefix: string):
     set: (key, value, ttl) => cache.set(k(key), value, ttl),
     del: (key) => cache.del(k(key)),
     incr: (key, ttl) => cache.incr(k(key), ttl),
+    decr: (key) => cache.decr(k(key)),
   };
 }
 
@@ -54,6 +57,11 @@ async function createRedisCache(url: string): Promise<Cache> {
     async incr(key, ttlSeconds) {
       const [count] = await client.multi().incr(key).expire(key, ttlSeconds, 'NX').exec();
       return Number(count);
+    },
+    async decr(key) {
+      // DECR keeps the key's expiry; on a counter that expired meanwhile it would start a new
+      // one at -1 without expiry, so a result at or below zero removes the key.
+      if ((await client.decr(key)) <= 0) await client.del(key);
     },
     async close() {
       await client.close();
@@ -93,6 +101,13 @@ function createMemoryCache(): Cache {
       const value = String(Number(entry?.value ?? 0) + 1);
       entries.set(key, { value, expiresAt: entry?.expiresAt ?? Date.now() + ttlSeconds * 1000 });
       return Number(value);
+    },
+    async decr(key) {
+      const entry = live(key);
+      if (!entry) return;
+      const value = Number(entry.value) - 1;
+      if (value > 0) entry.value = String(value);
+      else entries.delete(key);
     },
     async close() {
       clearInterval(sweep);

@@ -35,17 +35,22 @@ export function accountsService(developers: DevelopersRepo, cache: Cache) {
 
     async login(email: string, password: string, ip: string) {
       const normalized = normalizeEmail(email);
-      const keys = [`login:fail:email:${sha256(normalized)}`, `login:fail:ip:${ip}`];
-      const [byEmail, byIp] = await Promise.all(keys.map((key) => cache.get(key)));
-      if (Number(byEmail) >= MAX_FAILURES_PER_EMAIL || Number(byIp) >= MAX_FAILURES_PER_IP) {
+      const emailKey = `login:fail:email:${sha256(normalized)}`;
+      const ipKey = `login:fail:ip:${ip}`;
+      // The attempt is counted before the password is checked: read-then-record would let many
+      // parallel guesses all pass the check before the first failure is written.
+      const [byEmail, byIp] = await Promise.all([
+        cache.incr(emailKey, LOGIN_WINDOW_SECONDS),
+        cache.incr(ipKey, LOGIN_WINDOW_SECONDS),
+      ]);
+      if (byEmail > MAX_FAILURES_PER_EMAIL || byIp > MAX_FAILURES_PER_IP) {
         throw tooManyRequests(LOGIN_WINDOW_SECONDS, 'Too many failed logins; try again later');
       }
       const found = await developers.credentialsByEmail(normalized);
       const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
-      if (!found || !ok) {
-        await Promise.all(keys.map((key) => cache.incr(key, LOGIN_WINDOW_SECONDS)));
-        throw unauthorized('Invalid email or password', 'INVALID_CREDENTIALS');
-      }
+      if (!found || !ok) throw unauthorized('Invalid email or password', 'INVALID_CREDENTIALS');
+      // A success clears the account's failures and does not count against the address.
+      await Promise.all([cache.del(emailKey), cache.decr(ipKey)]);
       return openSession(found.developer);
     },
 

@@ -73,16 +73,14 @@ export function accountsPart(kit: UserAuthKit) {
       const { project } = await guard.scope(ctx);
       const email = normalizeEmail(rawEmail);
       const message = 'Too many failed logins; try again later';
-      await limits.assertBelow(project.id, LIMITS.loginFailuresPerEmail, emailKey(email), message);
-      await limits.assertBelow(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip), message);
+      await limits.take(project.id, LIMITS.loginFailuresPerEmail, emailKey(email), message);
+      await limits.take(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip), message);
       const found = await users.findByEmail(project.id, email);
       const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
-      if (!found?.passwordHash || !ok) {
-        await limits.record(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
-        await limits.record(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip));
-        throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
-      }
+      if (!found?.passwordHash || !ok) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
+      // A success clears the account's failures and does not count against the address.
       await limits.reset(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
+      await limits.release(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip));
       return { user: userView(found.user), session: await sessions.start(project.id, found.user._id) };
     },
 
@@ -108,7 +106,7 @@ export function accountsPart(kit: UserAuthKit) {
     ) {
       const { project, userId } = await guard.userScope(ctx);
       const subject = `u:${userId}`;
-      await limits.assertBelow(
+      await limits.take(
         project.id,
         LIMITS.passwordFailuresPerUser,
         subject,
@@ -117,9 +115,9 @@ export function accountsPart(kit: UserAuthKit) {
       const found = await users.findById(project.id, userId);
       if (!found) throw userGone();
       if (!found.passwordHash || !(await verifyPassword(found.passwordHash, current))) {
-        await limits.record(project.id, LIMITS.passwordFailuresPerUser, subject);
         throw unauthorized('Current password is incorrect', 'INVALID_CREDENTIALS');
       }
+      await limits.reset(project.id, LIMITS.passwordFailuresPerUser, subject);
       written(await users.update(project.id, userId, { passwordHash: await hashPassword(next) }));
       const keep = await sessions.familyOf(project.id, userId, refreshToken);
       const revoked = await sessions.revokeAll(project.id, userId, keep);

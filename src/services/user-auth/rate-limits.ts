@@ -19,18 +19,21 @@ export function rateLimiter(cache: Cache) {
     `ua:${limit.name}:${projectId}:${subject}`;
 
   return {
-    /** 429 when the counter is at its maximum already (counts failures recorded with `record`). */
-    async assertBelow(projectId: string, limit: Limit, subject: string, message: string): Promise<void> {
-      const count = Number(await cache.get(key(projectId, limit, subject)));
-      if (count >= limit.max) throw tooManyRequests(limit.windowSeconds, message);
-    },
     async record(projectId: string, limit: Limit, subject: string): Promise<number> {
       return cache.incr(key(projectId, limit, subject), limit.windowSeconds);
     },
-    /** Counts this request and answers 429 once the maximum is passed. */
+    /**
+     * Counts this request and answers 429 once the maximum is passed. Attempts are counted before
+     * the work they guard (a password or code check), so parallel requests cannot all slip under
+     * the limit before the first failure is written.
+     */
     async take(projectId: string, limit: Limit, subject: string, message: string): Promise<void> {
       const count = await cache.incr(key(projectId, limit, subject), limit.windowSeconds);
       if (count > limit.max) throw tooManyRequests(limit.windowSeconds, message);
+    },
+    /** Gives back the count of an attempt that turned out not to be a failure. */
+    async release(projectId: string, limit: Limit, subject: string): Promise<void> {
+      await cache.decr(key(projectId, limit, subject));
     },
     async reset(projectId: string, limit: Limit, subject: string): Promise<void> {
       await cache.del(key(projectId, limit, subject));

@@ -37,11 +37,9 @@ export function recoveryPart(kit: UserAuthKit) {
     otp: string,
   ) {
     const message = 'Too many wrong codes; try again later';
-    await limits.assertBelow(projectId, LIMITS.codeFailuresPerIp, ipKey(ctx.ip), message);
-    if (!(await codes.check(projectId, purpose, email, otp))) {
-      await limits.record(projectId, LIMITS.codeFailuresPerIp, ipKey(ctx.ip));
-      throw invalidCode();
-    }
+    await limits.take(projectId, LIMITS.codeFailuresPerIp, ipKey(ctx.ip), message);
+    if (!(await codes.check(projectId, purpose, email, otp))) throw invalidCode();
+    await limits.release(projectId, LIMITS.codeFailuresPerIp, ipKey(ctx.ip));
   }
 
   return {
