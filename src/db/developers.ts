@@ -22,6 +22,14 @@ interface SessionDoc {
   expiresAt: Date;
 }
 
+/** One-off facts of the installation, each claimed once by inserting its fixed `_id`. */
+interface MarkerDoc {
+  _id: string;
+  developerId: ObjectId;
+  createdAt: Date;
+}
+const OPERATOR_MARKER = 'operator';
+
 const toDeveloper = ({ _id, passwordHash: _hash, ...rest }: DeveloperDoc): Developer => ({
   id: _id.toHexString(),
   ...rest,
@@ -30,17 +38,35 @@ const toDeveloper = ({ _id, passwordHash: _hash, ...rest }: DeveloperDoc): Devel
 export function developersRepo(db: Db) {
   const developers = db.collection<DeveloperDoc>('developers');
   const sessions = db.collection<SessionDoc>('sessions');
+  const markers = db.collection<MarkerDoc>('markers');
+
+  /** True for the one caller whose insert of the operator marker succeeds. */
+  async function claimOperator(developerId: ObjectId): Promise<boolean> {
+    try {
+      await markers.insertOne({ _id: OPERATOR_MARKER, developerId, createdAt: new Date() });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
   return {
-    /** Inserts an account; the first account of an installation becomes the operator. Undefined when the email is taken. */
+    /**
+     * Inserts an account; the first account of an installation becomes the operator. Undefined
+     * when the email is taken. The operator role is claimed by inserting one marker document with
+     * a fixed `_id`, so of two concurrent first sign-ups exactly one wins it (a count of existing
+     * accounts alone would let both see zero). Installations with accounts never claim it.
+     */
     async create(input: {
       email: string;
       name: string | null;
       passwordHash: string;
     }): Promise<Developer | undefined> {
       const now = new Date();
-      const isOperator = (await developers.estimatedDocumentCount()) === 0;
+      const _id = new ObjectId();
+      const isOperator = (await developers.estimatedDocumentCount()) === 0 && (await claimOperator(_id));
       const doc: DeveloperDoc = {
-        _id: new ObjectId(),
+        _id,
         ...input,
         plan: 'free',
         isOperator,
@@ -50,6 +76,7 @@ export function developersRepo(db: Db) {
       try {
         await developers.insertOne(doc);
       } catch (err) {
+        if (isOperator) await markers.deleteOne({ _id: OPERATOR_MARKER, developerId: _id });
         if (isDuplicateKey(err)) return undefined;
         throw err;
       }
