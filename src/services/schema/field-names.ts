@@ -12,7 +12,11 @@ export const SYSTEM_FIELDS: ReadonlySet<string> = new Set([
   'updatedAt',
 ]);
 
-const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Prototype keys, and `_bsontype`, which the BSON serializer reads as the type tag of a driver
+ * value (an object carrying it is not stored as a document).
+ */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', '_bsontype']);
 
 /** Deeper bodies are refused before any recursive walk can exhaust the stack. */
 export const MAX_BODY_DEPTH = 64;
@@ -23,7 +27,7 @@ export function fieldNameProblem(name: string): string | undefined {
   if (name.startsWith('$')) return 'must not start with "$"';
   if (name.includes('.')) return 'must not contain "."';
   if (name.includes('\0')) return 'must not contain a NUL character';
-  if (PROTOTYPE_KEYS.has(name)) return 'is a reserved name';
+  if (RESERVED_NAMES.has(name)) return 'is a reserved name';
   if (name.trim() !== name) return 'must not start or end with white space';
   return undefined;
 }
