@@ -39,6 +39,14 @@ const SERVER_ERROR_CODES = new Set([
   6, 7, 11, 13, 18, 89, 91, 112, 117, 189, 202, 262, 10107, 11600, 11601, 11602, 13435, 13436,
 ]);
 
+/** What a client reads when the database refuses what it asked for. */
+const REFUSED = {
+  pipeline:
+    'Invalid pipeline: the database cannot run it; check the stage and operator names and their arguments',
+  write: 'Invalid update: the database cannot apply it; check the field paths and value types',
+  query: 'Invalid query: the database cannot run it; check the filter values',
+} as const;
+
 /** Converts driver values for the services: object ids become hex strings, the rest is kept. */
 function fromStored(value: unknown): unknown {
   if (value instanceof ObjectId) return value.toHexString();
@@ -87,13 +95,14 @@ export function translateDriverError(err: unknown, what: 'query' | 'write' | 'pi
       code === undefined ||
       (what === 'pipeline' ? !SERVER_ERROR_CODES.has(code) : CLIENT_ERROR_CODES.has(code));
     if (clientError) {
-      const label =
-        what === 'pipeline' ? 'Invalid pipeline' : what === 'write' ? 'Invalid update' : 'Invalid query';
-      throw badRequest(
-        `${label}: ${err.message}`,
+      // Our own words: the server's message can quote internals (database and collection
+      // names, server versions). It stays on the error as its cause, for the log.
+      const refused = badRequest(
+        REFUSED[what],
         undefined,
         what === 'pipeline' ? 'INVALID_PIPELINE' : 'BAD_REQUEST',
       );
+      throw Object.assign(refused, { cause: err });
     }
   }
   throw err;
@@ -212,18 +221,31 @@ export function documentsRepo(
     /** Size of a stored document (the base of an update's quota difference). */
     sizeOf: bsonSize,
 
-    async aggregate(ref: CollectionRef, pipeline: MongoDocument[], maxResults: number) {
+    /**
+     * Runs a pipeline and reads its results through a cursor, stopping (and closing the cursor)
+     * as soon as there are more than `maxResults` documents or their BSON size passes `maxBytes`,
+     * so a pipeline that builds huge results never lands whole in this process.
+     */
+    async aggregate(
+      ref: CollectionRef,
+      pipeline: MongoDocument[],
+      caps: { maxResults: number; maxBytes: number },
+    ): Promise<{ rows: StoredDocument[]; over?: 'results' | 'bytes' }> {
       try {
         const cursor = (await collection(ref)).aggregate(pipeline, { maxTimeMS: timeoutMs });
-        const results: StoredDocument[] = [];
+        const rows: StoredDocument[] = [];
+        let bytes = 0;
         for await (const doc of cursor) {
-          results.push(toDocument(doc));
-          if (results.length > maxResults) {
+          bytes += BSON.calculateObjectSize(doc);
+          const over =
+            bytes > caps.maxBytes ? 'bytes' : rows.length >= caps.maxResults ? 'results' : undefined;
+          if (over) {
             await cursor.close();
-            break;
+            return { rows, over };
           }
+          rows.push(toDocument(doc));
         }
-        return results;
+        return { rows };
       } catch (err) {
         translateDriverError(err, 'pipeline');
       }

@@ -40,6 +40,8 @@ export function errorHandler() {
       await next();
     } catch (err) {
       if (err instanceof ApiError) {
+        // The cause of a client error (a database refusal) is logged, never sent.
+        if (err.cause) (ctx.state.log as Logger).info({ err: err.cause, code: err.code }, 'request refused');
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
         ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});

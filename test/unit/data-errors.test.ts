@@ -49,12 +49,13 @@ describe('data layer error translation', () => {
     });
     expect(translated(serverError(28, 'Cannot create field'), 'write')).to.include({
       status: 400,
-      message: 'Invalid update: Cannot create field',
+      message: 'Invalid update: the database cannot apply it; check the field paths and value types',
     });
-    expect(translated(serverError(40324, 'Unrecognized pipeline stage name'), 'pipeline')).to.include({
-      status: 400,
-      code: 'INVALID_PIPELINE',
-    });
+    const pipeline = translated(serverError(40324, 'Unrecognized pipeline stage name'), 'pipeline');
+    expect(pipeline).to.include({ status: 400, code: 'INVALID_PIPELINE' });
+    // The client reads our words; the driver's message stays on the error for the log only.
+    expect((pipeline as ApiError).message).not.to.include('Unrecognized');
+    expect((pipeline as ApiError).cause).to.be.instanceOf(MongoServerError);
     for (const code of [13, 189, 11600]) {
       expect(translated(serverError(code, 'server side'), 'pipeline')).to.be.instanceOf(MongoServerError);
       expect(translated(serverError(code, 'server side'), 'query')).to.be.instanceOf(MongoServerError);

@@ -34,7 +34,9 @@ export const MAX_FILTERS = 50;
 export const MAX_IN_VALUES = 100;
 export const MAX_REGEX_LENGTH = 128;
 
-const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+// Linear: a digit run is followed by a required "." before the optional second run, so a failed
+// match never retries every split of one long run (`\d+\.?\d*` did, quadratic in its length).
+const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 const TEXT_TYPES: ReadonlySet<PathType> = new Set(['String', 'Ref', 'any']);
 
 interface FilterKey {

@@ -1,10 +1,12 @@
 // Aggregation pipelines from clients (DECISIONS §3): an allowlist of stages, `$out`/`$merge`
 // blocked, `$where`/`$function`/`$accumulator` refused anywhere, `$lookup` only into registered
 // collections of the project other than `users` (also inside `$facet` and sub-pipelines), and the
-// guard `$match` stages (trash, RLS owner) put in front of the client's stages.
+// guard `$match` stages (trash, RLS owner) put in front of the client's stages. Costly shapes are
+// capped before the pipeline runs: regular expressions, the number and nesting of `$lookup`s and
+// literal `$range` lengths (the result's size is capped while it is read, in reads.ts).
 import { badRequest } from '../../http/errors.js';
 import { MAX_BODY_DEPTH } from '../schema/field-names.js';
-import type { Condition } from './filters.js';
+import { MAX_REGEX_LENGTH, type Condition } from './filters.js';
 import { USERS_COLLECTION } from './access.js';
 
 export const ALLOWED_STAGES: ReadonlySet<string> = new Set([
@@ -40,6 +42,14 @@ const LOOKUP_KEYS: ReadonlySet<string> = new Set([
   'let',
   'pipeline',
 ]);
+/** Operators whose `regex` argument is a pattern (the `$regex` query operator takes it directly). */
+const REGEX_EXPRESSIONS: ReadonlySet<string> = new Set(['$regexMatch', '$regexFind', '$regexFindAll']);
+/** `$lookup` stages per pipeline, counting those inside `$facet` and sub-pipelines. */
+export const MAX_LOOKUPS = 10;
+/** A `$lookup` inside a `$lookup`'s pipeline is level 2; deeper ones are refused. */
+export const MAX_LOOKUP_DEPTH = 2;
+/** Elements of a `$range` whose bounds are literal numbers. */
+export const MAX_RANGE_LENGTH = 10_000;
 /** Stages that must come first; the guards go right after them. */
 const LEADING_STAGES: ReadonlySet<string> = new Set(['$geoNear', '$search']);
 
@@ -55,7 +65,37 @@ const invalid = (message: string, code = 'INVALID_PIPELINE') => badRequest(messa
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Refuses the forbidden operators and prototype keys at any depth of a stage. */
+function checkPattern(pattern: unknown, operator: string, where: string): void {
+  // A string starting with "$" would be read as a field path: the pattern must be given here.
+  if (typeof pattern !== 'string' || pattern.startsWith('$')) {
+    throw invalid(
+      `Invalid pipeline: ${where} ${operator} takes the pattern as a literal string`,
+      'INVALID_REGEX',
+    );
+  }
+  if (pattern.length > MAX_REGEX_LENGTH) {
+    throw invalid(
+      `Invalid pipeline: ${where} ${operator} pattern is longer than ${MAX_REGEX_LENGTH} characters`,
+      'INVALID_REGEX',
+    );
+  }
+}
+
+/** A `$range` with literal bounds may not produce more than MAX_RANGE_LENGTH elements. */
+function checkRange(args: unknown, where: string): void {
+  if (!Array.isArray(args)) return;
+  const [start, end, step = 1] = args as unknown[];
+  if (typeof start !== 'number' || typeof end !== 'number' || typeof step !== 'number' || step === 0) return;
+  const length = Math.ceil((end - start) / step);
+  if (length > MAX_RANGE_LENGTH) {
+    throw invalid(
+      `Invalid pipeline: ${where} $range would produce ${length} elements (at most ${MAX_RANGE_LENGTH})`,
+      'PIPELINE_TOO_COSTLY',
+    );
+  }
+}
+
+/** Refuses the forbidden operators and prototype keys at any depth of a stage, and checks patterns and ranges. */
 function scan(value: unknown, where: string, depth: number): void {
   if (depth > MAX_BODY_DEPTH) throw invalid(`Invalid pipeline: ${where} is nested too deeply`);
   if (Array.isArray(value)) {
@@ -66,13 +106,31 @@ function scan(value: unknown, where: string, depth: number): void {
         throw invalid(`Operator ${key} is not allowed in aggregation pipelines`, 'OPERATOR_NOT_ALLOWED');
       }
       if (PROTOTYPE_KEYS.has(key)) throw invalid(`Invalid pipeline: the key "${key}" is not allowed`);
+      if (key === '$regex') checkPattern(value[key], key, where);
+      if (REGEX_EXPRESSIONS.has(key)) {
+        const args = value[key];
+        checkPattern(isObject(args) ? args.regex : undefined, key, where);
+      }
+      if (key === '$range') checkRange(value[key], where);
       scan(value[key], where, depth + 1);
     }
   }
 }
 
-function checkLookup(spec: unknown, where: string, lookups: LookupStage[], depth: number): void {
+function checkLookup(
+  spec: unknown,
+  where: string,
+  lookups: LookupStage[],
+  depth: number,
+  lookupDepth: number,
+): void {
   if (!isObject(spec)) throw invalid(`Invalid pipeline: ${where} $lookup must be an object`);
+  if (lookupDepth > MAX_LOOKUP_DEPTH) {
+    throw invalid(
+      `Invalid pipeline: ${where} nests $lookup more than ${MAX_LOOKUP_DEPTH} levels deep`,
+      'PIPELINE_TOO_COSTLY',
+    );
+  }
   for (const key of Object.keys(spec)) {
     if (!LOOKUP_KEYS.has(key)) throw invalid(`Invalid pipeline: ${where} $lookup does not take "${key}"`);
   }
@@ -89,12 +147,21 @@ function checkLookup(spec: unknown, where: string, lookups: LookupStage[], depth
   if (spec.pipeline !== undefined) {
     if (!Array.isArray(spec.pipeline))
       throw invalid(`Invalid pipeline: ${where} $lookup.pipeline must be an array`);
-    walk(spec.pipeline, `${where} $lookup.pipeline`, lookups, depth + 1);
+    walk(spec.pipeline, `${where} $lookup.pipeline`, lookups, depth + 1, lookupDepth);
   }
   lookups.push({ from, spec });
+  if (lookups.length > MAX_LOOKUPS) {
+    throw invalid(`Invalid pipeline: at most ${MAX_LOOKUPS} $lookup stages`, 'PIPELINE_TOO_COSTLY');
+  }
 }
 
-function walk(pipeline: unknown[], where: string, lookups: LookupStage[], depth: number): void {
+function walk(
+  pipeline: unknown[],
+  where: string,
+  lookups: LookupStage[],
+  depth: number,
+  lookupDepth = 0,
+): void {
   if (depth > 8) throw invalid(`Invalid pipeline: sub-pipelines are nested too deeply (${where})`);
   pipeline.forEach((stage, i) => {
     const at = `${where} stage ${i}`.trim();
@@ -112,12 +179,12 @@ function walk(pipeline: unknown[], where: string, lookups: LookupStage[], depth:
     if (!ALLOWED_STAGES.has(name))
       throw invalid(`Pipeline stage ${name} is not allowed`, 'STAGE_NOT_ALLOWED');
     scan(body, at, depth);
-    if (name === '$lookup') checkLookup(body, at, lookups, depth);
+    if (name === '$lookup') checkLookup(body, at, lookups, depth, lookupDepth + 1);
     if (name === '$facet') {
       if (!isObject(body)) throw invalid(`Invalid pipeline: ${at} $facet must be an object`);
       for (const [facet, sub] of Object.entries(body)) {
         if (!Array.isArray(sub)) throw invalid(`Invalid pipeline: ${at} $facet.${facet} must be an array`);
-        walk(sub, `${at} $facet.${facet}`, lookups, depth + 1);
+        walk(sub, `${at} $facet.${facet}`, lookups, depth + 1, lookupDepth);
       }
     }
   });

@@ -11,6 +11,8 @@ export const MAX_LIMIT = 1000;
 export const MAX_LIMIT_WITH_POPULATE = 100;
 export const MAX_SORT_KEYS = 5;
 export const MAX_POPULATE = 10;
+/** Documents a page may skip (page-1 times limit): deep offsets cost a scan; cursors do not. */
+export const MAX_SKIP = 10_000;
 
 export interface ReadOptions {
   fields?: string;
@@ -86,10 +88,18 @@ export function parseListOptions(def: CollectionDef, query: Record<string, unkno
     throw badRequest('Use either page or cursor, not both', undefined, 'INVALID_QUERY');
   }
   const max = read.populate.length ? MAX_LIMIT_WITH_POPULATE : MAX_LIMIT;
+  const limit = Math.min(positive(query.limit, 'limit') ?? DEFAULT_LIMIT, max);
+  if (page !== undefined && (page - 1) * limit > MAX_SKIP) {
+    throw badRequest(
+      `Page ${page} would skip ${(page - 1) * limit} documents (at most ${MAX_SKIP}): use cursor paging, passing pagination.nextCursor as cursor, for deeper pages`,
+      [{ path: 'query.page', message: `(page - 1) × limit must be at most ${MAX_SKIP}` }],
+      'PAGE_TOO_DEEP',
+    );
+  }
   return {
     ...read,
     page: cursor === undefined ? (page ?? 1) : null,
-    limit: Math.min(positive(query.limit, 'limit') ?? DEFAULT_LIMIT, max),
+    limit,
     sort,
     after: cursor === undefined ? undefined : decodeCursor(cursor, sort),
     total: flag(query.total, 'total'),

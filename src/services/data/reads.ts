@@ -23,6 +23,8 @@ import { toApi, type ApiDocument } from './serialize.js';
 import { flag } from './projection.js';
 
 export const MAX_AGGREGATE_RESULTS = 1000;
+/** BSON bytes of all result documents of one aggregation (their JSON is of the same order). */
+export const MAX_AGGREGATE_BYTES = 8 * 1024 * 1024;
 const ACTIVE: Condition = { isDeleted: { $ne: true } };
 
 export interface DocumentPage {
@@ -158,16 +160,22 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
         }
         guardLookup(lookup, guard(aggregateScope({ def, caller: target.caller })));
       }
-      const rows = await repo.aggregate(
-        target.ref,
-        withGuard(pipeline as Stage[], mainGuard),
-        MAX_AGGREGATE_RESULTS,
-      );
-      if (rows.length > MAX_AGGREGATE_RESULTS) {
+      const { rows, over } = await repo.aggregate(target.ref, withGuard(pipeline as Stage[], mainGuard), {
+        maxResults: MAX_AGGREGATE_RESULTS,
+        maxBytes: MAX_AGGREGATE_BYTES,
+      });
+      if (over === 'results') {
         throw badRequest(
           `The aggregation returned more than ${MAX_AGGREGATE_RESULTS} documents; add a $limit stage`,
           undefined,
           'TOO_MANY_RESULTS',
+        );
+      }
+      if (over === 'bytes') {
+        throw badRequest(
+          `The aggregation result is larger than ${MAX_AGGREGATE_BYTES / (1024 * 1024)} MiB; add $limit or $project to return less`,
+          undefined,
+          'RESULT_TOO_LARGE',
         );
       }
       return rows.map(toApi);
