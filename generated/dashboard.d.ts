@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
          */
         get: operations["getHealth"];
         put?: never;
@@ -312,7 +312,10 @@ export interface paths {
         /** Members of a project (members) */
         get: operations["listProjectMembers"];
         put?: never;
-        /** Invite an existing developer by email (admins) */
+        /**
+         * Invite an existing developer by email (admins)
+         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account. The member list shows who was added. A developer who is already a member gives 409 `ALREADY_MEMBER`.
+         */
         post: operations["addProjectMember"];
         delete?: never;
         options?: never;
@@ -330,7 +333,10 @@ export interface paths {
                  * @example 65f1c2a4b7e8d90012345678
                  */
                 projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
+                /**
+                 * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
                 developerId: string;
             };
             cookie?: never;
@@ -742,8 +748,11 @@ export interface components {
              * @enum {string}
              */
             kind?: "redis" | "memory";
-            /** @description Why the dependency is down. */
-            error?: string;
+            /**
+             * @description Why the dependency is down, in fixed words: `timeout` (no answer within 2 seconds) or `unreachable` (the check failed). Driver messages, which can name hosts and addresses, go to the service log only.
+             * @enum {string}
+             */
+            error?: "timeout" | "unreachable";
         };
         HealthReport: {
             /** @enum {string} */
@@ -2113,13 +2122,27 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Added; the members after the change. */
-            201: {
+            /** @description Taken: the account using this email, if there is one, is now a member (same answer for an unknown address). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MembersEnvelope"];
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @example grace@example.com */
+                            email: string;
+                            /**
+                             * @example member
+                             * @enum {string}
+                             */
+                            role: "admin" | "member";
+                        };
+                        /** @example If a developer account uses this email, it is now a member of the project */
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2140,7 +2163,10 @@ export interface operations {
                  * @example 65f1c2a4b7e8d90012345678
                  */
                 projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
+                /**
+                 * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
                 developerId: string;
             };
             cookie?: never;
@@ -2174,7 +2200,10 @@ export interface operations {
                  * @example 65f1c2a4b7e8d90012345678
                  */
                 projectId: components["parameters"]["ProjectId"];
-                /** @example 65f1c2a4b7e8d90012345679 */
+                /**
+                 * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
                 developerId: string;
             };
             cookie?: never;

@@ -78,7 +78,7 @@ export interface paths {
         put?: never;
         /**
          * Run an aggregation pipeline over a collection
-         * @description Allowed stages: `$match $project $addFields $set $unset $group $sort $limit $skip $count $unwind $facet $bucket $bucketAuto $sortByCount $replaceRoot $replaceWith $sample $geoNear $lookup`. `$out` and `$merge` are blocked (400), as is any other stage and the operators `$where`, `$function` and `$accumulator` anywhere. `$lookup` (also inside `$facet` and sub-pipelines) may only read registered collections of the same project other than `users`, by name; joined documents follow the same trash and RLS rules. A `$match` leaving out trashed documents (unless `include_deleted=true`) and, with RLS enabled and the publishable key, one on the owner (a Bearer token is then required) are inserted first, or after a leading `$geoNear`. At most 100 stages; at most 1000 result documents (add `$limit`); runs under the query time limit.
+         * @description Allowed stages: `$match $project $addFields $set $unset $group $sort $limit $skip $count $unwind $facet $bucket $bucketAuto $sortByCount $replaceRoot $replaceWith $sample $geoNear $lookup`. `$out` and `$merge` are blocked (400), as is any other stage and the operators `$where`, `$function` and `$accumulator` anywhere. `$lookup` (also inside `$facet` and sub-pipelines) may only read registered collections of the same project other than `users`, by name; joined documents follow the same trash and RLS rules. A `$match` leaving out trashed documents (unless `include_deleted=true`) and, with RLS enabled and the publishable key, one on the owner (a Bearer token is then required) are inserted first, or after a leading `$geoNear`. At most 100 stages; at most 1000 result documents (add `$limit`, else 400 `TOO_MANY_RESULTS`) and 8 MiB of results in all (BSON size, read through a cursor that stops there: 400 `RESULT_TOO_LARGE`); runs under the query time limit. Costly shapes are refused before the pipeline runs: a `$regex`, `$regexMatch`, `$regexFind` or `$regexFindAll` pattern must be a literal string of at most 128 characters (400 `INVALID_REGEX`); at most 10 `$lookup` stages in all, nested at most 2 levels (a `$lookup` in a `$lookup`'s pipeline), and a `$range` with literal bounds of at most 10000 elements (400 `PIPELINE_TOO_COSTLY`). When the database itself refuses a pipeline the 400 `INVALID_PIPELINE` says so in the service's words (the database's message goes to the log).
          */
         post: operations["aggregateDocuments"];
         delete?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
          */
         get: operations["getHealth"];
         put?: never;
@@ -968,8 +968,11 @@ export interface components {
              * @enum {string}
              */
             kind?: "redis" | "memory";
-            /** @description Why the dependency is down. */
-            error?: string;
+            /**
+             * @description Why the dependency is down, in fixed words: `timeout` (no answer within 2 seconds) or `unreachable` (the check failed). Driver messages, which can name hosts and addresses, go to the service log only.
+             * @enum {string}
+             */
+            error?: "timeout" | "unreachable";
         };
         HealthReport: {
             /** @enum {string} */
@@ -1476,7 +1479,7 @@ export interface operations {
     listDocuments: {
         parameters: {
             query?: {
-                /** @description Page number, 1-indexed. Not combinable with `cursor`. */
+                /** @description Page number, 1-indexed. Not combinable with `cursor`. A page may skip at most 10000 documents (`(page - 1) × limit`); deeper pages are a 400 `PAGE_TOO_DEEP`: follow `pagination.nextCursor` with `cursor` instead, which costs the same at any depth. */
                 page?: number;
                 /** @description Documents per page; default 100, at most 1000 (100 with `populate`). A larger value is clamped (the clamp shows in `pagination.limit`). */
                 limit?: number;

@@ -11,6 +11,8 @@ import { developerView } from './accounts.js';
 
 type Ops = operations;
 
+const INVITE_MESSAGE = 'If a developer account uses this email, it is now a member of the project';
+
 export function projectHandlers({ projects, members, operator }: Services) {
   async function view(project: Project, ctx: RequestContext) {
     const caller = ctx.principal.developer;
@@ -94,9 +96,11 @@ export function projectHandlers({ projects, members, operator }: Services) {
 
   const addProjectMember: Handler<Ops['addProjectMember']> = async ({ params, body }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const role = body.role ?? 'member';
+    await members.add(project, body.email, role);
     return {
-      status: 201,
-      body: membersBody(await members.add(project, body.email, body.role ?? 'member'), 'Member added'),
+      status: 202,
+      body: { success: true, data: { email: body.email, role }, message: INVITE_MESSAGE },
     };
   };
 

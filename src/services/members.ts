@@ -1,6 +1,8 @@
-// Project members: admins invite existing developers by email, change roles and remove members;
-// any member may leave; a project always keeps at least one admin.
-import { conflict, forbidden, notFound } from '../http/errors.js';
+// Project members: admins invite existing developers by email (the answer does not tell whether
+// an account uses the address), change roles and remove members; any member may leave; a project
+// always keeps at least one admin.
+import { badRequest, conflict, forbidden, notFound } from '../http/errors.js';
+import { isObjectId } from '../db/ids.js';
 import type { DevelopersRepo } from '../db/developers.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import { normalizeEmail } from './accounts.js';
@@ -12,6 +14,16 @@ export interface MemberView {
   name: string | null;
   role: MemberRole;
   addedAt: Date;
+}
+
+function checkDeveloperId(developerId: string): void {
+  if (!isObjectId(developerId)) {
+    throw badRequest(
+      'Invalid developer ID',
+      [{ path: 'params.developerId', message: 'must be 24 hexadecimal characters' }],
+      'INVALID_DEVELOPER_ID',
+    );
+  }
 }
 
 export function membersService(projects: ProjectsRepo, developers: DevelopersRepo) {
@@ -40,22 +52,27 @@ export function membersService(projects: ProjectsRepo, developers: DevelopersRep
   return {
     view,
 
-    async add(project: Project, email: string, role: MemberRole): Promise<MemberView[]> {
+    /**
+     * Adds the developer using `email`, if there is one. The caller gets the same answer either
+     * way, so inviting cannot be used to find out which addresses have an account.
+     */
+    async add(project: Project, email: string, role: MemberRole): Promise<void> {
       const developer = await developers.findByEmail(normalizeEmail(email));
-      if (!developer) throw notFound('No developer account with this email', 'DEVELOPER_NOT_FOUND');
+      if (!developer) return;
       if (roleOf(project, developer.id)) throw conflict('Already a member of this project', 'ALREADY_MEMBER');
       const updated = await projects.addMember(project.id, developer.id, role);
       if (!updated) throw conflict('Already a member of this project', 'ALREADY_MEMBER');
-      return view(updated);
     },
 
     async changeRole(project: Project, developerId: string, role: MemberRole): Promise<MemberView[]> {
+      checkDeveloperId(developerId);
       const updated = await projects.changeMember(project.id, developerId, role);
       return updated ? view(updated) : refused(project, developerId);
     },
 
     /** Admins remove anyone; a member may only remove themselves (leave). */
     async remove(project: Project, caller: Developer, developerId: string): Promise<MemberView[]> {
+      checkDeveloperId(developerId);
       if (roleOf(project, caller.id) !== 'admin' && caller.id !== developerId) {
         throw forbidden('Only admins may remove other members', 'ADMIN_ONLY');
       }

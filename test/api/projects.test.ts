@@ -38,7 +38,7 @@ describe('dashboard projects', () => {
     const added = await as('admin').post(`/api/projects/${projectId}/members`, {
       email: 'member@example.com',
     });
-    expect(added.status).to.equal(201);
+    expect(added.status).to.equal(202);
   });
   after(() => apps.close());
 
@@ -186,10 +186,24 @@ describe('dashboard projects', () => {
   });
 
   describe('members', () => {
-    it('invites existing developers only, once (404 / 409)', async () => {
+    it('invites existing developers only, once (409), without telling which emails have accounts', async () => {
+      const before = await as('admin').get(`/api/projects/${projectId}/members`);
+      const ghost = await as('admin').post(`/api/projects/${projectId}/members`, {
+        email: 'ghost@example.com',
+      });
+      expect(ghost.status).to.equal(202);
+      expect(ghost.body).to.deep.equal({
+        success: true,
+        data: { email: 'ghost@example.com', role: 'member' },
+        message: 'If a developer account uses this email, it is now a member of the project',
+      });
+      const after = await as('admin').get(`/api/projects/${projectId}/members`);
+      expect(after.body.data.members).to.deep.equal(before.body.data.members);
       expect(
-        (await as('admin').post(`/api/projects/${projectId}/members`, { email: 'ghost@example.com' })).status,
-      ).to.equal(404);
+        await apps.dashboard.deps.db.platform
+          .collection('developers')
+          .countDocuments({ email: 'ghost@example.com' }),
+      ).to.equal(0);
       const again = await as('admin').post(`/api/projects/${projectId}/members`, {
         email: 'MEMBER@example.com',
       });

@@ -79,7 +79,7 @@ use('/api/projects/{projectId}/members > Members of a project (members) > 200 > 
   path: { [PROJECT]: () => state.projectId },
 });
 use(
-  '/api/projects/{projectId}/members > Invite an existing developer by email (admins) > 201 > application/json',
+  '/api/projects/{projectId}/members > Invite an existing developer by email (admins) > 202 > application/json',
   {
     cookie: admin,
     path: { [PROJECT]: () => state.projectId },
