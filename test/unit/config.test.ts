@@ -27,6 +27,17 @@ describe('config', () => {
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
+  it('trusts one proxy hop by default and refuses a hop count below 1', () => {
+    expect(loadConfig(base)).to.include({ trustProxy: false, trustedProxyHops: 1 });
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true', TRUSTED_PROXY_HOPS: '2' })).to.include({
+      trustProxy: true,
+      trustedProxyHops: 2,
+    });
+    expect(problems({ ...base, TRUSTED_PROXY_HOPS: '0' })).to.deep.equal([
+      'TRUSTED_PROXY_HOPS must be an integer from 1 to 32, got "0"',
+    ]);
+  });
+
   it('has no default for any secret', () => {
     expect(problems({ MONGODB_URI: base.MONGODB_URI })).to.include.members([
       'ENCRYPTION_KEY is required',
