@@ -141,7 +141,10 @@ export function endUsersService(deps: EndUsersDeps) {
       const def = await usersDefinition(project);
       const userId = checkUserId(id);
       refuseManaged(body);
-      const set = validateDocument(def, body, 'update');
+      // emailVerified belongs to the auth service, not to the users schema.
+      const { emailVerified, ...fields } = body;
+      const set = validateDocument(def, fields, 'update');
+      if (emailVerified !== undefined) set.emailVerified = emailVerified;
       const result = await users.update(project.id, userId, { set });
       if (!result) throw userNotFound();
       if (!result.ok) {
