@@ -296,6 +296,164 @@ export interface paths {
         patch: operations["updateStorageSettings"];
         trace?: never;
     };
+    "/api/projects/{projectId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List and search the project's end users (members)
+         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Project members (admins and members). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
+         */
+        get: operations["listProjectUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One end user (members)
+         * @description Every stored field of the user (private and protected ones included) but the password hash, and `disabled`. Project members (admins and members).
+         */
+        get: operations["getProjectUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an end user (admins)
+         * @description Removes the user document for good (no trash), signs the user out everywhere (refresh tokens deleted, access tokens refused at once) and deletes the codes and social-login grants kept for them. With `documents=true` it also erases what they own: every document, trashed ones included, of each collection with RLS enabled whose owner field holds the user's id, and the files they uploaded as an end user; the quota is given back and `data.erased` counts what went. Documents of collections without RLS are not touched. Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        delete: operations["deleteProjectUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Set fields of an end user (admins)
+         * @description Sets the given fields (dot paths reach into Object fields), validated against the users schema, `protected` fields included: this is how the developer sets fields such as `role` that end users cannot write. `emailVerified` (a boolean) may be set too; `email`, `password`, `identities`, `disabled` and the system fields cannot (400 `FIELD_NOT_ALLOWED`; use the disable and enable operations). A value another user holds in a unique field: 409. Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        patch: operations["updateProjectUser"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/users/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an end user (admins)
+         * @description The user can no longer log in (403 `USER_DISABLED` after a right password), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        post: operations["disableProjectUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/users/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled end user (admins)
+         * @description The user may log in again; the sessions revoked by the disable stay revoked. Idempotent. Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        post: operations["enableProjectUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/users/{userId}/revoke-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an end user out everywhere (admins)
+         * @description Revokes every refresh token of the user and refuses the access tokens issued so far (401 `TOKEN_REVOKED`); the user may log in again. `data.revokedSessions` counts the refresh tokens revoked. Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        post: operations["revokeProjectUserSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/members": {
         parameters: {
             query?: never;
@@ -796,6 +954,10 @@ export interface components {
              * @example authors
              */
             ref?: string;
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`, not with `required`). End users cannot write it: a sign-up or `update-profile` body that sets it (also by a dot path) is a 400 `FIELD_PROTECTED` naming the field. Its `default` still applies at sign-up. The secret key (`PATCH /api/users/{userId}`) and project admins on the dashboard set it. */
+            protected?: boolean;
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users, of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
+            private?: boolean;
         };
         /** @description A sub-field at the second level (same rules as FieldDef; `unique` is refused here). */
         FieldDefLevel2: {
@@ -907,6 +1069,14 @@ export interface components {
             mode: "flexible" | "schema";
             fields: components["schemas"]["FieldDef"][];
             rls: components["schemas"]["RlsSettings"];
+        };
+        CollectionSchemaEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                collection: components["schemas"]["CollectionSchema"];
+            };
+            message: string;
         };
         /**
          * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
@@ -1074,6 +1244,60 @@ export interface components {
             updatedAt?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description An end user as the developer sees it: every stored field (the users schema's private and protected fields included) but the password hash, plus `disabled`. */
+        ManagedUser: components["schemas"]["EndUser"] & {
+            /** @description True while the user is disabled (no login, refresh or social login). */
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the user was disabled; absent once enabled again.
+             */
+            disabledAt?: string;
+        };
+        ManagedUserEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ManagedUser"];
+            message: string;
+        };
+        ManagedUserListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ManagedUser"][];
+            pagination: components["schemas"]["DataPagination"];
+            message: string;
+        };
+        /** @description Fields of the users schema to set (dot paths allowed), protected ones included. */
+        ManagedUserUpdate: {
+            [key: string]: unknown;
+        };
+        ManagedUserDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** Format: date-time */
+                deletedAt: string;
+                /** @description Only with `documents=true`. */
+                erased?: {
+                    /** @description Documents erased per collection with RLS. */
+                    documents: {
+                        [key: string]: number;
+                    };
+                    /** @description Files erased. */
+                    files: number;
+                };
+            };
+            message: string;
+        };
+        ManagedUserSessionsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                revokedSessions: number;
+            };
+            message: string;
         };
         /** @description The public fields of a user, and only those (`_id`, `username`, `name`, `avatar`, `createdAt`). */
         EndUserPublicProfile: {
@@ -1246,6 +1470,11 @@ export interface components {
          * @example 65f1c2a4b7e8d90012345678
          */
         ProjectId: string;
+        /**
+         * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+         * @example 665f1c2e9b1e8a0012345678
+         */
+        UserId: string;
     };
     requestBodies: never;
     headers: {
@@ -2053,6 +2282,276 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StorageSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjectUsers: {
+        parameters: {
+            query?: {
+                /** @description An email prefix, compared case-insensitively. */
+                email?: string;
+                /** @description `true`: only disabled users; `false`: only active ones. */
+                disabled?: boolean;
+                /** @description The page, from 1. */
+                page?: number;
+                /** @description Users per page; above 1000 is clamped. */
+                limit?: number;
+                /** @description `true` adds `pagination.total`. */
+                total?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProjectUser: {
+        parameters: {
+            query?: {
+                /** @description `true` also erases the documents and files the user owns. */
+                documents?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateProjectUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "editor",
+                 *       "emailVerified": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ManagedUserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableProjectUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableProjectUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeProjectUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserSessionsEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -298,6 +298,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a collection with the secret key
+         * @description The dashboard's `POST /api/projects/{projectId}/collections` for scripts (CI, infrastructure as code): the same rules, plan limit (403 `PLAN_LIMIT`) and conflicts (409 `COLLECTION_EXISTS`), in the key's project. Secret key only: the publishable key is a 403 `SECRET_KEY_REQUIRED`.
+         */
+        post: operations["createCollectionSchema"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schemas/{collectionName}": {
         parameters: {
             query?: never;
@@ -316,8 +336,148 @@ export interface paths {
          * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown.
          */
         get: operations["getCollectionSchema"];
+        /**
+         * Change a collection's definition with the secret key
+         * @description The dashboard's `PUT /api/projects/{projectId}/collections/{collectionName}` for scripts: the fields are replaced, `mode` and `rls` keep their values when left out, the name cannot change, and turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` that changes nothing. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        put: operations["updateCollectionSchema"];
+        post?: never;
+        /**
+         * Delete a collection and all its documents with the secret key
+         * @description The dashboard's `DELETE /api/projects/{projectId}/collections/{collectionName}` for scripts: removes the definition and drops every document, trashed ones included. Permanent. A collection another collection's Ref field points to: 409 `COLLECTION_REFERENCED`. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        delete: operations["deleteCollectionSchema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search the project's end users
+         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
+         */
+        get: operations["listUsers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One end user
+         * @description Every stored field of the user (private and protected ones included) but the password hash, and `disabled`. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an end user
+         * @description Removes the user document for good (no trash), signs the user out everywhere (refresh tokens deleted, access tokens refused at once) and deletes the codes and social-login grants kept for them. With `documents=true` it also erases what they own: every document, trashed ones included, of each collection with RLS enabled whose owner field holds the user's id, and the files they uploaded as an end user; the quota is given back and `data.erased` counts what went. Documents of collections without RLS are not touched. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Set fields of an end user
+         * @description Sets the given fields (dot paths reach into Object fields), validated against the users schema, `protected` fields included: this is how the developer sets fields such as `role` that end users cannot write. `emailVerified` (a boolean) may be set too; `email`, `password`, `identities`, `disabled` and the system fields cannot (400 `FIELD_NOT_ALLOWED`; use the disable and enable operations). A value another user holds in a unique field: 409. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/users/{userId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an end user
+         * @description The user can no longer log in (403 `USER_DISABLED` after a right password), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        post: operations["disableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{userId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled end user
+         * @description The user may log in again; the sessions revoked by the disable stay revoked. Idempotent. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        post: operations["enableUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{userId}/revoke-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign an end user out everywhere
+         * @description Revokes every refresh token of the user and refuses the access tokens issued so far (401 `TOKEN_REVOKED`); the user may log in again. `data.revokedSessions` counts the refresh tokens revoked. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        post: operations["revokeUserSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Register an end user
-         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities` and the system fields cannot be sent. A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities`, `disabled` and the system fields cannot be sent, nor fields the users schema marks `protected` (400 `FIELD_PROTECTED` naming the field). A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["signupEndUser"];
         delete?: never;
@@ -413,7 +573,7 @@ export interface paths {
         };
         /**
          * The signed-in user
-         * @description The user of the Bearer access token, without the password hash. 401 `USER_NOT_FOUND` when the user no longer exists. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description The user of the Bearer access token, without the password hash, with the schema's `private` fields (they are the user's own data). 401 `USER_NOT_FOUND` when the user no longer exists. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         get: operations["getEndUserProfile"];
         put?: never;
@@ -434,7 +594,7 @@ export interface paths {
         get?: never;
         /**
          * Update the signed-in user
-         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`); a value taken by another user in a unique field is a 409. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`), nor fields the users schema marks `protected` (400 `FIELD_PROTECTED`); a value taken by another user in a unique field is a 409. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         put: operations["updateEndUserProfile"];
         post?: never;
@@ -553,7 +713,7 @@ export interface paths {
         };
         /**
          * A user's public profile
-         * @description Looks the user up by the `username` field of the users schema and returns only `_id`, `username`, `name`, `avatar` and `createdAt`, whichever exist. 404 `USER_NOT_FOUND` otherwise. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Looks the user up by the `username` field of the users schema and returns only `_id`, `username`, `name`, `avatar` and `createdAt`, whichever exist and are not `private` in the users schema. 404 `USER_NOT_FOUND` otherwise. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         get: operations["getEndUserPublicProfile"];
         put?: never;
@@ -1016,6 +1176,10 @@ export interface components {
              * @example authors
              */
             ref?: string;
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`, not with `required`). End users cannot write it: a sign-up or `update-profile` body that sets it (also by a dot path) is a 400 `FIELD_PROTECTED` naming the field. Its `default` still applies at sign-up. The secret key (`PATCH /api/users/{userId}`) and project admins on the dashboard set it. */
+            protected?: boolean;
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users, of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
+            private?: boolean;
         };
         /** @description A sub-field at the second level (same rules as FieldDef; `unique` is refused here). */
         FieldDefLevel2: {
@@ -1127,6 +1291,14 @@ export interface components {
             mode: "flexible" | "schema";
             fields: components["schemas"]["FieldDef"][];
             rls: components["schemas"]["RlsSettings"];
+        };
+        CollectionSchemaEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                collection: components["schemas"]["CollectionSchema"];
+            };
+            message: string;
         };
         /**
          * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
@@ -1294,6 +1466,60 @@ export interface components {
             updatedAt?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description An end user as the developer sees it: every stored field (the users schema's private and protected fields included) but the password hash, plus `disabled`. */
+        ManagedUser: components["schemas"]["EndUser"] & {
+            /** @description True while the user is disabled (no login, refresh or social login). */
+            disabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the user was disabled; absent once enabled again.
+             */
+            disabledAt?: string;
+        };
+        ManagedUserEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ManagedUser"];
+            message: string;
+        };
+        ManagedUserListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ManagedUser"][];
+            pagination: components["schemas"]["DataPagination"];
+            message: string;
+        };
+        /** @description Fields of the users schema to set (dot paths allowed), protected ones included. */
+        ManagedUserUpdate: {
+            [key: string]: unknown;
+        };
+        ManagedUserDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** Format: date-time */
+                deletedAt: string;
+                /** @description Only with `documents=true`. */
+                erased?: {
+                    /** @description Documents erased per collection with RLS. */
+                    documents: {
+                        [key: string]: number;
+                    };
+                    /** @description Files erased. */
+                    files: number;
+                };
+            };
+            message: string;
+        };
+        ManagedUserSessionsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                revokedSessions: number;
+            };
+            message: string;
         };
         /** @description The public fields of a user, and only those (`_id`, `username`, `name`, `avatar`, `createdAt`). */
         EndUserPublicProfile: {
@@ -1466,6 +1692,11 @@ export interface components {
          * @example 65f1c2a4b7e8d90012345678
          */
         ProjectId: string;
+        /**
+         * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+         * @example 665f1c2e9b1e8a0012345678
+         */
+        UserId: string;
     };
     requestBodies: never;
     headers: {
@@ -2089,6 +2320,57 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    createCollectionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "orders",
+                 *       "mode": "schema",
+                 *       "fields": [
+                 *         {
+                 *           "name": "total",
+                 *           "type": "Number",
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "name": "userId",
+                 *           "type": "String"
+                 *         }
+                 *       ],
+                 *       "rls": {
+                 *         "enabled": true,
+                 *         "mode": "private",
+                 *         "ownerField": "userId"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionInput"];
+            };
+        };
+        responses: {
+            /** @description Collection registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionSchemaEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getCollectionSchema: {
         parameters: {
             query?: never;
@@ -2120,6 +2402,330 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateCollectionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fields": [
+                 *         {
+                 *           "name": "title",
+                 *           "type": "String",
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "name": "userId",
+                 *           "type": "String"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CollectionUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description The updated definition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionSchemaEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteCollectionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            name: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description An email prefix, compared case-insensitively. */
+                email?: string;
+                /** @description `true`: only disabled users; `false`: only active ones. */
+                disabled?: boolean;
+                /** @description The page, from 1. */
+                page?: number;
+                /** @description Users per page; above 1000 is clamped. */
+                limit?: number;
+                /** @description `true` adds `pagination.total`. */
+                total?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: {
+                /** @description `true` also erases the documents and files the user owns. */
+                documents?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "editor",
+                 *       "emailVerified": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ManagedUserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeUserSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
+                 * @example 665f1c2e9b1e8a0012345678
+                 */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedUserSessionsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

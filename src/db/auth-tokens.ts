@@ -128,6 +128,16 @@ export function authTokensRepo(db: Db) {
       return (await refresh.updateMany(filter, { $set: { revokedAt: new Date() } })).modifiedCount;
     },
 
+    /**
+     * Erases what the auth service keeps of a deleted user: refresh tokens, codes mailed to the
+     * address, pending social-login exchange codes.
+     */
+    async deleteUserSecrets(projectId: string, userId: string, email: string): Promise<void> {
+      await refresh.deleteMany({ projectId, userId });
+      await codes.deleteMany({ projectId, email });
+      await grants.deleteMany({ projectId, kind: 'exchange', userId });
+    },
+
     /** Stores the one live code of (project, purpose, email), replacing any earlier one. */
     async putCode(input: { projectId: string; purpose: string; email: string; hash: string; ttlMs: number }) {
       const now = new Date();

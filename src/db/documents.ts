@@ -252,6 +252,23 @@ export function documentsRepo(
     },
 
     /**
+     * Erases every document whose `ownerField` holds `ownerId`, trashed ones included (deleting an
+     * end user with their data); one by one like the purge, to count the bytes given back.
+     */
+    async deleteOwned(ref: CollectionRef, ownerField: string, ownerId: string) {
+      const target = await collection(ref);
+      let removed = 0;
+      let bytes = 0;
+      for (;;) {
+        const doc = await target.findOneAndDelete({ [ownerField]: ownerId }, { maxTimeMS: timeoutMs });
+        if (!doc) break;
+        removed += 1;
+        bytes += BSON.calculateObjectSize(doc);
+      }
+      return { removed, bytes };
+    },
+
+    /**
      * Removes, one by one, the trashed documents deleted before `cutoff`; returns how many and
      * their stored size. One at a time so that a document restored meanwhile stays, and so that
      * two workers never count the same document twice.

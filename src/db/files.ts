@@ -157,6 +157,14 @@ export function filesRepo(db: Db) {
       return docs.map(toRecord);
     },
 
+    /** Records of the files an end user uploaded (user erasure), a page at a time. */
+    async listForOwner(projectId: string, userId: string, limit: number) {
+      const pid = toObjectId(projectId);
+      if (!pid) return [];
+      const docs = await files.find({ projectId: pid, ownerUserId: userId }).limit(limit).toArray();
+      return docs.map(toRecord);
+    },
+
     async deleteForProject(projectId: string): Promise<void> {
       const pid = toObjectId(projectId);
       if (pid) await files.deleteMany({ projectId: pid });

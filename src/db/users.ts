@@ -8,6 +8,8 @@ import { duplicateKeyField, isDuplicateKey } from './errors.js';
 export const USERS_COLLECTION = 'users';
 
 /** A user document as the services see it: `_id` as a hex string, without the password hash. */
+const ACTIVE = { isDeleted: { $ne: true } };
+
 export type UserRecord = Record<string, unknown> & { _id: string; email: string };
 
 export interface UserIdentity {
@@ -15,9 +17,25 @@ export interface UserIdentity {
   id: string;
 }
 
-export type UserWrite = { ok: true; user: UserRecord } | { ok: false; duplicateField: string | undefined };
+/** The management list: an email prefix (lowercase) and the disabled state, newest first. */
+export interface UserListQuery {
+  emailPrefix?: string;
+  disabled?: boolean;
+  skip: number;
+  limit: number;
+}
 
-const ACTIVE = { isDeleted: { $ne: true } };
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function listFilter(query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>): MongoDocument {
+  const filter: MongoDocument = { ...ACTIVE };
+  // Anchored prefix on the lowercased address: served by the email index.
+  if (query.emailPrefix) filter.email = { $regex: `^${escapeRegex(query.emailPrefix)}` };
+  if (query.disabled !== undefined) filter.disabled = query.disabled ? true : { $ne: true };
+  return filter;
+}
+
+export type UserWrite = { ok: true; user: UserRecord } | { ok: false; duplicateField: string | undefined };
 
 function toRecord(doc: MongoDocument): { user: UserRecord; passwordHash: string | undefined } {
   const { _id, password, ...rest } = doc;
@@ -110,6 +128,41 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
     findByIdentity: (projectId: string, identity: UserIdentity) =>
       findOne(projectId, { identities: { $elemMatch: { provider: identity.provider, id: identity.id } } }),
     findByUsername: (projectId: string, username: string) => findOne(projectId, { username }),
+
+    /** A page of users for the management endpoints (one more than `limit` tells whether more follow). */
+    async list(projectId: string, query: UserListQuery): Promise<UserRecord[]> {
+      const docs = await users(projectId)
+        .find(listFilter(query), { projection: { password: 0 } })
+        .sort({ _id: -1 })
+        .skip(query.skip)
+        .limit(query.limit)
+        .toArray();
+      return docs.map((doc) => toRecord(doc).user);
+    },
+
+    count: (projectId: string, query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>) =>
+      users(projectId).countDocuments(listFilter(query)),
+
+    /** Disables (with the time) or enables a user; undefined when the user is gone. */
+    async setDisabled(projectId: string, id: string, disabled: boolean): Promise<UserRecord | undefined> {
+      const _id = toObjectId(id);
+      if (!_id) return undefined;
+      const now = new Date();
+      const update = disabled
+        ? { $set: { disabled: true, disabledAt: now, updatedAt: now } }
+        : { $set: { updatedAt: now }, $unset: { disabled: '', disabledAt: '' } };
+      const doc = await users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, {
+        returnDocument: 'after',
+      });
+      return doc ? toRecord(doc).user : undefined;
+    },
+
+    /** Removes the user document for good; returns it, or undefined when there was none. */
+    async remove(projectId: string, id: string): Promise<UserRecord | undefined> {
+      const _id = toObjectId(id);
+      const doc = _id && (await users(projectId).findOneAndDelete({ _id }));
+      return doc ? toRecord(doc).user : undefined;
+    },
 
     /**
      * Sets fields of an active user (keys may be dot paths) and pushes an identity; undefined when

@@ -6,12 +6,15 @@ import type { CollectionsRepo } from '../db/collections.js';
 import type { ProjectIndexes, IndexSyncResult, WantedIndexes } from '../db/project-indexes.js';
 import type { ProjectsService } from './projects.js';
 import type { RequestContext } from './context.js';
-import type { CollectionDef, FieldDef } from './types.js';
+import type { CollectionDef, FieldDef, Project } from './types.js';
 import {
   checkCollectionInput,
   type CheckedCollection,
   type RawCollectionInput,
 } from './schema/field-definitions.js';
+
+/** An update body: the name, when sent, must be the current one. */
+export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unknown };
 
 export const collectionNotFound = (name: string) =>
   notFound(`Collection "${name}" not found`, 'COLLECTION_NOT_FOUND');
@@ -44,6 +47,16 @@ function refsTo(target: string, fields: FieldDef[] | undefined, prefix = ''): st
   return found;
 }
 
+/** The project of the request's API key when it is the secret key: 401 without a key, 403 for the publishable one. */
+export function secretKeyProject(ctx: RequestContext): Project {
+  const { project, keyKind } = ctx.principal;
+  if (!project) throw unauthorized('An API key is required', 'MISSING_API_KEY');
+  if (keyKind !== 'secret') {
+    throw forbidden('This operation requires the secret key', 'SECRET_KEY_REQUIRED');
+  }
+  return project;
+}
+
 export function collectionsService(
   repo: CollectionsRepo,
   projects: ProjectsService,
@@ -63,6 +76,70 @@ export function collectionsService(
     if (!result.ok) throw duplicateValues(result);
   }
 
+  async function createIn(project: Project, input: RawCollectionInput): Promise<CollectionDef> {
+    const existing = await repo.list(project.id);
+    const names = new Set(existing.map((c) => c.name));
+    const checked = checkCollectionInput(input, { existingCollections: names, operation: 'create' });
+    if (names.has(checked.name)) throw conflictExists(checked.name);
+    const { collectionsPerProject } = await projects.limitsOf(project);
+    if (existing.length >= collectionsPerProject) {
+      throw forbidden(
+        `Plan limit reached: this project may have at most ${collectionsPerProject} collections (collectionsPerProject)`,
+        'PLAN_LIMIT',
+      );
+    }
+    await syncIndexes(project.id, checked);
+    const def = await repo.create(project.id, checked);
+    if (!def) throw conflictExists(checked.name);
+    return def;
+  }
+
+  async function updateIn(project: Project, name: string, input: CollectionUpdate): Promise<CollectionDef> {
+    const current = await requireCollection(project.id, name);
+    if (input.name !== undefined && input.name !== name) {
+      throw badRequest(
+        'The name of a collection cannot be changed',
+        [{ path: 'name', message: 'name is immutable' }],
+        'NAME_IMMUTABLE',
+      );
+    }
+    const names = new Set((await repo.list(project.id)).map((c) => c.name));
+    const checked = checkCollectionInput(
+      { ...input, name },
+      {
+        existingCollections: names,
+        currentMode: current.mode,
+        currentRls: current.rls,
+        operation: 'update',
+      },
+    );
+    await syncIndexes(project.id, checked);
+    const updated = await repo.update(project.id, name, {
+      mode: checked.mode,
+      fields: checked.fields,
+      rls: checked.rls,
+    });
+    if (!updated) throw collectionNotFound(name);
+    return updated;
+  }
+
+  async function deleteIn(project: Project, name: string): Promise<void> {
+    const all = await repo.list(project.id);
+    if (!all.some((c) => c.name === name)) throw collectionNotFound(name);
+    const referencing = all
+      .filter((c) => c.name !== name)
+      .flatMap((c) => refsTo(name, c.fields).map((path) => `${c.name}.${path}`));
+    if (referencing.length) {
+      throw conflict(
+        `Collection "${name}" is referenced by ${referencing.join(', ')}; remove those Ref fields first`,
+        'COLLECTION_REFERENCED',
+        referencing.map((path) => ({ path, message: `${path} refers to ${name}` })),
+      );
+    }
+    if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
+    await indexesOf(project.id).dropCollection(name);
+  }
+
   return {
     requireCollection,
 
@@ -70,22 +147,7 @@ export function collectionsService(
     getDefinition: (projectId: string, name: string) => repo.findByName(projectId, name),
 
     async create(ctx: RequestContext, projectId: string, input: RawCollectionInput): Promise<CollectionDef> {
-      const project = await projects.requireAccess(ctx, projectId, 'member');
-      const existing = await repo.list(project.id);
-      const names = new Set(existing.map((c) => c.name));
-      const checked = checkCollectionInput(input, { existingCollections: names, operation: 'create' });
-      if (names.has(checked.name)) throw conflictExists(checked.name);
-      const { collectionsPerProject } = await projects.limitsOf(project);
-      if (existing.length >= collectionsPerProject) {
-        throw forbidden(
-          `Plan limit reached: this project may have at most ${collectionsPerProject} collections (collectionsPerProject)`,
-          'PLAN_LIMIT',
-        );
-      }
-      await syncIndexes(project.id, checked);
-      const def = await repo.create(project.id, checked);
-      if (!def) throw conflictExists(checked.name);
-      return def;
+      return createIn(await projects.requireAccess(ctx, projectId, 'member'), input);
     },
 
     async list(ctx: RequestContext, projectId: string): Promise<CollectionDef[]> {
@@ -99,59 +161,21 @@ export function collectionsService(
     },
 
     /** Replaces mode, fields and RLS (each left out keeps its value, except fields); the name is fixed. */
-    async update(
-      ctx: RequestContext,
-      projectId: string,
-      name: string,
-      input: Omit<RawCollectionInput, 'name'> & { name?: unknown },
-    ): Promise<CollectionDef> {
-      const project = await projects.requireAccess(ctx, projectId, 'member');
-      const current = await requireCollection(project.id, name);
-      if (input.name !== undefined && input.name !== name) {
-        throw badRequest(
-          'The name of a collection cannot be changed',
-          [{ path: 'name', message: 'name is immutable' }],
-          'NAME_IMMUTABLE',
-        );
-      }
-      const names = new Set((await repo.list(project.id)).map((c) => c.name));
-      const checked = checkCollectionInput(
-        { ...input, name },
-        {
-          existingCollections: names,
-          currentMode: current.mode,
-          currentRls: current.rls,
-          operation: 'update',
-        },
-      );
-      await syncIndexes(project.id, checked);
-      const updated = await repo.update(project.id, name, {
-        mode: checked.mode,
-        fields: checked.fields,
-        rls: checked.rls,
-      });
-      if (!updated) throw collectionNotFound(name);
-      return updated;
+    async update(ctx: RequestContext, projectId: string, name: string, input: CollectionUpdate) {
+      return updateIn(await projects.requireAccess(ctx, projectId, 'member'), name, input);
     },
 
     /** Removes the definition, then the MongoDB collection with its documents. */
     async delete(ctx: RequestContext, projectId: string, name: string): Promise<void> {
-      const project = await projects.requireAccess(ctx, projectId, 'member');
-      const all = await repo.list(project.id);
-      if (!all.some((c) => c.name === name)) throw collectionNotFound(name);
-      const referencing = all
-        .filter((c) => c.name !== name)
-        .flatMap((c) => refsTo(name, c.fields).map((path) => `${c.name}.${path}`));
-      if (referencing.length) {
-        throw conflict(
-          `Collection "${name}" is referenced by ${referencing.join(', ')}; remove those Ref fields first`,
-          'COLLECTION_REFERENCED',
-          referencing.map((path) => ({ path, message: `${path} refers to ${name}` })),
-        );
-      }
-      if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
-      await indexesOf(project.id).dropCollection(name);
+      await deleteIn(await projects.requireAccess(ctx, projectId, 'member'), name);
     },
+
+    /** The same operations for the secret key of the project (`/api/schemas`, CI and infrastructure as code). */
+    createWithKey: async (ctx: RequestContext, input: RawCollectionInput) =>
+      createIn(secretKeyProject(ctx), input),
+    updateWithKey: async (ctx: RequestContext, name: string, input: CollectionUpdate) =>
+      updateIn(secretKeyProject(ctx), name, input),
+    deleteWithKey: async (ctx: RequestContext, name: string) => deleteIn(secretKeyProject(ctx), name),
 
     /** `GET /api/schemas/:collectionName`: a registered collection of the API key's project. */
     async getSchema(ctx: RequestContext, name: string): Promise<CollectionDef> {

@@ -18,6 +18,10 @@ import { projectIndexes } from '../db/project-indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { documentsRepo } from '../db/documents.js';
+import { usersRepo } from '../db/users.js';
+import { authTokensRepo } from '../db/auth-tokens.js';
+import { endUsersService } from './end-users/index.js';
+import { tokenRevocations } from './end-users/revocations.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -34,7 +38,8 @@ export function createServices(deps: Deps) {
   };
   const definition = (projectId: string, name: string) =>
     cached.ofProject(projectId, `def:${name}`, () => repos.collections.findByName(projectId, name));
-  const tokens = endUserTokens(deps.config.encryptionKey, repos.projects);
+  const revocations = tokenRevocations(deps.cache);
+  const tokens = endUserTokens(deps.config.encryptionKey, repos.projects, revocations.isRevoked);
   const projects = projectsService(repos.projects, repos.developers, tokens, cached);
   projects.onDelete(async (projectId) => {
     await deps.db.project(projectId).dropDatabase();
@@ -76,6 +81,16 @@ export function createServices(deps: Deps) {
     }),
     tokens,
     storage,
+    endUsers: endUsersService({
+      users: usersRepo((projectId) => deps.db.project(projectId)),
+      authTokens: authTokensRepo(platform),
+      revocations,
+      findUsersDefinition: (projectId) => definition(projectId, 'users'),
+      collections: repos.collections,
+      documents,
+      projects: repos.projects,
+      deleteUserFiles: (projectId, userId) => storage.deleteUserFiles(projectId, userId),
+    }),
   };
 }
 

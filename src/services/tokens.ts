@@ -9,7 +9,14 @@ import type { ProjectsRepo } from '../db/projects.js';
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 const MAX_CACHED_SECRETS = 10_000;
 
-export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo) {
+/** Whether a user's token issued at `issuedAt` (seconds) was voided (user disabled, signed out, deleted). */
+export type RevocationCheck = (
+  projectId: string,
+  userId: string,
+  issuedAt: number | undefined,
+) => Promise<boolean>;
+
+export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo, isRevoked?: RevocationCheck) {
   const sealingKey = deriveKey(encryptionKey, 'project-jwt-secret');
   // A project's secret never changes, so a decrypted copy can be kept; bounded, oldest out first.
   const secrets = new Map<string, string>();
@@ -49,6 +56,9 @@ export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo) {
       }
       if (claims.pid !== projectId || typeof claims.sub !== 'string') {
         throw unauthorized('Invalid access token', 'INVALID_TOKEN');
+      }
+      if (isRevoked && (await isRevoked(projectId, claims.sub, claims.iat))) {
+        throw unauthorized('Access token revoked; sign in again', 'TOKEN_REVOKED');
       }
       return claims.sub;
     },

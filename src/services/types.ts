@@ -89,6 +89,10 @@ export interface FieldDef {
   items?: { type: Exclude<FieldType, 'Array'>; fields?: FieldDef[]; ref?: string };
   /** Ref: the name of the target collection. */
   ref?: string;
+  /** users only: end users cannot write it (sign-up, update-profile); the secret key and admins can. */
+  protected?: boolean;
+  /** users only: shown to the user themself and to the secret key, to no one else (populate, public profile). */
+  private?: boolean;
 }
 
 export type CollectionMode = 'flexible' | 'schema';

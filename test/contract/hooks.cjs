@@ -513,3 +513,6 @@ hooks.before(
   useData(dataName('/{id}', 'Move a document to the trash'), 'doomed');
   useData(dataName('/{id}/restore', 'Restore a document from the trash'), 'trashed');
 }
+
+// End-user management and collection definitions by secret key (hooks-end-users.cjs).
+require('./hooks-end-users.cjs')(hooks);

@@ -269,6 +269,46 @@ describe('collection definitions', () => {
     });
   });
 
+  describe('protected and private flags', () => {
+    const users = (fields: unknown[]) => ({ name: 'users', fields });
+    it('keeps them, when true, on top-level fields of the users collection only', () => {
+      const out = check(
+        users([
+          { name: 'role', type: 'String', default: 'user', protected: true },
+          { name: 'phone', type: 'String', private: true, protected: false },
+        ]),
+      );
+      expect(out.fields.find((f) => f.name === 'role')).to.deep.include({ protected: true, default: 'user' });
+      const phone = out.fields.find((f) => f.name === 'phone')!;
+      expect(phone).to.include({ private: true });
+      expect(phone).not.to.have.property('protected');
+    });
+    it('refuses them elsewhere, nested, on the contract fields, not boolean, or protected with required', () => {
+      const cases: [RawCollectionInput, string][] = [
+        [
+          withFields([{ name: 'a', type: 'String', private: true }]),
+          '"private" is only allowed on fields of the users collection (a)',
+        ],
+        [
+          users([{ name: 'o', type: 'Object', fields: [{ name: 'x', type: 'String', protected: true }] }]),
+          '"protected" is only allowed on top-level fields (x)',
+        ],
+        [
+          users([{ name: 'password', type: 'String', required: true, private: true }]),
+          'password is managed by the auth service and cannot be private',
+        ],
+        [
+          users([{ name: 'role', type: 'String', protected: 'yes' }]),
+          'protected of "role" must be a boolean',
+        ],
+      ];
+      for (const [input, message] of cases) expect(refuse(input).message).to.equal(message);
+      expect(
+        refuse(users([{ name: 'role', type: 'String', required: true, protected: true }])).message,
+      ).to.match(/cannot be both protected and required/);
+    });
+  });
+
   describe('the users collection', () => {
     it('adds the contract fields when left out', () => {
       const out = check({ name: 'users', fields: [{ name: 'name', type: 'String' }] });

@@ -1,7 +1,8 @@
 // `populate=a,b`: replaces Ref values (or Arrays of Refs) by the referenced documents, with one
 // batched `$in` query per field, read under the target collection's RLS and trash rules. A
 // reference that does not resolve, or that the caller may not see, becomes null. Populated users
-// carry only their public profile: never `password` (nor fields outside the users schema).
+// carry only their public profile: never `password`, nor the schema's private fields (nor fields
+// outside the users schema).
 import { badRequest } from '../../http/errors.js';
 import { toObjectId } from '../../db/ids.js';
 import type { DocumentsRepo, StoredDocument } from '../../db/documents.js';
@@ -42,11 +43,11 @@ export function populateFields(def: CollectionDef, names: string[]): PopulateFie
   });
 }
 
-/** The projection of a populated user: `_id`, timestamps and the schema fields but the secrets. */
+/** The projection of a populated user: `_id`, timestamps and the schema fields but secret and private ones. */
 function userProjection(users: CollectionDef, caller: Caller): Record<string, 1> {
   const projection: Record<string, 1> = { _id: 1, createdAt: 1, updatedAt: 1 };
   for (const field of users.fields) {
-    if (USER_SECRET_FIELDS.has(field.name)) continue;
+    if (USER_SECRET_FIELDS.has(field.name) || field.private) continue;
     if (field.name === 'email' && caller.keyKind !== 'secret') continue;
     projection[field.name] = 1;
   }

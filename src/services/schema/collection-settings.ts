@@ -12,6 +12,45 @@ const USERS_CONTRACT: readonly FieldDef[] = [
   { name: 'password', type: 'String', required: true, unique: false },
 ];
 
+/** Flags only the fields of the `users` collection may carry (top level, not the contract fields). */
+export const USER_FIELD_FLAGS = ['protected', 'private'] as const;
+
+/**
+ * Checks `protected` and `private` on a field and copies them to `field` when true. Refused with
+ * a 400 outside the users collection, below the top level and on `email`/`password`, and a
+ * protected field cannot be required (no end user could sign up; give it a default instead).
+ */
+export function checkUserFieldFlags(
+  raw: Record<string, unknown>,
+  field: FieldDef,
+  path: string,
+  level: number,
+  collection: string,
+): void {
+  for (const flag of USER_FIELD_FLAGS) {
+    const value = raw[flag];
+    if (value === undefined || value === false) continue;
+    if (typeof value !== 'boolean')
+      throw fail(`${flag} of "${field.name}" must be a boolean`, `${path}.${flag}`);
+    if (collection !== USERS)
+      throw fail(
+        `"${flag}" is only allowed on fields of the users collection (${field.name})`,
+        `${path}.${flag}`,
+      );
+    if (level > 1)
+      throw fail(`"${flag}" is only allowed on top-level fields (${field.name})`, `${path}.${flag}`);
+    if (USERS_CONTRACT.some((c) => c.name === field.name))
+      throw fail(`${field.name} is managed by the auth service and cannot be ${flag}`, `${path}.${flag}`);
+    field[flag] = true;
+  }
+  if (field.protected && field.required) {
+    throw fail(
+      `Field "${field.name}" cannot be both protected and required: end users could not sign up; give it a default instead`,
+      `${path}.required`,
+    );
+  }
+}
+
 export const DEFAULT_RLS: Readonly<RlsSettings> = Object.freeze({
   enabled: false,
   mode: 'public-read',

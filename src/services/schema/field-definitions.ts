@@ -5,7 +5,13 @@ import { badRequest } from '../../http/errors.js';
 import type { CollectionMode, FieldDef, FieldType, RlsSettings } from '../types.js';
 import { fieldNameProblem, SYSTEM_FIELDS } from './field-names.js';
 import { article, fail, isObject } from './definition-errors.js';
-import { applyUsersContract, checkRls, impliedUsersFlags, USERS } from './collection-settings.js';
+import {
+  applyUsersContract,
+  checkRls,
+  checkUserFieldFlags,
+  impliedUsersFlags,
+  USERS,
+} from './collection-settings.js';
 
 export { DEFAULT_RLS, USERS } from './collection-settings.js';
 
@@ -143,6 +149,7 @@ function checkField(
     }
     if (!field.required) field.default = raw.default as string | number | boolean;
   }
+  checkUserFieldFlags(raw, field, path, level, self);
   checkSubFields(raw, field, path, level, ctx, self, `${parent}${name}.`);
   return field;
 }

@@ -75,6 +75,24 @@ export function storageServices(
       return { expired, deletes };
     },
 
+    /** Removes every file an end user uploaded, objects and records, giving back their quota. */
+    async deleteUserFiles(projectId: string, userId: string): Promise<number> {
+      let removed = 0;
+      for (;;) {
+        const batch = await files.listForOwner(projectId, userId, BATCH);
+        let progressed = false;
+        for (const record of batch) {
+          const claimed = await files.markDeleting(record.id, new Date());
+          if (claimed && (await purge({ ...claimed, state: 'deleting' }))) {
+            removed += 1;
+            progressed = true;
+          }
+        }
+        // A store that refuses the delete leaves its record for the cleanup job's retry.
+        if (batch.length < BATCH || !progressed) return removed;
+      }
+    },
+
     /** Removes every file of a deleted project (best effort for its own bucket) and its settings. */
     async deleteProjectFiles(projectId: string): Promise<void> {
       const current = await settings.get(projectId);

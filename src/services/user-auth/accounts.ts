@@ -6,8 +6,15 @@ import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js'
 import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
 import { validateDocument } from '../schema/validate-document.js';
-import { AUTH_MANAGED_FIELDS, publicProfileView, userView } from './fields.js';
+import {
+  AUTH_MANAGED_FIELDS,
+  publicProfileView,
+  refuseProtectedFields,
+  userView,
+  withoutPrivateFields,
+} from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
+import { userDisabled } from './guard.js';
 import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
@@ -47,6 +54,7 @@ export function accountsPart(kit: UserAuthKit) {
         'Too many sign-ups from this address; try again later',
       );
       refuseManagedFields(body, ['email', 'password']);
+      refuseProtectedFields(def, body);
       const email = normalizeEmail(body.email);
       const fields = validateDocument(def, { ...body, email }, 'create');
       delete fields.password;
@@ -61,7 +69,7 @@ export function accountsPart(kit: UserAuthKit) {
         projectId: project.id,
         collection: 'users',
         documentId: String(user._id),
-        document: user,
+        document: withoutPrivateFields(def, user),
         at: new Date(),
       });
       await kit.codes.issue(project, 'verify-email', email, ctx.log);
@@ -81,6 +89,7 @@ export function accountsPart(kit: UserAuthKit) {
       // A success clears the account's failures and does not count against the address.
       await limits.reset(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
       await limits.release(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip));
+      if (found.user.disabled === true) throw userDisabled();
       return { user: userView(found.user), session: await sessions.start(project.id, found.user._id) };
     },
 
@@ -94,6 +103,7 @@ export function accountsPart(kit: UserAuthKit) {
     async updateProfile(ctx: RequestContext, body: Record<string, unknown>) {
       const { project, users: def, userId } = await guard.userScope(ctx);
       refuseManagedFields(body, []);
+      refuseProtectedFields(def, body);
       const set = validateDocument(def, body, 'update');
       return written(await users.update(project.id, userId, { set }));
     },
@@ -125,10 +135,10 @@ export function accountsPart(kit: UserAuthKit) {
     },
 
     async publicProfile(ctx: RequestContext, username: string) {
-      const { project } = await guard.scope(ctx);
+      const { project, users: def } = await guard.scope(ctx);
       const found = await users.findByUsername(project.id, username);
       if (!found) throw notFound('User not found', 'USER_NOT_FOUND');
-      return publicProfileView(found.user);
+      return publicProfileView(found.user, def);
     },
   };
 }

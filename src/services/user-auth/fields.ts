@@ -1,5 +1,9 @@
 // Which fields of a user document leave the service, and which the client may never write. The
-// password hash never appears in any response; the public profile is an allowlist.
+// password hash never appears in any response; the public profile is an allowlist. The users
+// schema may mark fields `protected` (end users cannot write them) and `private` (shown only to
+// the user themself and the project's server side).
+import { badRequest } from '../../http/errors.js';
+import type { CollectionDef } from '../types.js';
 
 /** Never returned by any endpoint (also to be stripped by populate and aggregation over users). */
 export const SECRET_USER_FIELDS: readonly string[] = ['password'];
@@ -10,6 +14,8 @@ export const AUTH_MANAGED_FIELDS: ReadonlySet<string> = new Set([
   'password',
   'emailVerified',
   'identities',
+  'disabled',
+  'disabledAt',
 ]);
 
 /** What `GET /api/userAuth/public/{username}` shows of a user. */
@@ -24,8 +30,32 @@ export function userView(user: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-export function publicProfileView(user: Record<string, unknown>): Record<string, unknown> {
+const flagged = (def: CollectionDef, flag: 'protected' | 'private') =>
+  new Set(def.fields.filter((f) => f[flag]).map((f) => f.name));
+
+/** 400 FIELD_PROTECTED naming the first key (or dot path) of `body` that writes a protected field. */
+export function refuseProtectedFields(def: CollectionDef, body: Record<string, unknown>): void {
+  const guarded = flagged(def, 'protected');
+  if (!guarded.size) return;
+  const key = Object.keys(body).find((k) => guarded.has(k.split('.')[0]!));
+  if (key === undefined) return;
+  const message = `${key} is a protected field: only the project's secret key or a dashboard admin may set it`;
+  throw badRequest(message, [{ path: `body.${key}`, message }], 'FIELD_PROTECTED');
+}
+
+/** The user without the schema's private fields: what anyone but the user themself may see. */
+export function withoutPrivateFields(def: CollectionDef, user: Record<string, unknown>) {
+  const hidden = flagged(def, 'private');
+  if (!hidden.size) return user;
+  return Object.fromEntries(Object.entries(user).filter(([key]) => !hidden.has(key)));
+}
+
+/** The allowlisted fields, less those the users schema marks private. */
+export function publicProfileView(
+  user: Record<string, unknown>,
+  def?: CollectionDef,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of PUBLIC_PROFILE_FIELDS) if (user[key] !== undefined) out[key] = user[key];
-  return out;
+  return def ? withoutPrivateFields(def, out) : out;
 }

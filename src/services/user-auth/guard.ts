@@ -4,6 +4,10 @@ import { badRequest, forbidden, unauthorized } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
 import type { CollectionDef, Project } from '../types.js';
 
+/** A user disabled by the developer: no login, refresh or social sign-in until enabled again. */
+export const userDisabled = () =>
+  forbidden('This account has been disabled; contact the application', 'USER_DISABLED');
+
 export type FindUsersDefinition = (projectId: string) => Promise<CollectionDef | undefined>;
 
 export interface AuthScope {

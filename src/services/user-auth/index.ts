@@ -7,7 +7,7 @@ import { authTokensRepo } from '../../db/auth-tokens.js';
 import type { CollectionDef, Project } from '../types.js';
 import type { EndUserTokens } from '../tokens.js';
 import type { EventBus } from '../events.js';
-import { authGuard } from './guard.js';
+import { authGuard, userDisabled } from './guard.js';
 import { sessionsService } from './sessions.js';
 import { codesService } from './codes.js';
 import { rateLimiter } from './rate-limits.js';
@@ -16,7 +16,7 @@ import { recoveryPart } from './recovery.js';
 import { socialPart } from './social.js';
 import type { UserAuthKit } from './kit.js';
 import type { RequestContext } from '../context.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, unauthorized } from '../../http/errors.js';
 
 export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
 export { SECRET_USER_FIELDS } from './fields.js';
@@ -63,7 +63,16 @@ export function userAuthService({
     async refresh(ctx: RequestContext, refreshToken: string | undefined) {
       const { project } = await kit.guard.scope(ctx);
       if (!refreshToken) throw missingRefreshToken();
-      const { userId: _userId, ...session } = await kit.sessions.refresh(project.id, refreshToken, ctx.log);
+      const { userId: _userId, ...session } = await kit.sessions.refresh(
+        project.id,
+        refreshToken,
+        ctx.log,
+        async (userId) => {
+          const found = await kit.users.findById(project.id, userId);
+          if (!found) throw unauthorized('The user of this token no longer exists', 'USER_NOT_FOUND');
+          if (found.user.disabled === true) throw userDisabled();
+        },
+      );
       return session;
     },
 

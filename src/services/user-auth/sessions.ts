@@ -53,6 +53,7 @@ export function sessionsService(repo: AuthTokensRepo, tokens: EndUserTokens) {
       projectId: string,
       refreshToken: string,
       log: Logger,
+      assertActive?: (userId: string) => Promise<void>,
     ): Promise<SessionTokens & { userId: string }> {
       const used = await repo.useRefreshToken(projectId, sha256(refreshToken));
       if (used.status === 'reused') {
@@ -65,6 +66,8 @@ export function sessionsService(repo: AuthTokensRepo, tokens: EndUserTokens) {
       }
       if (used.status !== 'ok') throw invalid();
       const { userId, familyId } = used.token;
+      // The presented token is spent already: a refused user's family cannot be used again.
+      await assertActive?.(userId);
       return { ...(await issue(projectId, userId, familyId)), userId };
     },
 

@@ -10,8 +10,9 @@ import type { AuthTokensRepo } from '../../db/auth-tokens.js';
 import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
-import { userView } from './fields.js';
+import { userView, withoutPrivateFields } from './fields.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
+import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
 const STATE_TTL_MS = 10 * 60_000;
@@ -50,8 +51,10 @@ function withQuery(url: string, params: Record<string, string>): string {
 /** Fields of the provider profile that the users schema can take. */
 function profileFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // A protected field is the developer's to set, even from the provider's profile.
   const fits = (name: string) =>
-    def.mode !== 'schema' || def.fields.some((f) => f.name === name && f.type === 'String');
+    !def.fields.some((f) => f.name === name && f.protected) &&
+    (def.mode !== 'schema' || def.fields.some((f) => f.name === name && f.type === 'String'));
   if (profile.name && fits('name')) out.name = profile.name;
   if (profile.avatar && fits('avatar')) out.avatar = profile.avatar;
   return out;
@@ -108,7 +111,7 @@ export function socialPart(
       projectId: project.id,
       collection: 'users',
       documentId: result.user._id,
-      document: userView(result.user),
+      document: withoutPrivateFields(def, userView(result.user)),
       at: new Date(),
     });
     return result.user;
@@ -193,6 +196,7 @@ export function socialPart(
       const grant = await grants.takeGrant(sha256(code), 'exchange', project.id);
       const found = grant?.userId ? await kit.users.findById(project.id, grant.userId) : undefined;
       if (!found) throw badRequest('Invalid or expired code', undefined, 'INVALID_EXCHANGE_CODE');
+      if (found.user.disabled === true) throw userDisabled();
       return { user: userView(found.user), session: await kit.sessions.start(project.id, found.user._id) };
     },
   };
