@@ -259,16 +259,12 @@ export interface paths {
         get?: never;
         /**
          * Receive the bytes of an upload (signed URL of the filesystem store)
-         * @description The `signedUrl` of upload-request when the files are kept on the server's filesystem. The body is the raw file, sent with the `Content-Type` given in upload-request. The signature binds the path, the content type, the size limit and the expiry: a tampered URL, another content type or an expired URL is a 403, a body larger than requested a 413, and a URL whose upload was already confirmed or removed a 403. Answers carry `Access-Control-Allow-Origin: *` so browsers may upload from any origin.
+         * @description The `signedUrl` of upload-request when the files are kept on the server's filesystem. The body is the raw file, sent with the `Content-Type` given in upload-request. The signature binds the path, the content type, the size limit and the expiry: a tampered URL, another content type or an expired URL is a 403, a body larger than requested a 413, and a URL whose upload was already confirmed or removed a 403. Browsers may upload from any origin: the preflight is answered and every answer, errors included, echoes the page's `Origin` (see the API description, CORS).
          */
         put: operations["uploadObject"];
         post?: never;
         delete?: never;
-        /**
-         * CORS preflight of a browser upload to a signed URL
-         * @description Allows `PUT` from any origin with the headers `content-type` and `content-length` (the signature in the URL is the credential), as the bucket CORS rules of an S3 provider do.
-         */
-        options: operations["preflightUploadObject"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -2004,7 +2000,6 @@ export interface operations {
             /** @description Stored; confirm the upload next. */
             200: {
                 headers: {
-                    "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2015,45 +2010,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    preflightUploadObject: {
-        parameters: {
-            query?: {
-                /** @example 1767225600 */
-                expires?: string;
-                /** @example 1024 */
-                maxSize?: string;
-                /** @example abc */
-                signature?: string;
-            };
-            header?: never;
-            path: {
-                /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
-                /**
-                 * @description The `<uuid>_<sanitized filename>` part of the file's path.
-                 * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-                 */
-                fileName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Preflight accepted. */
-            200: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: "*";
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ok"];
-                };
-            };
             500: components["responses"]["InternalError"];
         };
     };
@@ -2222,7 +2178,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };
@@ -2263,7 +2219,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };
@@ -2364,7 +2320,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };

@@ -21,12 +21,15 @@ export function socialLoginHandlers(services: Services) {
   const completeSocialLogin: Handler<operations['completeSocialLogin']> = async ({ params, query }, ctx) =>
     redirect(await social().callback(params.provider, query, ctx.log));
 
-  const exchangeSocialLoginCode: Handler<operations['exchangeSocialLoginCode']> = async ({ body }, ctx) => {
+  const exchangeSocialLoginCode: Handler<operations['exchangeSocialLoginCode']> = async (
+    { body, headers },
+    ctx,
+  ) => {
     const { user, session } = await social().exchange(ctx, body.code);
     return {
       status: 200,
       body: { success: true, data: sessionData(user, session), message: 'Logged in' },
-      cookies: refreshCookie(session.refreshToken),
+      cookies: refreshCookie(session.refreshToken, headers, ctx),
     };
   };
 

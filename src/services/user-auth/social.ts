@@ -10,6 +10,7 @@ import type { AuthTokensRepo } from '../../db/auth-tokens.js';
 import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
+import { appOrigins } from './app-origins.js';
 import { userView } from './fields.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
@@ -19,9 +20,8 @@ const EXCHANGE_TTL_MS = 2 * 60_000;
 
 /** Only origins the developer configured may receive the code: the site URL and allowed origins. */
 export function redirectTarget(project: Project, requested: string | undefined): string {
-  const { siteUrl, allowedOrigins } = project.settings;
-  const origins = new Set(allowedOrigins);
-  if (siteUrl) origins.add(new URL(siteUrl).origin);
+  const { siteUrl } = project.settings;
+  const origins = appOrigins(project);
   const target = requested ?? siteUrl ?? undefined;
   let url: URL | undefined;
   try {
