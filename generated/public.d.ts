@@ -569,7 +569,7 @@ export interface paths {
         };
         /**
          * Start a social login
-         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Sets the `baas_oauth_state` cookie (HttpOnly, SameSite=Lax, path `/api/userAuth/social`, 10 minutes), which binds the flow to this browser: the callback checks it. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         get: operations["startSocialLogin"];
         put?: never;
@@ -589,7 +589,7 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`access_denied`, `email_not_verified`, `provider_error`, ...).
+         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start, then cleared; without it or with another value the app gets `?error=invalid_state`, against login CSRF), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...).
          */
         get: operations["completeSocialLogin"];
         put?: never;
@@ -2556,6 +2556,8 @@ export interface operations {
                 headers: {
                     /** @description Where to send the browser. */
                     Location?: string;
+                    /** @description The `baas_oauth_state` cookie. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,7 +2597,10 @@ export interface operations {
                 /** @example github */
                 provider: "github" | "google";
             };
-            cookie?: never;
+            cookie?: {
+                /** @description Set by the start of the flow in this browser; must equal `state`. */
+                baas_oauth_state?: string;
+            };
         };
         requestBody?: never;
         responses: {
