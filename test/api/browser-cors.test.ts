@@ -23,7 +23,11 @@ const pageHtml = (api: string, key: string) => `<!doctype html>
 <script>
   const API = ${JSON.stringify(api)};
   const KEY = ${JSON.stringify(key)};
-  window.api = async (method, path, { body, token, headers = {}, raw, key = true } = {}) => {
+  window.api = async (
+    method,
+    path,
+    { body, token, headers = {}, raw, key = true, credentials = 'include' } = {},
+  ) => {
     const sent = { ...headers };
     if (key) sent['x-api-key'] = KEY;
     if (token) sent.authorization = 'Bearer ' + token;
@@ -32,7 +36,8 @@ const pageHtml = (api: string, key: string) => `<!doctype html>
       sent['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    const res = await fetch(API + path, { method, headers: sent, body: payload, credentials: 'include' });
+    const url = path.startsWith('http') ? path : API + path;
+    const res = await fetch(url, { method, headers: sent, body: payload, credentials });
     const type = res.headers.get('content-type') || '';
     return {
       status: res.status,
@@ -202,5 +207,71 @@ describe('a web app in a real browser, on another origin than the API', function
     expect(outcome).to.equal('TypeError: Failed to fetch');
     expect(messages.join('\n')).to.match(/blocked by CORS policy/);
     expect(messages.join('\n')).to.include(foreignPage.origin);
+  });
+});
+
+describe('a web app in a real browser, uploading to the S3 bucket of the stack', function () {
+  this.timeout(60_000);
+  let app: TestApp;
+  let p: AuthProject;
+  let browser: Browser;
+  let page: Page;
+  let appPage: Awaited<ReturnType<typeof servePage>>;
+
+  const call = (method: string, route: string, options: Record<string, unknown> = {}) =>
+    page.evaluate(([m, r, o]) => (window as any).api(m, r, o), [
+      method,
+      route,
+      options,
+    ] as const) as Promise<Answer>;
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run bash scripts/install.sh`);
+    // The internal store is the stack's bucket, whose CORS rules scripts/stack/s3-bucket.mjs sets.
+    app = await startTestApp('public', 'browser_s3', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
+    p = await authProject(app);
+    appPage = await servePage(pageHtml(app.url.replace('127.0.0.1', 'localhost'), p.publishableKey));
+    p.project = await app.services.projects.update(p.project, {
+      settings: { allowedOrigins: [appPage.origin] },
+    });
+    await app.services.storage.settings.update(p.project, { endUserUploads: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage();
+    await page.goto(appPage.origin);
+  });
+
+  after(async () => {
+    await browser?.close();
+    appPage?.server.close();
+    await app?.close();
+  });
+
+  it('PUTs the bytes to the presigned bucket URL from the page, then confirms', async () => {
+    const created = await call('POST', '/api/userAuth/signup', {
+      body: { email: newEmail('s3'), password: PASSWORD },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const token = created.body.data.accessToken as string;
+    const content = 'bytes for the bucket';
+    const ticket = await call('POST', '/api/storage/upload-request', {
+      token,
+      body: { filename: 'note.txt', contentType: 'text/plain', size: content.length },
+    });
+    expect(ticket.status, JSON.stringify(ticket.body)).to.equal(200);
+    expect(ticket.body.data.signedUrl).to.match(/^http:\/\/127\.0\.0\.1:\d+\/baas-test\//);
+    // A bucket rule with AllowedOrigins '*' answers without credentials: the upload omits them.
+    const put = await call('PUT', ticket.body.data.signedUrl, {
+      key: false,
+      credentials: 'omit',
+      headers: { 'content-type': 'text/plain' },
+      raw: content,
+    });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    const confirmed = await call('POST', '/api/storage/upload-confirm', {
+      token,
+      body: { filePath: ticket.body.data.filePath, size: content.length },
+    });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+    expect(confirmed.body.data.size).to.equal(content.length);
   });
 });
