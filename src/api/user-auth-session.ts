@@ -20,7 +20,7 @@ const originOf = (headers: Headers) => {
 };
 
 /** Whether this request may use the refresh cookie: no Origin, or one of the project's app origins. */
-export const cookieUsable = (headers: Headers, ctx: RequestContext) =>
+const cookieUsable = (headers: Headers, ctx: RequestContext) =>
   refreshCookieUsable(ctx.principal.project, originOf(headers));
 
 /** Sets the refresh cookie, or clears it with null; nothing when the request may not use it. */

@@ -1,8 +1,7 @@
 // /api/userAuth/social/*: the browser-facing redirects of social login and the exchange of the
 // one-time code for a session.
 import type { operations } from '../../generated/public.js';
-import type { Handler } from '../http/types.js';
-import type { CookieToSet } from '../http/types.js';
+import type { CookieToSet, Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import {
   OAUTH_STATE_COOKIE,

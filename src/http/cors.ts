@@ -65,9 +65,10 @@ function routeMethods(routers: Router[], path: string): string | undefined {
  */
 export function publicCors(routers: Router[]) {
   return async (ctx: Context, next: Next) => {
-    // Answers differ by Origin: shared caches must key on it, also for answers without one.
-    ctx.vary('Origin');
-    const origin = ctx.get('origin');
+    // Answers differ by Origin: shared caches must key on it, also for answers without one. This
+    // runs before anything else sets Vary (later ones append), so a plain set is enough.
+    ctx.set('Vary', 'Origin');
+    const origin = ctx.headers.origin ?? '';
     // `Origin: null` comes from sandboxed frames and local files of any site: never granted.
     const grantable = origin !== '' && origin !== 'null';
     if (ctx.method === 'OPTIONS') {

@@ -18,6 +18,8 @@ import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
 const STATE_TTL_MS = 10 * 60_000;
+const EXCHANGE_TTL_MS = 2 * 60_000;
+
 /** Set at start, checked at the callback: the browser that comes back is the one that started. */
 export const OAUTH_STATE_COOKIE = 'baas_oauth_state';
 export const OAUTH_STATE_COOKIE_PATH = '/api/userAuth/social';
@@ -25,7 +27,6 @@ export const OAUTH_STATE_TTL_MS = STATE_TTL_MS;
 
 /** Equal digests, compared in constant time. */
 const sameSecret = (a: string, b: string) => timingSafeEqual(Buffer.from(sha256(a)), Buffer.from(sha256(b)));
-const EXCHANGE_TTL_MS = 2 * 60_000;
 
 /** Only origins the developer configured may receive the code: the site URL and allowed origins. */
 export function redirectTarget(project: Project, requested: string | undefined): string {
