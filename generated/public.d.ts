@@ -259,16 +259,12 @@ export interface paths {
         get?: never;
         /**
          * Receive the bytes of an upload (signed URL of the filesystem store)
-         * @description The `signedUrl` of upload-request when the files are kept on the server's filesystem. The body is the raw file, sent with the `Content-Type` given in upload-request. The signature binds the path, the content type, the size limit and the expiry: a tampered URL, another content type or an expired URL is a 403, a body larger than requested a 413, and a URL whose upload was already confirmed or removed a 403. Answers carry `Access-Control-Allow-Origin: *` so browsers may upload from any origin.
+         * @description The `signedUrl` of upload-request when the files are kept on the server's filesystem. The body is the raw file, sent with the `Content-Type` given in upload-request. The signature binds the path, the content type, the size limit and the expiry: a tampered URL, another content type or an expired URL is a 403, a body larger than requested a 413, and a URL whose upload was already confirmed or removed a 403. Browsers may upload from any origin: the preflight is answered and every answer, errors included, echoes the page's `Origin` (see the API description, CORS).
          */
         put: operations["uploadObject"];
         post?: never;
         delete?: never;
-        /**
-         * CORS preflight of a browser upload to a signed URL
-         * @description Allows `PUT` from any origin with the headers `content-type` and `content-length` (the signature in the URL is the credential), as the bucket CORS rules of an S3 provider do.
-         */
-        options: operations["preflightUploadObject"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -733,7 +729,7 @@ export interface paths {
         };
         /**
          * Start a social login
-         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Sets the `baas_oauth_state` cookie (HttpOnly, SameSite=Lax, path `/api/userAuth/social`, 10 minutes), which binds the flow to this browser: the callback checks it. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         get: operations["startSocialLogin"];
         put?: never;
@@ -753,7 +749,7 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`access_denied`, `email_not_verified`, `provider_error`, ...).
+         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start, then cleared; without it or with another value the app gets `?error=invalid_state`, against login CSRF), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...).
          */
         get: operations["completeSocialLogin"];
         put?: never;
@@ -2238,7 +2234,6 @@ export interface operations {
             /** @description Stored; confirm the upload next. */
             200: {
                 headers: {
-                    "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2249,45 +2244,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    preflightUploadObject: {
-        parameters: {
-            query?: {
-                /** @example 1767225600 */
-                expires?: string;
-                /** @example 1024 */
-                maxSize?: string;
-                /** @example abc */
-                signature?: string;
-            };
-            header?: never;
-            path: {
-                /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
-                /**
-                 * @description The `<uuid>_<sanitized filename>` part of the file's path.
-                 * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-                 */
-                fileName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Preflight accepted. */
-            200: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: "*";
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Ok"];
-                };
-            };
             500: components["responses"]["InternalError"];
         };
     };
@@ -2831,7 +2787,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };
@@ -2872,7 +2828,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };
@@ -2973,7 +2929,7 @@ export interface operations {
             };
             path?: never;
             cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. */
+                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
                 baas_refresh?: string;
             };
         };
@@ -3209,6 +3165,8 @@ export interface operations {
                 headers: {
                     /** @description Where to send the browser. */
                     Location?: string;
+                    /** @description The `baas_oauth_state` cookie. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3248,7 +3206,10 @@ export interface operations {
                 /** @example github */
                 provider: "github" | "google";
             };
-            cookie?: never;
+            cookie?: {
+                /** @description Set by the start of the flow in this browser; must equal `state`. */
+                baas_oauth_state?: string;
+            };
         };
         requestBody?: never;
         responses: {

@@ -9,6 +9,7 @@ import { publicHandlers, dashboardHandlers } from './api/index.js';
 import { buildRouter } from './http/router.js';
 import { errorHandler, jsonBody, notFoundFallback, requestContext } from './http/middleware.js';
 import { docsRouter } from './http/docs.js';
+import { publicCors } from './http/cors.js';
 import { securityResolvers } from './http/security.js';
 import type { AnyHandler } from './http/types.js';
 import { repoPath } from './lib/paths.js';
@@ -58,6 +59,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   });
   app.use(requestContext(log));
   app.use(errorHandler());
+  if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   if (role === 'public') app.use(blockUsersPaths);
   app.use(docs.routes());

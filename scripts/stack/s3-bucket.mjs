@@ -2,11 +2,12 @@
 // Makes sure the stack's S3 bucket exists, through the S3 API (not mkdir), so that the gateway
 // records owner and ACL metadata as it would for any bucket the app creates. Doubles as the
 // readiness check of the S3 server: a signed request that succeeds proves the gateway is serving
-// and accepts the generated credentials.
+// and accepts the generated credentials. Gives the bucket the CORS rules the README asks of an
+// operator's bucket, so that pages can upload to its presigned URLs (test/api/browser-cors.test.ts).
 //
 // Reads S3_ENDPOINT, S3_REGION, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY.
 
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 
 const { S3_ENDPOINT, S3_REGION, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = process.env;
 for (const [name, value] of Object.entries({
@@ -52,4 +53,25 @@ try {
     );
     process.exit(1);
   }
+}
+
+try {
+  await client.send(
+    new PutBucketCorsCommand({
+      Bucket: S3_BUCKET,
+      CORSConfiguration: {
+        CORSRules: [
+          {
+            AllowedOrigins: ['*'],
+            AllowedMethods: ['PUT', 'GET', 'HEAD'],
+            AllowedHeaders: ['content-type', 'content-length'],
+            MaxAgeSeconds: 600,
+          },
+        ],
+      },
+    }),
+  );
+} catch (err) {
+  console.error(`[stack] s3-bucket: PutBucketCors ${S3_BUCKET} failed: ${err.name} ${err.message}`);
+  process.exit(1);
 }

@@ -4,7 +4,6 @@ import type { operations } from '../../generated/public.js';
 import type { Handler } from '../http/types.js';
 import { notFound } from '../http/errors.js';
 import type { Services } from '../services/index.js';
-import { UPLOAD_CORS_HEADERS } from '../services/storage/local-files.js';
 
 type Ops = operations;
 
@@ -13,12 +12,14 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** Served files: the stored type, never sniffed, and sandboxed (an uploaded page gets no origin). */
+/**
+ * Served files: the stored type, never sniffed, and sandboxed (an uploaded page gets no origin).
+ * CORS comes from the public CORS middleware (any origin: no cookie is read on these paths).
+ */
 const FILE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
   'Cross-Origin-Resource-Policy': 'cross-origin',
-  'Access-Control-Allow-Origin': '*',
   'Cache-Control': 'public, max-age=300',
 };
 
@@ -52,15 +53,8 @@ export function storageHandlers({ storage }: Services) {
     return {
       status: 200,
       body: { success: true, data, message: 'Upload received; confirm it next' },
-      headers: { 'Access-Control-Allow-Origin': '*' },
     };
   };
-
-  const preflightUploadObject: Handler<Ops['preflightUploadObject']> = async () => ({
-    status: 200,
-    body: { success: true, data: {}, message: '' },
-    headers: UPLOAD_CORS_HEADERS,
-  });
 
   const getFile: Handler<Ops['getFile']> = async ({ params }) => {
     const file = await storage.local.openFile(params.projectId, params.fileName);
@@ -72,5 +66,5 @@ export function storageHandlers({ storage }: Services) {
     };
   };
 
-  return { requestUpload, confirmUpload, deleteFile, uploadObject, preflightUploadObject, getFile };
+  return { requestUpload, confirmUpload, deleteFile, uploadObject, getFile };
 }

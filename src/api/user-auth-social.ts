@@ -1,32 +1,58 @@
 // /api/userAuth/social/*: the browser-facing redirects of social login and the exchange of the
 // one-time code for a session.
 import type { operations } from '../../generated/public.js';
-import type { Handler } from '../http/types.js';
+import type { CookieToSet, Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
+import {
+  OAUTH_STATE_COOKIE,
+  OAUTH_STATE_COOKIE_PATH,
+  OAUTH_STATE_TTL_MS,
+} from '../services/user-auth/index.js';
 import { refreshCookie, sessionData } from './user-auth-session.js';
 
-const redirect = (location: string) => ({
+const redirect = (location: string, cookies?: CookieToSet[]) => ({
   status: 302 as const,
   headers: { Location: location, 'Cache-Control': 'no-store' },
   body: { success: true as const, data: { location }, message: 'Redirecting' },
+  cookies,
 });
+
+/** Binds the flow to this browser (set at start, cleared at the callback). */
+const stateCookie = (state: string | null): CookieToSet[] => [
+  { name: OAUTH_STATE_COOKIE, value: state, maxAgeMs: OAUTH_STATE_TTL_MS, path: OAUTH_STATE_COOKIE_PATH },
+];
 
 export function socialLoginHandlers(services: Services) {
   // Read at call time: the handler map is also built without services (parity checks).
   const social = () => services.userAuth.social;
 
-  const startSocialLogin: Handler<operations['startSocialLogin']> = async ({ params, query }, ctx) =>
-    redirect(await social().start(ctx, params.provider, query.redirectUrl));
+  const startSocialLogin: Handler<operations['startSocialLogin']> = async ({ params, query }, ctx) => {
+    const { location, state } = await social().start(ctx, params.provider, query.redirectUrl);
+    return redirect(location, stateCookie(state));
+  };
 
-  const completeSocialLogin: Handler<operations['completeSocialLogin']> = async ({ params, query }, ctx) =>
-    redirect(await social().callback(params.provider, query, ctx.log));
+  const completeSocialLogin: Handler<operations['completeSocialLogin']> = async (
+    { params, query, cookies },
+    ctx,
+  ) => {
+    const location = await social().callback(
+      params.provider,
+      query,
+      cookies.get(OAUTH_STATE_COOKIE),
+      ctx.log,
+    );
+    return redirect(location, stateCookie(null));
+  };
 
-  const exchangeSocialLoginCode: Handler<operations['exchangeSocialLoginCode']> = async ({ body }, ctx) => {
+  const exchangeSocialLoginCode: Handler<operations['exchangeSocialLoginCode']> = async (
+    { body, headers },
+    ctx,
+  ) => {
     const { user, session } = await social().exchange(ctx, body.code);
     return {
       status: 200,
       body: { success: true, data: sessionData(user, session), message: 'Logged in' },
-      cookies: refreshCookie(session.refreshToken),
+      cookies: refreshCookie(session.refreshToken, headers, ctx),
     };
   };
 

@@ -1,62 +1,67 @@
 // /api/userAuth/*: end-user accounts and sessions of a project (services/user-auth). The refresh
 // token travels in the body and as the `baas_refresh` cookie; it is read from the body, the
-// `x-refresh-token` header or the cookie, in that order.
+// `x-refresh-token` header or the cookie, in that order (the cookie only where the rule of
+// services/user-auth/app-origins.ts allows it).
 import type { components, operations } from '../../generated/public.js';
 import type { Handler, HandlerInput } from '../http/types.js';
+import type { RequestContext } from '../services/context.js';
 import type { Services } from '../services/index.js';
-import { REFRESH_COOKIE } from '../services/user-auth/index.js';
 import { CODE_SENT_MESSAGE } from '../services/user-auth/recovery.js';
 import { socialLoginHandlers } from './user-auth-social.js';
-import { refreshCookie, sessionData } from './user-auth-session.js';
+import { refreshCookie, refreshCookieValue, sessionData } from './user-auth-session.js';
 
 type EndUser = components['schemas']['EndUser'];
 type Op = keyof operations;
 
-function refreshTokenOf(input: HandlerInput<operations[Op]>, fromBody: unknown): string | undefined {
+function refreshTokenOf(
+  input: HandlerInput<operations[Op]>,
+  fromBody: unknown,
+  ctx: RequestContext,
+): string | undefined {
   const header = input.headers['x-refresh-token'];
   const value =
     (typeof fromBody === 'string' && fromBody) ||
     (Array.isArray(header) ? header[0] : header) ||
-    input.cookies.get(REFRESH_COOKIE);
+    refreshCookieValue(input.cookies, input.headers, ctx);
   return value || undefined;
 }
 
 export function userAuthHandlers(services: Services) {
   const auth = services.userAuth;
 
-  const signupEndUser: Handler<operations['signupEndUser']> = async ({ body }, ctx) => {
+  const signupEndUser: Handler<operations['signupEndUser']> = async ({ body, headers }, ctx) => {
     const { user, session } = await auth.signup(ctx, body);
     return {
       status: 201,
       body: { success: true, data: sessionData(user, session), message: 'User registered' },
-      cookies: refreshCookie(session.refreshToken),
+      cookies: refreshCookie(session.refreshToken, headers, ctx),
     };
   };
 
-  const loginEndUser: Handler<operations['loginEndUser']> = async ({ body }, ctx) => {
+  const loginEndUser: Handler<operations['loginEndUser']> = async ({ body, headers }, ctx) => {
     const { user, session } = await auth.login(ctx, body.email, body.password);
     return {
       status: 200,
       body: { success: true, data: sessionData(user, session), message: 'Logged in' },
-      cookies: refreshCookie(session.refreshToken),
+      cookies: refreshCookie(session.refreshToken, headers, ctx),
     };
   };
 
   const refreshEndUserToken: Handler<operations['refreshEndUserToken']> = async (input, ctx) => {
-    const session = await auth.refresh(ctx, refreshTokenOf(input, input.body?.refreshToken));
+    const session = await auth.refresh(ctx, refreshTokenOf(input, input.body?.refreshToken, ctx));
     return {
       status: 200,
       body: { success: true, data: session, message: 'Token refreshed' },
-      cookies: refreshCookie(session.refreshToken),
+      cookies: refreshCookie(session.refreshToken, input.headers, ctx),
     };
   };
 
   const logoutEndUser: Handler<operations['logoutEndUser']> = async (input, ctx) => {
-    await auth.logout(ctx, refreshTokenOf(input, input.body?.refreshToken));
+    await auth.logout(ctx, refreshTokenOf(input, input.body?.refreshToken, ctx));
     return {
       status: 200,
       body: { success: true, data: {}, message: 'Logged out' },
-      cookies: refreshCookie(null),
+      cookies: refreshCookie(null, input.headers, ctx),
     };
   };
 
@@ -76,7 +81,7 @@ export function userAuthHandlers(services: Services) {
       ctx,
       currentPassword,
       newPassword,
-      refreshTokenOf(input, refreshToken),
+      refreshTokenOf(input, refreshToken, ctx),
     );
     return {
       status: 200,

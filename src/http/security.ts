@@ -7,6 +7,7 @@
 // - bearerAuth: an end-user access token, verified against the API key's project.
 import type { Services } from '../services/index.js';
 import { SESSION_COOKIE } from '../services/accounts.js';
+import { ORIGIN_NOT_ALLOWED } from './cors.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { SecurityInput, SecurityResolver } from './types.js';
 
@@ -39,7 +40,7 @@ export function securityResolvers(
     const origin = header(input, 'origin');
     const allowed = project.settings.allowedOrigins;
     if (kind === 'publishable' && origin && allowed.length > 0 && !allowed.includes(origin)) {
-      throw forbidden(`Origin ${origin} is not allowed for this project`, 'ORIGIN_NOT_ALLOWED');
+      throw forbidden(`Origin ${origin} is not allowed for this project`, ORIGIN_NOT_ALLOWED);
     }
     return { project, keyKind: kind };
   }

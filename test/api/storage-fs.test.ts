@@ -12,6 +12,8 @@ import { uploadCleanupJob } from '../../src/jobs/upload-cleanup.js';
 import { bytes, putBytes, rebase, requestUpload, upload, type UploadSteps } from './storage-shared.js';
 
 const MB = 1024 * 1024;
+/** The origin of a page that uploads and downloads from a browser. */
+const PAGE = 'https://app.example.com';
 
 describe('storage with the filesystem store', () => {
   let apps: Awaited<ReturnType<typeof startTestApps>>;
@@ -46,7 +48,7 @@ describe('storage with the filesystem store', () => {
     const u = new URL(signedUrl);
     return apps.public.client.request('PUT', u.pathname + u.search, {
       rawBody: body,
-      headers: { 'content-type': contentType },
+      headers: { 'content-type': contentType, origin: PAGE },
     });
   };
 
@@ -66,7 +68,8 @@ describe('storage with the filesystem store', () => {
     const put = await putViaClient(ticket.signedUrl, content, 'image/png');
     expect(put.status).to.equal(200);
     expect(put.body.data).to.deep.equal({ path: ticket.filePath, size: content.length });
-    expect(put.headers.get('access-control-allow-origin')).to.equal('*');
+    expect(put.headers.get('access-control-allow-origin')).to.equal(PAGE);
+    expect(put.headers.get('access-control-allow-credentials')).to.equal('true');
     expect(await usage()).to.equal(before, 'nothing charged before the confirm');
 
     const confirmed = await confirm(ticket.filePath, content.length);
@@ -81,8 +84,11 @@ describe('storage with the filesystem store', () => {
     expect(confirmed.body.data.url).to.equal(`${apps.public.deps.config.publicUrl}/files/${ticket.filePath}`);
     expect(await usage()).to.equal(before + content.length);
 
-    const res = await apps.public.client.get(`/files/${ticket.filePath}`);
+    const res = await apps.public.client.get(`/files/${ticket.filePath}`, { headers: { origin: PAGE } });
     expect(res.status).to.equal(200);
+    expect(res.headers.get('access-control-allow-origin')).to.equal(PAGE);
+    expect(res.headers.get('access-control-allow-credentials')).to.equal('true');
+    expect(res.headers.get('vary')).to.include('Origin');
     expect(res.headers.get('content-type')).to.equal('image/png');
     expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
     expect(res.headers.get('content-security-policy')).to.include('sandbox');
@@ -298,7 +304,7 @@ describe('storage with the filesystem store', () => {
       const res = await putViaClient(ticket.signedUrl, content, 'text/html');
       expect(res.status).to.equal(403);
       expect(res.body.code).to.equal('SIGNATURE_MISMATCH');
-      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
+      expect(res.headers.get('access-control-allow-origin')).to.equal(PAGE, 'errors readable by the page');
     });
 
     it('refuses tampered URLs: path, size limit, expiry, signature (403)', async () => {
@@ -354,15 +360,25 @@ describe('storage with the filesystem store', () => {
       const u = new URL(local(ticket.signedUrl));
       const res = await apps.public.client.request('OPTIONS', u.pathname + u.search, {
         headers: {
-          origin: 'https://app.example.com',
+          origin: PAGE,
           'access-control-request-method': 'PUT',
           'access-control-request-headers': 'content-type',
         },
       });
-      expect(res.status).to.equal(200);
-      expect(res.headers.get('access-control-allow-origin')).to.equal('*');
-      expect(res.headers.get('access-control-allow-methods')).to.include('PUT');
+      expect(res.status).to.equal(204);
+      expect(res.headers.get('access-control-allow-origin')).to.equal(PAGE);
+      expect(res.headers.get('access-control-allow-credentials')).to.equal('true');
+      expect(res.headers.get('access-control-allow-methods')).to.equal('PUT, OPTIONS');
       expect(res.headers.get('access-control-allow-headers')).to.include('content-type');
+    });
+
+    it('answers a preflight of a public file download', async () => {
+      const res = await apps.public.client.request('OPTIONS', `/files/${ticket.filePath}`, {
+        headers: { origin: PAGE, 'access-control-request-method': 'GET' },
+      });
+      expect(res.status).to.equal(204);
+      expect(res.headers.get('access-control-allow-origin')).to.equal(PAGE);
+      expect(res.headers.get('access-control-allow-methods')).to.equal('HEAD, GET, OPTIONS');
     });
   });
 

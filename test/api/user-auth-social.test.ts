@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { startTestApp } from '../helpers/app.js';
+import type { ApiResponse } from '../helpers/client.js';
 import { authorizeAtProvider, requestManual, startOAuthProviders } from '../helpers/oauth.js';
 import {
   authProject,
   bearer,
+  cookieOf,
   expectNoSecrets,
   keyed,
   newEmail,
@@ -33,19 +35,35 @@ describe('/api/userAuth social login', () => {
       ...query,
     });
 
-  /** Start -> provider -> callback; returns the URL the app's callback page is sent to. */
+  /** The `Cookie` header of the browser that started a flow: its state cookie. */
+  const browserOf = (started: ApiResponse) => ({
+    cookie: `baas_oauth_state=${cookieOf(started, 'baas_oauth_state')!.value}`,
+  });
+
+  /**
+   * Start -> provider -> callback; returns the URL the app's callback page is sent to. The
+   * callback comes from the browser that started, unless `browser` says otherwise.
+   */
   async function loginAt(
     provider: 'github' | 'google',
     redirectUrl: string | null = CALLBACK_PAGE,
     project = p,
+    browser?: Record<string, string>,
   ): Promise<URL> {
     const started = await start(provider, redirectUrl === null ? {} : { redirectUrl }, project);
     expect(started.status, started.text).to.equal(302);
     const back = await authorizeAtProvider(started.headers.get('location')!);
     expect(back.pathname).to.equal(`/api/userAuth/social/${provider}/callback`);
-    const done = await requestManual(app.client, back.pathname, Object.fromEntries(back.searchParams));
+    const done = await requestManual(
+      app.client,
+      back.pathname,
+      Object.fromEntries(back.searchParams),
+      browser ?? browserOf(started),
+    );
     expect(done.status, done.text).to.equal(302);
     expect(done.body.data.location).to.equal(done.headers.get('location'));
+    const cleared = cookieOf(done, 'baas_oauth_state');
+    expect(cleared?.attributes, 'the state cookie is cleared').to.match(/expires=thu, 01 jan 1970/);
     return new URL(done.headers.get('location')!);
   }
 
@@ -140,12 +158,12 @@ describe('/api/userAuth social login', () => {
       const started = await start('google', { redirectUrl: CALLBACK_PAGE });
       const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
       // Providers add parameters of their own (Google: scope, authuser, prompt); they are accepted.
-      const res = await requestManual(app.client, '/api/userAuth/social/google/callback', {
-        state,
-        error: 'access_denied',
-        scope: 'email',
-        authuser: '0',
-      });
+      const res = await requestManual(
+        app.client,
+        '/api/userAuth/social/google/callback',
+        { state, error: 'access_denied', scope: 'email', authuser: '0' },
+        browserOf(started),
+      );
       expect(res.status).to.equal(302);
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).to.equal('access_denied');
     });
@@ -178,6 +196,35 @@ describe('/api/userAuth social login', () => {
   });
 
   describe('state and redirect checks', () => {
+    it('binds the state to the browser with an HttpOnly cookie set at start', async () => {
+      const started = await start('github', { redirectUrl: CALLBACK_PAGE });
+      const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+      const cookie = cookieOf(started, 'baas_oauth_state');
+      expect(cookie?.value).to.equal(state);
+      expect(cookie?.attributes).to.include('httponly');
+      expect(cookie?.attributes).to.include('samesite=lax');
+      expect(cookie?.attributes).to.include('path=/api/userauth/social');
+      const expires = Date.parse(/expires=([^;]+)/.exec(cookie!.attributes)![1]!);
+      expect(expires - Date.now()).to.be.within(9 * 60_000, 10 * 60_000 + 1000);
+    });
+
+    it('sends another browser (login CSRF) to the app with invalid_state and no code', async () => {
+      providers.github.profile = { id: 'csrf-1', email: newEmail('csrf'), emailVerified: true };
+      // The victim's browser follows the attacker's callback URL: it has no state cookie.
+      const without = await loginAt('github', CALLBACK_PAGE, p, {});
+      expect(without.origin + without.pathname).to.equal(CALLBACK_PAGE);
+      expect(without.searchParams.get('error')).to.equal('invalid_state');
+      expect(without.searchParams.has('code')).to.equal(false);
+      // Nor does the cookie of another flow of the victim's own help.
+      const victims = await start('github', { redirectUrl: CALLBACK_PAGE });
+      const other = await loginAt('github', CALLBACK_PAGE, p, browserOf(victims));
+      expect(other.searchParams.get('error')).to.equal('invalid_state');
+      expect(other.searchParams.has('code')).to.equal(false);
+      // The state was spent by the failed attempt: no account was made for the attacker's profile.
+      const users = app.deps.db.project(p.project.id).collection('users');
+      expect(await users.countDocuments({ 'identities.id': 'csrf-1' })).to.equal(0);
+    });
+
     it('answers 400 for an unknown, reused or other-provider state', async () => {
       const unknown = await requestManual(app.client, '/api/userAuth/social/google/callback', {
         state: 'forged',

@@ -112,10 +112,11 @@ export async function requestManual(
   client: ApiClient,
   path: string,
   query: Record<string, string> = {},
+  headers: Record<string, string> = {},
 ): Promise<ApiResponse> {
   const url = new URL(path, client.baseUrl);
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  const res = await fetch(url, { headers: client.defaultHeaders, redirect: 'manual' });
+  const res = await fetch(url, { headers: { ...client.defaultHeaders, ...headers }, redirect: 'manual' });
   const text = await res.text();
   const body = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : text;
   const response: ApiResponse = { status: res.status, body, headers: res.headers, text };

@@ -6,17 +6,9 @@ import type { FilesRepo } from '../../db/files.js';
 import type { FsObjectStore, InternalStore } from '../../storage/index.js';
 import { parseFilePath } from './paths.js';
 
-/** Signed upload URLs are used from browsers of any origin: the signature is the credential. */
-export const UPLOAD_CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'PUT, OPTIONS',
-  'Access-Control-Allow-Headers': 'content-type, content-length',
-  'Access-Control-Max-Age': '600',
-};
-const CORS_ORIGIN = { 'Access-Control-Allow-Origin': '*' };
-
-const refused = (status: number, code: string, message: string) =>
-  new ApiError(status, code, message, undefined, CORS_ORIGIN);
+// Signed upload URLs are used from browsers of any origin (the signature is the credential): the
+// public CORS middleware grants every origin on these paths, errors included.
+const refused = (status: number, code: string, message: string) => new ApiError(status, code, message);
 
 export interface UploadInput {
   projectId: string;

@@ -20,6 +20,8 @@ import { badRequest, unauthorized } from '../../http/errors.js';
 
 export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
 export { SECRET_USER_FIELDS } from './fields.js';
+export { refreshCookieUsable } from './app-origins.js';
+export { OAUTH_STATE_COOKIE, OAUTH_STATE_COOKIE_PATH, OAUTH_STATE_TTL_MS } from './social.js';
 
 const missingRefreshToken = () =>
   badRequest(

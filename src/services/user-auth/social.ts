@@ -1,7 +1,9 @@
 // Social login: OAuth2 authorization code with a server-side `state` (single use, 10 minutes,
-// bound to the project, the provider and the app's redirect URL), PKCE, accounts linked only
+// bound to the project, the provider, the app's redirect URL and, by a cookie, to the browser that
+// started the flow, against login CSRF), PKCE, accounts linked only
 // through a provider-verified email, and a one-time code (2 minutes) that the app's callback page
 // swaps for the session tokens.
+import { timingSafeEqual } from 'node:crypto';
 import { badRequest } from '../../http/errors.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
@@ -10,6 +12,7 @@ import type { AuthTokensRepo } from '../../db/auth-tokens.js';
 import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
+import { appOrigins } from './app-origins.js';
 import { userView, withoutPrivateFields } from './fields.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
@@ -18,11 +21,18 @@ import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } fr
 const STATE_TTL_MS = 10 * 60_000;
 const EXCHANGE_TTL_MS = 2 * 60_000;
 
+/** Set at start, checked at the callback: the browser that comes back is the one that started. */
+export const OAUTH_STATE_COOKIE = 'baas_oauth_state';
+export const OAUTH_STATE_COOKIE_PATH = '/api/userAuth/social';
+export const OAUTH_STATE_TTL_MS = STATE_TTL_MS;
+
+/** Equal digests, compared in constant time. */
+const sameSecret = (a: string, b: string) => timingSafeEqual(Buffer.from(sha256(a)), Buffer.from(sha256(b)));
+
 /** Only origins the developer configured may receive the code: the site URL and allowed origins. */
 export function redirectTarget(project: Project, requested: string | undefined): string {
-  const { siteUrl, allowedOrigins } = project.settings;
-  const origins = new Set(allowedOrigins);
-  if (siteUrl) origins.add(new URL(siteUrl).origin);
+  const { siteUrl } = project.settings;
+  const origins = appOrigins(project);
   const target = requested ?? siteUrl ?? undefined;
   let url: URL | undefined;
   try {
@@ -118,12 +128,15 @@ export function socialPart(
   }
 
   return {
-    /** The provider's authorization URL to redirect the browser to. */
+    /**
+     * The provider's authorization URL to redirect the browser to, and the state, which the
+     * caller sets as the OAUTH_STATE_COOKIE of that browser.
+     */
     async start(
       ctx: RequestContext,
       provider: OAuthProviderName,
       redirectUrl: string | undefined,
-    ): Promise<string> {
+    ): Promise<{ location: string; state: string }> {
       const { project } = await kit.guard.scope(ctx);
       const client = clients.get(provider);
       if (!client) {
@@ -141,16 +154,22 @@ export function socialPart(
         { kind: 'state', projectId: project.id, provider, redirectUrl: target, codeVerifier },
         STATE_TTL_MS,
       );
-      return client.authorizeUrl({ state, redirectUri: callbackUrl(provider), codeVerifier });
+      return {
+        location: client.authorizeUrl({ state, redirectUri: callbackUrl(provider), codeVerifier }),
+        state,
+      };
     },
 
     /**
      * The provider's redirect back. Without a valid state nothing is known about the app, so that
-     * is a 400; every later outcome redirects to the app with `code` or `error`.
+     * is a 400; every later outcome redirects to the app with `code` or `error`. `browserState` is
+     * the OAUTH_STATE_COOKIE of the browser: another browser (a victim lured to an attacker's
+     * callback URL) gets `invalid_state` and no code.
      */
     async callback(
       provider: OAuthProviderName,
       query: { code?: string; state?: string; error?: string },
+      browserState: string | undefined,
       log: Logger,
     ): Promise<string> {
       const grant = query.state ? await grants.takeGrant(sha256(query.state), 'state') : undefined;
@@ -163,6 +182,9 @@ export function socialPart(
       }
       const fail = (code: string, description: string) =>
         withQuery(grant.redirectUrl!, { error: code, error_description: description });
+      if (!browserState || !sameSecret(browserState, query.state!)) {
+        return fail('invalid_state', 'The login was not started in this browser; start it again');
+      }
       if (query.error) return fail('access_denied', 'The provider did not grant access');
       const client = clients.get(provider);
       const project = await findProject(grant.projectId);

@@ -1,0 +1,109 @@
+// CORS for the public API, so that apps running in a browser can call it with the publishable key.
+// A preflight carries no API key, so the project (and its allowedOrigins) is unknown when it is
+// answered: every preflight on a known route is granted (it grants nothing by itself), and the
+// project's allowedOrigins are enforced on the actual request, which carries the key. An answer to
+// a refused origin carries no CORS headers, so the page cannot read it.
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { ApiError } from './errors.js';
+
+/** The code of the 403 for a publishable key used from an origin its project does not list. */
+export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
+
+/** Request headers any public route reads; the browser asks for them in the preflight. */
+export const CORS_ALLOWED_HEADERS = [
+  'x-api-key',
+  'authorization',
+  'content-type',
+  'x-refresh-token',
+  'x-refresh-token-mode',
+  'x-request-id',
+].join(', ');
+
+/** Response headers a page may read besides the CORS-safelisted ones. */
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'location',
+  'content-disposition',
+].join(', ');
+
+/** Seconds a browser may cache a preflight (Chromium caps it at 7200). */
+export const CORS_MAX_AGE = '7200';
+
+const GRANT_HEADERS = [
+  'Access-Control-Allow-Origin',
+  'Access-Control-Allow-Credentials',
+  'Access-Control-Expose-Headers',
+] as const;
+
+/**
+ * Methods of the routes matching `path` (from the routers built at start), with HEAD for GET as
+ * @koa/router answers it; undefined when no route has this path.
+ */
+function routeMethods(routers: Router[], path: string): string | undefined {
+  const methods = new Set<string>();
+  for (const router of routers) {
+    for (const layer of router.match(path, 'OPTIONS').path) {
+      for (const method of layer.methods) methods.add(method);
+    }
+  }
+  methods.delete('OPTIONS');
+  return methods.size > 0 ? [...methods, 'OPTIONS'].join(', ') : undefined;
+}
+
+/**
+ * Placed right after the error handler: it answers OPTIONS itself (before the router's 405) and
+ * puts the grant on every answer to a browser, errors included, so a 401 or 404 reaches the page as
+ * what it is instead of a bare "Failed to fetch". The grant echoes the origin with credentials
+ * (a `*` would be refused by a page that sends `credentials: 'include'`); the refresh cookie is
+ * guarded separately (services/user-auth/app-origins.ts).
+ */
+export function publicCors(routers: Router[]) {
+  return async (ctx: Context, next: Next) => {
+    // Answers differ by Origin: shared caches must key on it, also for answers without one. This
+    // runs before anything else sets Vary (later ones append), so a plain set is enough.
+    ctx.set('Vary', 'Origin');
+    const origin = ctx.headers.origin ?? '';
+    // `Origin: null` comes from sandboxed frames and local files of any site: never granted.
+    const grantable = origin !== '' && origin !== 'null';
+    if (ctx.method === 'OPTIONS') {
+      const methods = routeMethods(routers, ctx.path);
+      if (methods) {
+        ctx.status = 204;
+        ctx.set('Allow', methods);
+        if (grantable) {
+          ctx.vary('Access-Control-Request-Method');
+          ctx.vary('Access-Control-Request-Headers');
+          ctx.set({
+            'Access-Control-Allow-Origin': origin,
+            'Access-Control-Allow-Credentials': 'true',
+            'Access-Control-Allow-Methods': methods,
+            'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
+            'Access-Control-Max-Age': CORS_MAX_AGE,
+          });
+        }
+        return;
+      }
+    }
+    if (!grantable) return next();
+    ctx.set({
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Credentials': 'true',
+      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    });
+    try {
+      await next();
+    } catch (err) {
+      // The key's project does not list this origin: the page gets no readable answer.
+      if (err instanceof ApiError && err.code === ORIGIN_NOT_ALLOWED) {
+        for (const name of GRANT_HEADERS) ctx.remove(name);
+      }
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,22 @@
+// The origins a project names as its own app: the allowed origins it lists and its site URL's
+// origin. Social login sends codes only there, and the refresh cookie is honoured only there.
+import type { Project } from '../types.js';
+
+export function appOrigins(project: Project): Set<string> {
+  const { siteUrl, allowedOrigins } = project.settings;
+  const origins = new Set(allowedOrigins);
+  if (siteUrl) origins.add(new URL(siteUrl).origin);
+  return origins;
+}
+
+/**
+ * Whether the `baas_refresh` cookie may be read from, and set on, a request. The public API grants
+ * CORS with credentials to any origin when a project lists none, so a page of any site could
+ * otherwise send the cookie (same-site pages, or SameSite=None deployments) and read the rotated
+ * tokens: a request with an `Origin` must come from one of the project's app origins. A request
+ * without one (a server, a mobile app, a same-origin GET) is not driven by a foreign page.
+ */
+export function refreshCookieUsable(project: Project | undefined, origin: string | undefined): boolean {
+  if (!origin) return true;
+  return project !== undefined && appOrigins(project).has(origin);
+}
