@@ -4,6 +4,7 @@
 import {
   BSON,
   MongoServerError,
+  type Collection,
   type Db,
   type Document as MongoDocument,
   type Filter,
@@ -13,6 +14,7 @@ import { badRequest, conflict } from '../http/errors.js';
 import type { Database } from './client.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
 import { ObjectId } from './ids.js';
+import { TRASH_KEY } from './project-indexes.js';
 
 /** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
 export type StoredDocument = Record<string, unknown> & { _id: string };
@@ -51,7 +53,8 @@ function fromStored(value: unknown): unknown {
     return json === undefined ? String(value) : json;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = fromStored(item);
+  // TRASH_KEY is index bookkeeping (project-indexes.ts); clients never see it, nor can set it.
+  for (const [key, item] of Object.entries(value)) if (key !== TRASH_KEY) out[key] = fromStored(item);
   return out;
 }
 
@@ -112,6 +115,31 @@ export function documentsRepo(
 ) {
   const collection = async ({ projectId, collection: name }: CollectionRef) =>
     (await dbFor(projectId)).collection(name);
+
+  /**
+   * One atomic update that returns the document before it; the document after is derived from
+   * it with `after`, so the size difference is exact even when other writes race.
+   */
+  async function changeKept(
+    ref: CollectionRef,
+    filter: MongoDocument,
+    update: MongoDocument,
+    after: (before: MongoDocument) => MongoDocument,
+  ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+    try {
+      const before = await (
+        await collection(ref)
+      ).findOneAndUpdate(asFilter(filter), update, { returnDocument: 'before', maxTimeMS: timeoutMs });
+      if (!before) return undefined;
+      const doc = after(before);
+      return {
+        doc: toDocument(doc),
+        delta: BSON.calculateObjectSize(doc) - BSON.calculateObjectSize(before),
+      };
+    } catch (err) {
+      translateDriverError(err, 'write');
+    }
+  }
 
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
@@ -209,8 +237,56 @@ export function documentsRepo(
       }
     },
 
+    /**
+     * Moves the active document matching `filter` (which names its `_id`) to the trash: sets
+     * `isDeleted`, `deletedAt` and TRASH_KEY, which takes it out of the unique indexes. Returns the
+     * document as trashed and the exact change of its stored size, or undefined when none matched.
+     */
+    async trash(
+      ref: CollectionRef,
+      filter: MongoDocument & { _id: ObjectId },
+      deletedAt: Date,
+    ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+      const set = { isDeleted: true, deletedAt, [TRASH_KEY]: filter._id };
+      return changeKept(ref, { ...filter, isDeleted: { $ne: true } }, { $set: set }, (before) => ({
+        ...before,
+        ...set,
+      }));
+    },
+
+    /**
+     * Takes the trashed document matching `filter` out of the trash (its unique values count
+     * again: a value taken meanwhile is a 409 from the index). Undefined when none matched.
+     */
+    async restore(
+      ref: CollectionRef,
+      filter: MongoDocument,
+    ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+      const update = { $set: { isDeleted: false, deletedAt: null }, $unset: { [TRASH_KEY]: '' } };
+      return changeKept(ref, { ...filter, isDeleted: true }, update, (before) => {
+        const { [TRASH_KEY]: _key, ...rest } = before;
+        return { ...rest, isDeleted: false, deletedAt: null };
+      });
+    },
+
     /** Size of a stored document (the base of an update's quota difference). */
     sizeOf: bsonSize,
+
+    /** The stored size of every document of a collection, trashed ones included. */
+    async collectionSize(ref: CollectionRef): Promise<number> {
+      return storedSize((await dbFor(ref.projectId)).collection(ref.collection));
+    },
+
+    /** The stored size of every document in a project's database, all collections, trash included. */
+    async databaseSize(projectId: string): Promise<number> {
+      const db = await dbFor(projectId);
+      const names = await db.listCollections({}, { nameOnly: true }).toArray();
+      let total = 0;
+      for (const { name } of names) {
+        if (!name.startsWith('system.')) total += await storedSize(db.collection(name));
+      }
+      return total;
+    },
 
     async aggregate(ref: CollectionRef, pipeline: MongoDocument[], maxResults: number) {
       try {
@@ -253,6 +329,16 @@ export function documentsRepo(
 }
 
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;
+
+/**
+ * The exact stored size of a collection's documents: they are read as raw BSON (no decoding), so
+ * each one's size is its buffer's length. A whole scan; for the recount and collection deletes.
+ */
+async function storedSize(target: Collection): Promise<number> {
+  let total = 0;
+  for await (const raw of target.find({}, { raw: true })) total += (raw as unknown as Uint8Array).length;
+  return total;
+}
 
 /**
  * Every registered collection of every project (platform database, `collections`), for the

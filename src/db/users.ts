@@ -4,6 +4,7 @@
 import type { Db, Document as MongoDocument } from 'mongodb';
 import { ObjectId, toObjectId } from './ids.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
+import { uniqueIndexSpec } from './project-indexes.js';
 
 export const USERS_COLLECTION = 'users';
 
@@ -40,8 +41,9 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
     if (!done) {
       done = (async () => {
         const collection = users(projectId);
+        const { key: emailKey, ...emailOptions } = uniqueIndexSpec('email');
         for (const [key, options] of [
-          [{ email: 1 }, { unique: true, sparse: true, name: 'u_email' }],
+          [emailKey, emailOptions],
           [{ 'identities.provider': 1, 'identities.id': 1 }, { name: 'identities' }],
         ] as const) {
           try {
