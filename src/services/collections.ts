@@ -44,10 +44,18 @@ function refsTo(target: string, fields: FieldDef[] | undefined, prefix = ''): st
   return found;
 }
 
+/** What deleting a collection gives back to the project's `databaseUsed`. */
+export interface CollectionUsage {
+  /** The stored size of the collection's documents, trashed ones included. */
+  collectionSize(projectId: string, name: string): Promise<number>;
+  release(projectId: string, bytes: number): Promise<void>;
+}
+
 export function collectionsService(
   repo: CollectionsRepo,
   projects: ProjectsService,
   indexesOf: (projectId: string) => ProjectIndexes,
+  usage: CollectionUsage,
 ) {
   async function requireCollection(projectId: string, name: string): Promise<CollectionDef> {
     const def = await repo.findByName(projectId, name);
@@ -134,7 +142,12 @@ export function collectionsService(
       return updated;
     },
 
-    /** Removes the definition, then the MongoDB collection with its documents. */
+    /**
+     * Removes the definition, then the MongoDB collection with its documents, and gives their
+     * stored size back to `databaseUsed`. The definition goes first so that no new write is let
+     * in; a write already under way in another process between the measure and the drop stays
+     * counted until the usage recount (jobs/usage-recount.ts) corrects it.
+     */
     async delete(ctx: RequestContext, projectId: string, name: string): Promise<void> {
       const project = await projects.requireAccess(ctx, projectId, 'member');
       const all = await repo.list(project.id);
@@ -150,7 +163,9 @@ export function collectionsService(
         );
       }
       if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
+      const bytes = await usage.collectionSize(project.id, name);
       await indexesOf(project.id).dropCollection(name);
+      await usage.release(project.id, bytes);
     },
 
     /** `GET /api/schemas/:collectionName`: a registered collection of the API key's project. */

@@ -17,6 +17,7 @@ import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
+import { databaseQuota } from './data/quota.js';
 import { documentsRepo } from '../db/documents.js';
 
 export function createServices(deps: Deps) {
@@ -44,10 +45,16 @@ export function createServices(deps: Deps) {
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
-  const collections = collectionsService(repos.collections, projects, (id) =>
-    projectIndexes(deps.db.project(id)),
-  );
   const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs);
+  const collections = collectionsService(
+    repos.collections,
+    projects,
+    (id) => projectIndexes(deps.db.project(id)),
+    {
+      collectionSize: (projectId, collection) => documents.collectionSize({ projectId, collection }),
+      release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
+    },
+  );
   return {
     repos,
     events,
@@ -59,6 +66,7 @@ export function createServices(deps: Deps) {
       events,
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
       findProject: (projectId) => repos.projects.findById(projectId),
+      quota: databaseQuota(repos.projects, projects.limitsOf),
     }),
     health: healthService(deps),
     accounts: accountsService(repos.developers, deps.cache),

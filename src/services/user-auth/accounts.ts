@@ -6,6 +6,8 @@ import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js'
 import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
 import { validateDocument } from '../schema/validate-document.js';
+import type { CollectionDef } from '../types.js';
+import { assertRoomForUser } from './usage.js';
 import { AUTH_MANAGED_FIELDS, publicProfileView, userView } from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
 import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
@@ -21,6 +23,13 @@ function refuseManagedFields(body: Record<string, unknown>, allowed: string[]): 
       throw badRequest(message, [{ path: `body.${key}`, message }], 'FIELD_NOT_ALLOWED');
     }
   }
+}
+
+/** The sign-up fields, validated against the users schema. */
+function signupFields(def: CollectionDef, body: Record<string, unknown>): Record<string, unknown> {
+  const fields = validateDocument(def, body, 'create');
+  delete fields.password;
+  return fields;
 }
 
 function written(result: UserWrite | undefined): Record<string, unknown> {
@@ -48,13 +57,10 @@ export function accountsPart(kit: UserAuthKit) {
       );
       refuseManagedFields(body, ['email', 'password']);
       const email = normalizeEmail(body.email);
-      const fields = validateDocument(def, { ...body, email }, 'create');
-      delete fields.password;
-      const result = await users.insert(
-        project.id,
-        { ...fields, email, emailVerified: false },
-        await hashPassword(body.password),
-      );
+      const fields = { ...signupFields(def, { ...body, email }), email, emailVerified: false };
+      const passwordHash = await hashPassword(body.password);
+      await assertRoomForUser(users, kit.quota, project, fields, passwordHash);
+      const result = await users.insert(project.id, fields, passwordHash);
       const user = written(result);
       await kit.events.emit({
         name: 'user.created',
