@@ -1,7 +1,7 @@
 // End-user accounts: sign-up (custom fields validated against the users schema), login (no hint
 // whether the email exists, same timing, rate-limited per email and IP), profile, password change
 // (signs out the other sessions) and the public profile.
-import { badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
+import { badRequest, conflict, notFound, unauthorized, validationFailed } from '../../http/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js';
 import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
@@ -25,10 +25,24 @@ function refuseManagedFields(body: Record<string, unknown>, allowed: string[]): 
   }
 }
 
-/** The sign-up fields, validated against the users schema. */
+/**
+ * The sign-up fields, validated against the users schema. `name` is the spec's optional display
+ * name: a users schema that declares it validates it (its type wins); otherwise it must be a
+ * string and is kept, also in schema mode where undeclared fields are refused.
+ */
 function signupFields(def: CollectionDef, body: Record<string, unknown>): Record<string, unknown> {
-  const fields = validateDocument(def, body, 'create');
+  const { name, ...rest } = body;
+  const declared = def.fields.some((f) => f.name === 'name');
+  const fields = validateDocument(def, declared ? body : rest, 'create');
   delete fields.password;
+  if (!declared && name !== undefined) {
+    if (typeof name !== 'string') {
+      throw validationFailed('Validation failed: name must be a string', [
+        { path: 'name', message: 'name must be a string' },
+      ]);
+    }
+    fields.name = name;
+  }
   return fields;
 }
 
