@@ -1483,7 +1483,7 @@ export interface operations {
                 page?: number;
                 /** @description Documents per page; default 100, at most 1000 (100 with `populate`). A larger value is clamped (the clamp shows in `pagination.limit`). */
                 limit?: number;
-                /** @description Comma-separated field names (at most 5), each ascending or, with a leading `-`, descending. Ties are broken by `_id`. Default: `_id` ascending (insertion order). */
+                /** @description Comma-separated sort keys (at most 5), each `field` or `+field` (ascending), `-field` (descending), or `field:asc`, `field:desc`, `field:1`, `field:-1` (for example `sort=createdAt:desc` or `sort=price:asc,-name`). Dot paths reach nested fields. Ties are broken by `_id`. Default: `_id` ascending (insertion order). A key the service cannot read (an unknown direction, a `-` prefix together with a `:` direction, a field named twice, an unknown field of a schema collection, `isDeleted`/`deletedAt`) is a 400 naming it, never ignored. Cursors work with every form (`-price` and `price:desc` are the same order). */
                 sort?: string;
                 /** @description The `pagination.nextCursor` of the previous page (same `sort` and filters). */
                 cursor?: string;
