@@ -4,7 +4,6 @@
 import {
   BSON,
   MongoServerError,
-  type Collection,
   type Db,
   type Document as MongoDocument,
   type Filter,
@@ -15,6 +14,7 @@ import type { Database } from './client.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
+import { storedSizes } from './stored-sizes.js';
 
 /** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
 export type StoredDocument = Record<string, unknown> & { _id: string };
@@ -272,21 +272,7 @@ export function documentsRepo(
     /** Size of a stored document (the base of an update's quota difference). */
     sizeOf: bsonSize,
 
-    /** The stored size of every document of a collection, trashed ones included. */
-    async collectionSize(ref: CollectionRef): Promise<number> {
-      return storedSize((await dbFor(ref.projectId)).collection(ref.collection));
-    },
-
-    /** The stored size of every document in a project's database, all collections, trash included. */
-    async databaseSize(projectId: string): Promise<number> {
-      const db = await dbFor(projectId);
-      const names = await db.listCollections({}, { nameOnly: true }).toArray();
-      let total = 0;
-      for (const { name } of names) {
-        if (!name.startsWith('system.')) total += await storedSize(db.collection(name));
-      }
-      return total;
-    },
+    ...storedSizes(dbFor),
 
     async aggregate(ref: CollectionRef, pipeline: MongoDocument[], maxResults: number) {
       try {
@@ -329,16 +315,6 @@ export function documentsRepo(
 }
 
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;
-
-/**
- * The exact stored size of a collection's documents: they are read as raw BSON (no decoding), so
- * each one's size is its buffer's length. A whole scan; for the recount and collection deletes.
- */
-async function storedSize(target: Collection): Promise<number> {
-  let total = 0;
-  for await (const raw of target.find({}, { raw: true })) total += (raw as unknown as Uint8Array).length;
-  return total;
-}
 
 /**
  * Every registered collection of every project (platform database, `collections`), for the
