@@ -1228,8 +1228,11 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
-            /** @example Ada Lovelace */
-            name?: string;
+            /**
+             * @description The display name given at sign-up: a string, unless the users schema declares `name` with another type.
+             * @example Ada Lovelace
+             */
+            name?: unknown;
             /** @description True once the user entered the code sent by mail (or a provider verified it). */
             emailVerified?: boolean;
             /** @description Linked social login accounts. */

@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Register an end user
-         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities`, `disabled` and the system fields cannot be sent, nor fields the users schema marks `protected` (400 `FIELD_PROTECTED` naming the field). A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. `name` is the optional display name (see below). Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities`, `disabled` and the system fields cannot be sent, nor fields the users schema marks `protected` (400 `FIELD_PROTECTED` naming the field). A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["signupEndUser"];
         delete?: never;
@@ -1446,8 +1446,11 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
-            /** @example Ada Lovelace */
-            name?: string;
+            /**
+             * @description The display name given at sign-up: a string, unless the users schema declares `name` with another type.
+             * @example Ada Lovelace
+             */
+            name?: unknown;
             /** @description True once the user entered the code sent by mail (or a provider verified it). */
             emailVerified?: boolean;
             /** @description Linked social login accounts. */
@@ -1710,7 +1713,7 @@ export interface operations {
                 page?: number;
                 /** @description Documents per page; default 100, at most 1000 (100 with `populate`). A larger value is clamped (the clamp shows in `pagination.limit`). */
                 limit?: number;
-                /** @description Comma-separated field names (at most 5), each ascending or, with a leading `-`, descending. Ties are broken by `_id`. Default: `_id` ascending (insertion order). */
+                /** @description Comma-separated sort keys (at most 5), each `field` or `+field` (ascending), `-field` (descending), or `field:asc`, `field:desc`, `field:1`, `field:-1` (for example `sort=createdAt:desc` or `sort=price:asc,-name`). Dot paths reach nested fields. Ties are broken by `_id`. Default: `_id` ascending (insertion order). A key the service cannot read (an unknown direction, a `-` prefix together with a `:` direction, a field named twice, an unknown field of a schema collection, `isDeleted`/`deletedAt`) is a 400 naming it, never ignored. Cursors work with every form (`-price` and `price:desc` are the same order). */
                 sort?: string;
                 /** @description The `pagination.nextCursor` of the previous page (same `sort` and filters). */
                 cursor?: string;
@@ -2708,10 +2711,10 @@ export interface operations {
                     email: components["schemas"]["UserAuthEmail"];
                     password: components["schemas"]["UserAuthPassword"];
                     /**
-                     * @description Display name (a field of the users schema).
+                     * @description Optional display name, returned in `user`. Accepted whether or not the users schema declares it (also in schema mode); when the schema does not declare it, it must be a string; when it does, the schema's type and rules apply instead.
                      * @example Ada Lovelace
                      */
-                    name?: string;
+                    name?: unknown;
                 } & {
                     [key: string]: unknown;
                 };

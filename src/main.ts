@@ -1,6 +1,7 @@
 // Entry point: `node dist/main.js [public|dashboard|worker|all]` (default all). Loads the config,
 // connects, listens, and stops gracefully on SIGTERM/SIGINT: no new connections, in-flight
-// requests finish, then the database and cache connections close.
+// requests finish, then the database and cache connections close. `node dist/main.js recount`
+// runs the usage recount once and exits (`npm run recount`).
 import type { Server } from 'node:http';
 import { loadConfig, ConfigError, type Role } from './config.js';
 import { createLogger } from './lib/logger.js';
@@ -8,11 +9,13 @@ import { createDeps, closeDeps } from './deps.js';
 import { createServices } from './services/index.js';
 import { createApp, type HttpRole } from './app.js';
 import { startWorker } from './jobs/worker.js';
+import { usageRecountJob } from './jobs/usage-recount.js';
 
 const ROLES: Role[] = ['public', 'dashboard', 'worker'];
 
 async function main() {
   const arg = process.argv[2] ?? 'all';
+  if (arg === 'recount') return recountOnce();
   const roles = arg === 'all' ? ROLES : ROLES.filter((role) => role === arg);
   if (roles.length === 0) throw new Error(`Unknown role "${arg}": use public, dashboard, worker or all`);
 
@@ -63,6 +66,19 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** `recount`: the usage recount of the worker, once, for the operator; exits when done. */
+async function recountOnce() {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel, { service: 'baas' });
+  const deps = await createDeps(config, log);
+  try {
+    const report = await usageRecountJob(deps, createServices(deps)).recount();
+    process.exitCode = report.failed ? 1 : 0;
+  } finally {
+    await closeDeps(deps);
+  }
 }
 
 /** One line per embedded default in use, naming the variable that replaces it. */

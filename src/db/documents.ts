@@ -13,6 +13,8 @@ import { badRequest, conflict } from '../http/errors.js';
 import type { Database } from './client.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
 import { ObjectId } from './ids.js';
+import { TRASH_KEY } from './project-indexes.js';
+import { storedSizes } from './stored-sizes.js';
 
 /** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
 export type StoredDocument = Record<string, unknown> & { _id: string };
@@ -59,7 +61,8 @@ function fromStored(value: unknown): unknown {
     return json === undefined ? String(value) : json;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = fromStored(item);
+  // TRASH_KEY is index bookkeeping (project-indexes.ts); clients never see it, nor can set it.
+  for (const [key, item] of Object.entries(value)) if (key !== TRASH_KEY) out[key] = fromStored(item);
   return out;
 }
 
@@ -121,6 +124,31 @@ export function documentsRepo(
 ) {
   const collection = async ({ projectId, collection: name }: CollectionRef) =>
     (await dbFor(projectId)).collection(name);
+
+  /**
+   * One atomic update that returns the document before it; the document after is derived from
+   * it with `after`, so the size difference is exact even when other writes race.
+   */
+  async function changeKept(
+    ref: CollectionRef,
+    filter: MongoDocument,
+    update: MongoDocument,
+    after: (before: MongoDocument) => MongoDocument,
+  ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+    try {
+      const before = await (
+        await collection(ref)
+      ).findOneAndUpdate(asFilter(filter), update, { returnDocument: 'before', maxTimeMS: timeoutMs });
+      if (!before) return undefined;
+      const doc = after(before);
+      return {
+        doc: toDocument(doc),
+        delta: BSON.calculateObjectSize(doc) - BSON.calculateObjectSize(before),
+      };
+    } catch (err) {
+      translateDriverError(err, 'write');
+    }
+  }
 
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
@@ -218,8 +246,42 @@ export function documentsRepo(
       }
     },
 
+    /**
+     * Moves the active document matching `filter` (which names its `_id`) to the trash: sets
+     * `isDeleted`, `deletedAt` and TRASH_KEY, which takes it out of the unique indexes. Returns the
+     * document as trashed and the exact change of its stored size, or undefined when none matched.
+     */
+    async trash(
+      ref: CollectionRef,
+      filter: MongoDocument & { _id: ObjectId },
+      deletedAt: Date,
+    ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+      const set = { isDeleted: true, deletedAt, [TRASH_KEY]: filter._id };
+      return changeKept(ref, { ...filter, isDeleted: { $ne: true } }, { $set: set }, (before) => ({
+        ...before,
+        ...set,
+      }));
+    },
+
+    /**
+     * Takes the trashed document matching `filter` out of the trash (its unique values count
+     * again: a value taken meanwhile is a 409 from the index). Undefined when none matched.
+     */
+    async restore(
+      ref: CollectionRef,
+      filter: MongoDocument,
+    ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+      const update = { $set: { isDeleted: false, deletedAt: null }, $unset: { [TRASH_KEY]: '' } };
+      return changeKept(ref, { ...filter, isDeleted: true }, update, (before) => {
+        const { [TRASH_KEY]: _key, ...rest } = before;
+        return { ...rest, isDeleted: false, deletedAt: null };
+      });
+    },
+
     /** Size of a stored document (the base of an update's quota difference). */
     sizeOf: bsonSize,
+
+    ...storedSizes(dbFor),
 
     /**
      * Runs a pipeline and reads its results through a cursor, stopping (and closing the cursor)

@@ -165,6 +165,27 @@ export function filesRepo(db: Db) {
       return docs.map(toRecord);
     },
 
+    /**
+     * What a project's file records have charged (confirmed files, and deletes not finished yet:
+     * their bytes go back when the record is removed), and whether a confirm claimed since
+     * `freshSince` may be charging right now (its bytes are counted before its record shows them).
+     */
+    async chargedBytes(projectId: string, freshSince: Date): Promise<{ bytes: number; inFlight: boolean }> {
+      const pid = toObjectId(projectId);
+      let bytes = 0;
+      let inFlight = false;
+      if (!pid) return { bytes, inFlight };
+      const cursor = files.find(
+        { projectId: pid, $or: [{ chargedBytes: { $gt: 0 } }, { state: 'confirming' }] },
+        { projection: { chargedBytes: 1, state: 1, claimedAt: 1 } },
+      );
+      for await (const doc of cursor) {
+        bytes += doc.chargedBytes ?? 0;
+        if (doc.state === 'confirming' && doc.claimedAt && doc.claimedAt >= freshSince) inFlight = true;
+      }
+      return { bytes, inFlight };
+    },
+
     async deleteForProject(projectId: string): Promise<void> {
       const pid = toObjectId(projectId);
       if (pid) await files.deleteMany({ projectId: pid });

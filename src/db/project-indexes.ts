@@ -1,6 +1,13 @@
 // The MongoDB side of a collection definition in a project database: the collection itself and
 // the indexes its definition asks for (`u_<field>` unique for each unique field, `o_<field>` on the
 // RLS owner field). Indexes under other names are never touched.
+//
+// A trashed document must not hold its unique values. Partial indexes would say so, but
+// mongo-java-server ignores their filter and FerretDB 1.x has none; so a trashed document carries
+// `TRASH_KEY` (its own `_id`) and every unique index is `{ <field>: 1, [TRASH_KEY]: 1 }`, sparse:
+// active documents, which lack the key, are compared on `(value, null)` and still clash, while
+// each trashed one has a key pair of its own. Sparse compound indexes skip a document only when it
+// lacks every key, so active documents without the field still never collide.
 import { MongoServerError, type Db, type IndexDescription } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
 
@@ -8,6 +15,9 @@ const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
 const INDEX_NOT_FOUND = 27;
 const MANAGED = /^[uo]_/;
+
+/** Set on a trashed document only (its own `_id`); never shown outside src/db. */
+export const TRASH_KEY = '_trashId';
 
 export interface WantedIndexes {
   /** Top-level fields that must be unique. */
@@ -28,17 +38,19 @@ export type IndexSyncResult =
 const isServerError = (err: unknown, code: number) => err instanceof MongoServerError && err.code === code;
 
 /**
- * Unique indexes are sparse so that documents without an optional unique field do not collide on
- * its absence. (A partial index on `$exists` would say the same, but some MongoDB-compatible
- * servers ignore partial filters, and a sparse index means the same thing on every server.)
+ * The unique index of `field`. Sparse so that documents without an optional unique field do not
+ * collide on its absence; with `TRASH_KEY` so that trashed documents do not hold their values
+ * (see the header: a partial index would say both, but not on every server the project runs on).
  */
+export const uniqueIndexSpec = (field: string) => ({
+  key: { [field]: 1, [TRASH_KEY]: 1 } as Record<string, 1>,
+  name: `u_${field}`,
+  unique: true,
+  sparse: true,
+});
+
 function wantedSpecs(wanted: WantedIndexes): IndexDescription[] {
-  const specs: IndexDescription[] = wanted.unique.map((field) => ({
-    key: { [field]: 1 },
-    name: `u_${field}`,
-    unique: true,
-    sparse: true,
-  }));
+  const specs: IndexDescription[] = wanted.unique.map(uniqueIndexSpec);
   // A unique index on the owner field already serves owner lookups; MongoDB refuses two indexes
   // with the same key pattern anyway.
   if (wanted.owner && !wanted.unique.includes(wanted.owner)) {
@@ -48,12 +60,13 @@ function wantedSpecs(wanted: WantedIndexes): IndexDescription[] {
 }
 
 export function projectIndexes(db: Db) {
-  async function existingNames(collection: string): Promise<string[]> {
+  /** Index names with their key pattern as text (to tell an outdated managed index). */
+  async function existingKeys(collection: string): Promise<Map<string, string>> {
     try {
       const indexes = await db.collection(collection).listIndexes().toArray();
-      return indexes.map((index) => String(index.name));
+      return new Map(indexes.map((index) => [String(index.name), JSON.stringify(index.key)]));
     } catch (err) {
-      if (isServerError(err, NAMESPACE_NOT_FOUND)) return [];
+      if (isServerError(err, NAMESPACE_NOT_FOUND)) return new Map();
       throw err;
     }
   }
@@ -75,7 +88,8 @@ export function projectIndexes(db: Db) {
     const rows = await db
       .collection(collection)
       .aggregate<{ _id: unknown; count: number }>([
-        { $match: { [field]: { $exists: true } } },
+        // Trashed documents do not take part in the index, so they are no duplicates either.
+        { $match: { [field]: { $exists: true }, [TRASH_KEY]: { $exists: false } } },
         { $group: { _id: `$${field}`, count: { $sum: 1 } } },
         { $match: { count: { $gt: 1 } } },
         { $sort: { count: -1 } },
@@ -113,8 +127,20 @@ export function projectIndexes(db: Db) {
      * reported; nothing else has changed by then.
      */
     async sync(collection: string, wanted: WantedIndexes): Promise<IndexSyncResult> {
-      const existing = new Set(await existingNames(collection));
+      const existingIndexes = await existingKeys(collection);
       const specs = wantedSpecs(wanted);
+      // A managed index of an older shape (a unique index without TRASH_KEY) is rebuilt: dropped
+      // first, since the name is the same; uniqueness is unguarded for that moment only.
+      const outdated = specs.filter((spec) => {
+        const key = existingIndexes.get(spec.name!);
+        return key !== undefined && key !== JSON.stringify(spec.key);
+      });
+      await dropIndexes(
+        collection,
+        outdated.map((spec) => spec.name!),
+      );
+      for (const spec of outdated) existingIndexes.delete(spec.name!);
+      const existing = new Set(existingIndexes.keys());
       const created: string[] = [];
       for (const spec of specs) {
         if (existing.has(spec.name!)) continue;

@@ -196,6 +196,37 @@ export function projectsRepo(db: Db) {
       const doc = await projects.findOne({ _id: new ObjectId(id) }, { projection: { usage: 1 } });
       return { databaseUsed: doc?.usage?.databaseUsed ?? 0, storageUsed: doc?.usage?.storageUsed ?? 0 };
     },
+    /** Every project id, read in pages by `_id` so that a sweep never holds a long cursor. */
+    async *ids(pageSize = 500): AsyncGenerator<string> {
+      let last: ObjectId | undefined;
+      for (;;) {
+        const page = await projects
+          .find(last ? { _id: { $gt: last } } : {}, { projection: { _id: 1 } })
+          .sort({ _id: 1 })
+          .limit(pageSize)
+          .toArray();
+        for (const doc of page) yield doc._id.toHexString();
+        if (page.length < pageSize) return;
+        last = page[page.length - 1]!._id;
+      }
+    },
+    /**
+     * Sets the usage counters to `next` only if they still hold `expected` (compare-and-set, so
+     * a write charged meanwhile is never overwritten); false when they moved or are gone.
+     */
+    async setUsageIf(id: string, expected: ProjectUsage, next: ProjectUsage): Promise<boolean> {
+      // A counter never written yet reads as 0 and is stored as missing.
+      const was = (value: number) => (value === 0 ? { $in: [0, null] } : value);
+      const result = await projects.updateOne(
+        {
+          _id: new ObjectId(id),
+          'usage.databaseUsed': was(expected.databaseUsed),
+          'usage.storageUsed': was(expected.storageUsed),
+        },
+        { $set: { 'usage.databaseUsed': next.databaseUsed, 'usage.storageUsed': next.storageUsed } },
+      );
+      return result.matchedCount === 1;
+    },
     /** Moves the database usage counter (an insert adds, an update the difference, a purge reclaims). */
     async addDatabaseUsed(id: string, deltaBytes: number): Promise<void> {
       if (deltaBytes !== 0)

@@ -1,9 +1,10 @@
 // End users of a project: documents of the `users` collection in the project's database, with the
 // same system fields as every document (isDeleted, deletedAt, createdAt, updatedAt). The password
 // hash is split off here and only the auth service sees it.
-import type { Db, Document as MongoDocument } from 'mongodb';
+import { BSON, type Db, type Document as MongoDocument } from 'mongodb';
 import { ObjectId, toObjectId } from './ids.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
+import { uniqueIndexSpec } from './project-indexes.js';
 
 export const USERS_COLLECTION = 'users';
 
@@ -25,6 +26,10 @@ export interface UserListQuery {
   limit: number;
 }
 
+/** `bytes`: how much the write changed the stored size (an insert: the whole document). */
+export type UserWrite =
+  { ok: true; user: UserRecord; bytes: number } | { ok: false; duplicateField: string | undefined };
+
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function listFilter(query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>): MongoDocument {
@@ -35,13 +40,24 @@ function listFilter(query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>): Mon
   return filter;
 }
 
-export type UserWrite = { ok: true; user: UserRecord } | { ok: false; duplicateField: string | undefined };
-
 function toRecord(doc: MongoDocument): { user: UserRecord; passwordHash: string | undefined } {
   const { _id, password, ...rest } = doc;
   return {
     user: { _id: (_id as ObjectId).toHexString(), ...rest } as UserRecord,
     passwordHash: typeof password === 'string' ? password : undefined,
+  };
+}
+
+function newUser(fields: Record<string, unknown>, passwordHash: string) {
+  const now = new Date();
+  return {
+    ...fields,
+    _id: new ObjectId(),
+    password: passwordHash,
+    isDeleted: false,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -58,8 +74,9 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
     if (!done) {
       done = (async () => {
         const collection = users(projectId);
+        const { key: emailKey, ...emailOptions } = uniqueIndexSpec('email');
         for (const [key, options] of [
-          [{ email: 1 }, { unique: true, sparse: true, name: 'u_email' }],
+          [emailKey, emailOptions],
           [{ 'identities.provider': 1, 'identities.id': 1 }, { name: 'identities' }],
         ] as const) {
           try {
@@ -83,10 +100,13 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
     return doc ? toRecord(doc) : undefined;
   }
 
-  async function writeResult(projectId: string, write: () => Promise<MongoDocument | null>) {
+  async function writeResult(
+    write: () => Promise<MongoDocument | null>,
+    bytes: (doc: MongoDocument) => number,
+  ): Promise<UserWrite | undefined> {
     try {
       const doc = await write();
-      return doc ? ({ ok: true, user: toRecord(doc).user } as const) : undefined;
+      return doc ? { ok: true, user: toRecord(doc).user, bytes: bytes(doc) } : undefined;
     } catch (err) {
       if (isDuplicateKey(err)) return { ok: false, duplicateField: duplicateKeyField(err) } as const;
       throw err;
@@ -96,6 +116,10 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
   return {
     ensureIndexes,
 
+    /** The stored size the user document `insert` would write (for the quota check before it). */
+    sizeOfNew: (fields: Record<string, unknown>, passwordHash: string) =>
+      BSON.calculateObjectSize(newUser(fields, passwordHash)),
+
     /** Inserts a user; `duplicateField` names the unique field already taken (`email`, ...). */
     async insert(
       projectId: string,
@@ -103,20 +127,14 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       passwordHash: string,
     ): Promise<UserWrite> {
       await ensureIndexes(projectId);
-      const now = new Date();
-      const doc = {
-        ...fields,
-        _id: new ObjectId(),
-        password: passwordHash,
-        isDeleted: false,
-        deletedAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const result = await writeResult(projectId, async () => {
-        await users(projectId).insertOne(doc);
-        return doc;
-      });
+      const doc = newUser(fields, passwordHash);
+      const result = await writeResult(
+        async () => {
+          await users(projectId).insertOne(doc);
+          return doc;
+        },
+        (written) => BSON.calculateObjectSize(written),
+      );
       return result!;
     },
 
@@ -157,11 +175,14 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       return doc ? toRecord(doc).user : undefined;
     },
 
-    /** Removes the user document for good; returns it, or undefined when there was none. */
-    async remove(projectId: string, id: string): Promise<UserRecord | undefined> {
+    /**
+     * Removes the user document for good; returns it with its stored size (given back to the
+     * quota), or undefined when there was none.
+     */
+    async remove(projectId: string, id: string): Promise<{ user: UserRecord; bytes: number } | undefined> {
       const _id = toObjectId(id);
       const doc = _id && (await users(projectId).findOneAndDelete({ _id }));
-      return doc ? toRecord(doc).user : undefined;
+      return doc ? { user: toRecord(doc).user, bytes: BSON.calculateObjectSize(doc) } : undefined;
     },
 
     /**
@@ -179,8 +200,13 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       if (changes.passwordHash !== undefined) $set.password = changes.passwordHash;
       const update: MongoDocument = { $set };
       if (changes.addIdentity) update.$push = { identities: changes.addIdentity };
-      return writeResult(projectId, () =>
-        users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
+      // The size before is read first (raw, so exactly as stored); a write of the same user
+      // racing in between blurs the difference, which the usage recount corrects.
+      const [before] = await users(projectId).find({ _id }, { raw: true }).toArray();
+      const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
+      return writeResult(
+        () => users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
+        (after) => BSON.calculateObjectSize(after) - sizeBefore,
       );
     },
   };

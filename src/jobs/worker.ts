@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { uploadCleanupJob } from './upload-cleanup.js';
 import { trashPurgeJob } from './trash-purge.js';
+import { usageRecountJob } from './usage-recount.js';
 
 export interface Job {
   name: string;
@@ -14,7 +15,7 @@ export interface Job {
 }
 
 export function workerJobs(deps: Deps, services: Services): Job[] {
-  return [uploadCleanupJob(deps, services), trashPurgeJob(deps, services)];
+  return [uploadCleanupJob(deps, services), trashPurgeJob(deps, services), usageRecountJob(deps, services)];
 }
 
 export function startWorker(deps: Deps, services: Services): { stop(): Promise<void> } {

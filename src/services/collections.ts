@@ -57,10 +57,18 @@ export function secretKeyProject(ctx: RequestContext): Project {
   return project;
 }
 
+/** What deleting a collection gives back to the project's `databaseUsed`. */
+export interface CollectionUsage {
+  /** The stored size of the collection's documents, trashed ones included. */
+  collectionSize(projectId: string, name: string): Promise<number>;
+  release(projectId: string, bytes: number): Promise<void>;
+}
+
 export function collectionsService(
   repo: CollectionsRepo,
   projects: ProjectsService,
   indexesOf: (projectId: string) => ProjectIndexes,
+  usage: CollectionUsage,
 ) {
   async function requireCollection(projectId: string, name: string): Promise<CollectionDef> {
     const def = await repo.findByName(projectId, name);
@@ -137,7 +145,9 @@ export function collectionsService(
       );
     }
     if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
+    const bytes = await usage.collectionSize(project.id, name);
     await indexesOf(project.id).dropCollection(name);
+    await usage.release(project.id, bytes);
   }
 
   return {
@@ -165,7 +175,12 @@ export function collectionsService(
       return updateIn(await projects.requireAccess(ctx, projectId, 'member'), name, input);
     },
 
-    /** Removes the definition, then the MongoDB collection with its documents. */
+    /**
+     * Removes the definition, then the MongoDB collection with its documents, and gives their
+     * stored size back to `databaseUsed`. The definition goes first so that no new write is let
+     * in; a write already under way in another process between the measure and the drop stays
+     * counted until the usage recount (jobs/usage-recount.ts) corrects it.
+     */
     async delete(ctx: RequestContext, projectId: string, name: string): Promise<void> {
       await deleteIn(await projects.requireAccess(ctx, projectId, 'member'), name);
     },

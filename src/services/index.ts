@@ -17,10 +17,12 @@ import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
+import { databaseQuota } from './data/quota.js';
 import { documentsRepo } from '../db/documents.js';
 import { usersRepo } from '../db/users.js';
 import { authTokensRepo } from '../db/auth-tokens.js';
 import { endUsersService } from './end-users/index.js';
+import { chargedUsers } from './user-auth/usage.js';
 import { tokenRevocations } from './end-users/revocations.js';
 
 export function createServices(deps: Deps) {
@@ -49,10 +51,17 @@ export function createServices(deps: Deps) {
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
-  const collections = collectionsService(repos.collections, projects, (id) =>
-    projectIndexes(deps.db.project(id)),
-  );
   const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs);
+  const collections = collectionsService(
+    repos.collections,
+    projects,
+    (id) => projectIndexes(deps.db.project(id)),
+    {
+      collectionSize: (projectId, collection) => documents.collectionSize({ projectId, collection }),
+      release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
+    },
+  );
+  const quota = databaseQuota(repos.projects, projects.limitsOf);
   return {
     repos,
     events,
@@ -64,6 +73,7 @@ export function createServices(deps: Deps) {
       events,
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
       findProject: (projectId) => repos.projects.findById(projectId),
+      quota,
     }),
     health: healthService(deps),
     accounts: accountsService(repos.developers, deps.cache),
@@ -82,7 +92,10 @@ export function createServices(deps: Deps) {
     tokens,
     storage,
     endUsers: endUsersService({
-      users: usersRepo((projectId) => deps.db.project(projectId)),
+      users: chargedUsers(
+        usersRepo((projectId) => deps.db.project(projectId)),
+        quota,
+      ),
       authTokens: authTokensRepo(platform),
       revocations,
       findUsersDefinition: (projectId) => definition(projectId, 'users'),

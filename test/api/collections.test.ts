@@ -166,6 +166,37 @@ describe('collections (dashboard)', () => {
       expect((await client.get(`${base}/${name}`)).body.data.collection).to.deep.equal(before);
     });
 
+    it('can be turned on where only trashed documents share a value', async () => {
+      const name = fresh('t');
+      await create({ name, fields: [{ name: 'sku', type: 'String' }] });
+      const coll = app.deps.db.project(owner.project.id).collection(name);
+      const { ObjectId } = await import('mongodb');
+      const trashed = new ObjectId();
+      await coll.insertMany([
+        { sku: 'A' },
+        { _id: trashed, sku: 'A', isDeleted: true, deletedAt: new Date(), _trashId: trashed },
+      ]);
+      const res = await client.put(`${base}/${name}`, {
+        fields: [{ name: 'sku', type: 'String', unique: true }],
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(await indexNames(name)).to.deep.equal(['_id_', 'u_sku']);
+    });
+
+    it('get their index rebuilt from the older one-field shape when the definition is saved', async () => {
+      const name = fresh('r');
+      await create({ name, fields: [{ name: 'sku', type: 'String' }] });
+      const coll = app.deps.db.project(owner.project.id).collection(name);
+      await coll.createIndex({ sku: 1 }, { name: 'u_sku', unique: true, sparse: true });
+      const res = await client.put(`${base}/${name}`, {
+        fields: [{ name: 'sku', type: 'String', unique: true }],
+      });
+      expect(res.status, res.text).to.equal(200);
+      const index = (await coll.listIndexes().toArray()).find((i) => i.name === 'u_sku');
+      expect(index?.key).to.deep.equal({ sku: 1, _trashId: 1 });
+      expect(index).to.include({ unique: true, sparse: true });
+    });
+
     it('are dropped when turned off', async () => {
       const name = fresh('o');
       await create({ name, fields: [{ name: 'sku', type: 'String', unique: true }] });

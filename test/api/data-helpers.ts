@@ -12,6 +12,7 @@ import {
   type ProjectFixture,
 } from '../helpers/fixtures.js';
 import type { CollectionInput } from '../../src/db/collections.js';
+import { uniqueIndexSpec } from '../../src/db/project-indexes.js';
 import type { CollectionDef, RlsSettings } from '../../src/services/types.js';
 
 export interface DataSuite {
@@ -24,7 +25,7 @@ export interface DataSuite {
   /** Client with the publishable key and a Bearer token of `userId`. */
   asUser(userId: string): Promise<ApiClient>;
   collection(input: Partial<CollectionInput> & { name: string }): Promise<CollectionDef>;
-  /** A unique index `u_<field>` as the collections service makes it. */
+  /** A unique index `u_<field>` as the collections service makes it (trashed documents left out). */
   uniqueIndex(collection: string, field: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -52,10 +53,8 @@ export async function startDataSuite(
     },
     collection: (input) => createCollectionFixture(app.services, fx.project.id, input),
     async uniqueIndex(collection, field) {
-      await app.deps.db
-        .project(fx.project.id)
-        .collection(collection)
-        .createIndex({ [field]: 1 }, { unique: true, sparse: true, name: `u_${field}` });
+      const { key, ...options } = uniqueIndexSpec(field);
+      await app.deps.db.project(fx.project.id).collection(collection).createIndex(key, options);
     },
     async close() {
       await app.deps.db
@@ -118,6 +117,16 @@ export function useDocumentsSuite(name: string) {
     },
     /** The project's `databaseUsed` counter. */
     usage: async () => (await s.app.services.repos.projects.findById(s.fx.project.id))!.usage.databaseUsed,
+    /** The stored BSON size of one document, read raw from the database. */
+    async storedSize(collection: string, id: string) {
+      const { ObjectId } = await import('mongodb');
+      const raw = await s.app.deps.db
+        .project(s.fx.project.id)
+        .collection(collection)
+        .find({ _id: new ObjectId(id) }, { raw: true })
+        .toArray();
+      return (raw[0] as unknown as Uint8Array).length;
+    },
   };
 }
 

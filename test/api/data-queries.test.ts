@@ -277,6 +277,42 @@ describe('Data API: list queries', () => {
       expect(insertion).to.deep.equal(['anvil', 'ball', 'Crowbar', 'doll', 'easel']);
     });
 
+    it('reads every form of sort clients send: -field, field:asc|desc|1|-1, comma lists', async () => {
+      const byPriceDesc = ['anvil', 'Crowbar', 'doll', 'ball'];
+      for (const sort of ['-price', 'price:desc', 'price:DESC', 'price:-1']) {
+        expect(await names({ sort, price_exists: 'true' }), sort).to.deep.equal(byPriceDesc);
+      }
+      for (const sort of ['price', '+price', 'price:asc', 'price:1']) {
+        expect(await names({ sort, price_exists: 'true' }), sort).to.deep.equal([...byPriceDesc].reverse());
+      }
+      const mixed = ['Crowbar', 'doll', 'anvil', 'ball'];
+      for (const sort of ['active,-price', 'active:asc,price:desc', 'active:1, -price']) {
+        const got = (await list({ sort, active_exists: 'true' })).data.map((d: any) => d.name);
+        expect(got, sort).to.deep.equal(mixed);
+      }
+      const newest = (await list({ sort: 'createdAt:desc' })).data.map((d: any) => d.name);
+      expect(newest).to.deep.equal((await list({ sort: '-createdAt' })).data.map((d: any) => d.name));
+    });
+
+    it('refuses a sort it cannot read with a 400 naming it, in both modes', async () => {
+      expect((await failure({ sort: 'price:down' })).message).to.equal(
+        'Invalid sort "price:down": "down" is not a direction (use asc, desc, 1 or -1 after ":")',
+      );
+      expect((await failure({ sort: 'k:sideways' }, 'loose')).message).to.equal(
+        'Invalid sort "k:sideways": "sideways" is not a direction (use asc, desc, 1 or -1 after ":")',
+      );
+      expect((await failure({ sort: '-price:asc' })).message).to.equal(
+        'Invalid sort "-price:asc": give the direction either with "-" or after ":", not both',
+      );
+      expect((await failure({ sort: ':desc' }, 'loose')).message).to.equal(
+        'Invalid sort ":desc": no field named',
+      );
+      expect((await failure({ sort: 'price:desc,nope:asc' })).message).to.equal(
+        'Invalid sort "nope:asc": nope is not a field of this collection',
+      );
+      expect((await failure({ sort: 'price:desc,-price' })).code).to.equal('INVALID_QUERY');
+    });
+
     it('pages with page and limit, with pagination next to data', async () => {
       const first = await list({ limit: '2' });
       expect(first.data.map((d: any) => d.name)).to.deep.equal(['anvil', 'ball']);
@@ -291,7 +327,14 @@ describe('Data API: list queries', () => {
     });
 
     it('walks every page with the cursor, for any sort', async () => {
-      for (const sort of [undefined, '-price', 'active,-name', '-releasedAt']) {
+      for (const sort of [
+        undefined,
+        '-price',
+        'price:desc',
+        'active:asc,name:-1',
+        'active,-name',
+        '-releasedAt',
+      ]) {
         const seen: string[] = [];
         let cursor: string | null = null;
         let pages = 0;

@@ -134,6 +134,67 @@ describe('/api/userAuth accounts', () => {
     });
   });
 
+  describe('POST /api/userAuth/signup: the name', () => {
+    const base = [
+      { name: 'email', type: 'String' as const, required: true, unique: true },
+      { name: 'password', type: 'String' as const, required: true },
+    ];
+
+    it('is taken as the display name even where a schema users collection does not declare it', async () => {
+      const strict = await authProject(app, { mode: 'schema', fields: base });
+      const ok = await keyed(strict).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+        name: 'Grace Hopper',
+      });
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.data.user.name).to.equal('Grace Hopper');
+      const me = await bearer(strict, ok.body.data.accessToken).get('/api/userAuth/me');
+      expect(me.body.data.name).to.equal('Grace Hopper');
+      // Other undeclared fields are still refused in schema mode.
+      const other = await keyed(strict).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+        name: 'Grace',
+        nickname: 'Amazing Grace',
+      });
+      expect(other.status).to.equal(400);
+      expect(other.body.message).to.include('nickname');
+    });
+
+    it('must be a string when the schema does not declare it', async () => {
+      const flexible = await authProject(app, { mode: 'flexible', fields: base });
+      const res = await keyed(flexible).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+        name: 42,
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.message).to.equal('Validation failed: name must be a string');
+    });
+
+    it('follows the users schema when it declares name with another type', async () => {
+      const typed = await authProject(app, {
+        mode: 'schema',
+        fields: [...base, { name: 'name', type: 'Object', fields: [{ name: 'first', type: 'String' }] }],
+      });
+      const ok = await keyed(typed).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+        name: { first: 'Ada' },
+      });
+      expect(ok.status, ok.text).to.equal(201);
+      expect(ok.body.data.user.name).to.deep.equal({ first: 'Ada' });
+      const text = await keyed(typed).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+        name: 'Ada',
+      });
+      expect(text.status).to.equal(400);
+      expect(text.body.message).to.include('name');
+    });
+  });
+
   describe('POST /api/userAuth/login', () => {
     it('signs in with any letter case of the email, without the password in the answer', async () => {
       const { email, user } = await signup(p);

@@ -154,6 +154,30 @@ describe('/api/userAuth social login', () => {
       expect(landing.searchParams.has('code')).to.equal(false);
     });
 
+    it('charges a new account to databaseUsed, and refuses one that does not fit the quota', async () => {
+      const projects = app.services.repos.projects;
+      const used = async () => (await projects.usage(p.project.id)).databaseUsed;
+      const stored = () => app.services.documents.databaseSize(p.project.id);
+      await projects.addDatabaseUsed(p.project.id, (await stored()) - (await used()));
+      providers.google.profile = { id: 'g-charged', email: newEmail('charged'), emailVerified: true };
+      const landed = await loginAt('google');
+      expect(landed.searchParams.has('code')).to.equal(true);
+      expect(await used()).to.equal(await stored());
+
+      await projects.setLimits(p.project.id, { databaseBytes: await used() });
+      try {
+        const email = newEmail('full');
+        providers.google.profile = { id: 'g-full', email, emailVerified: true };
+        const refused = await loginAt('google');
+        expect(refused.searchParams.get('error')).to.equal('login_unavailable');
+        expect(refused.searchParams.get('error_description')).to.match(/^Database quota exceeded/);
+        const users = app.deps.db.project(p.project.id).collection('users');
+        expect(await users.countDocuments({ email })).to.equal(0);
+      } finally {
+        await projects.setLimits(p.project.id, {});
+      }
+    });
+
     it('sends the app an error when the user denies access at the provider', async () => {
       const started = await start('google', { redirectUrl: CALLBACK_PAGE });
       const state = new URL(started.headers.get('location')!).searchParams.get('state')!;

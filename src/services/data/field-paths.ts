@@ -5,6 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { fieldNameProblem } from '../schema/field-names.js';
 import type { CollectionDef, FieldDef, FieldType } from '../types.js';
 import { fieldLookup as lookup } from '../schema/field-lookup.js';
+import { TRASH_KEY } from '../../db/project-indexes.js';
 
 /** How values at a path are typed: a schema type, an object id (`_id`), or untyped (flexible). */
 export type PathType = FieldType | 'ObjectId' | 'any';
@@ -85,6 +86,9 @@ export function resolvePath(def: CollectionDef, raw: string, use: PathUse, label
     if (problem) throw badRequest(`${label}: field name ${problem}`, undefined, 'INVALID_FILTER');
   }
   const [first] = segments as [string, ...string[]];
+  if (first === TRASH_KEY) {
+    throw badRequest(`${label}: ${first} is internal to the service`, undefined, 'INVALID_FILTER');
+  }
   const systemType = SYSTEM_TYPES[first];
   if (systemType) {
     if (use !== 'fields' && TRASH_FIELDS.has(first)) {

@@ -51,12 +51,44 @@ function positive(value: unknown, name: string): number | undefined {
   return number;
 }
 
+const DIRECTIONS: Record<string, 1 | -1> = { asc: 1, desc: -1, '1': 1, '-1': -1 };
+
+const invalidSort = (item: string, why: string) =>
+  badRequest(
+    `Invalid sort "${item}": ${why}`,
+    [{ path: 'query.sort', message: `${item}: ${why}` }],
+    'INVALID_QUERY',
+  );
+
+/**
+ * One key of `sort`, in the forms clients send: `field`, `-field` (or `+field`), `field:asc`,
+ * `field:desc`, `field:1`, `field:-1`. Anything else is a 400 naming the item, never a field
+ * name taken literally (which would sort by nothing and hide the mistake).
+ */
+function sortItem(item: string): { name: string; dir: 1 | -1 } {
+  const sign = item[0] === '-' || item[0] === '+' ? item[0] : '';
+  let name = item.slice(sign.length);
+  let dir: 1 | -1 = sign === '-' ? -1 : 1;
+  const colon = name.lastIndexOf(':');
+  if (colon !== -1) {
+    const word = name.slice(colon + 1).trim();
+    const given = DIRECTIONS[word.toLowerCase()];
+    if (given === undefined) {
+      throw invalidSort(item, `"${word}" is not a direction (use asc, desc, 1 or -1 after ":")`);
+    }
+    if (sign) throw invalidSort(item, 'give the direction either with "-" or after ":", not both');
+    name = name.slice(0, colon).trim();
+    dir = given;
+  }
+  if (name === '') throw invalidSort(item, 'no field named');
+  return { name, dir };
+}
+
 export function parseSort(def: CollectionDef, raw: string | undefined): SortKey[] {
   const keys: SortKey[] = [];
   if (raw !== undefined) {
     for (const item of commaList(raw, 'sort', MAX_SORT_KEYS)) {
-      const dir = item.startsWith('-') ? -1 : 1;
-      const name = item.replace(/^[-+]/, '');
+      const { name, dir } = sortItem(item);
       const { path } = resolvePath(def, name, 'sort', `Invalid sort "${item}"`);
       if (keys.some((k) => k.path === path)) {
         throw badRequest(`Invalid sort "${raw}": ${path} appears twice`, undefined, 'INVALID_QUERY');

@@ -20,6 +20,7 @@ export function databaseQuota(projects: ProjectsRepo, limitsOf: (project: Projec
     },
     /** Records what a write really changed. */
     charge: (project: Project, deltaBytes: number) => projects.addDatabaseUsed(project.id, deltaBytes),
+    chargeProject: (projectId: string, deltaBytes: number) => projects.addDatabaseUsed(projectId, deltaBytes),
   };
 }
 

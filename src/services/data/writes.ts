@@ -95,7 +95,7 @@ export function documentWrites(
       );
     }
     assertMayChange(target.def, stored, undefined, ownerId);
-    const filter: Record<string, unknown> = { _id: oid };
+    const filter: Record<string, unknown> & { _id: typeof oid } = { _id: oid };
     if (ownerId !== undefined) filter[target.def.rls.ownerField] = { $eq: ownerId };
     return { stored, filter };
   }
@@ -191,24 +191,24 @@ export function documentWrites(
       documentId(id);
       const { filter } = await load(target, id, writeOwner(target));
       const deletedAt = new Date();
-      const saved = await repo.update(target.ref, { ...filter, ...ACTIVE }, { isDeleted: true, deletedAt });
-      if (!saved) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
-      await emit('document.deleted', target, saved.doc._id, null);
-      return { id: saved.doc._id, deletedAt: deletedAt.toISOString() };
+      // The trash marker takes the document out of the unique indexes (db/project-indexes.ts).
+      const trashed = await repo.trash(target.ref, filter, deletedAt);
+      if (!trashed) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+      await quota.charge(target.caller.project, trashed.delta);
+      await emit('document.deleted', target, trashed.doc._id, null);
+      return { id: trashed.doc._id, deletedAt: deletedAt.toISOString() };
     },
 
     async restore(ctx: RequestContext, name: string, id: string): Promise<ApiDocument> {
       const target = await openCollection(ctx, name, definitions);
       documentId(id);
       const { stored, filter } = await load(target, id, writeOwner(target), true);
+      // Checked first for a message naming the field; the unique index settles a race.
       await assertUniqueFree(target, stored);
-      const saved = await repo.update(
-        target.ref,
-        { ...filter, isDeleted: true },
-        { isDeleted: false, deletedAt: null },
-      );
-      if (!saved) throw notFound('Document not found in the trash', 'DOCUMENT_NOT_FOUND');
-      const out = toApi(saved.doc);
+      const restored = await repo.restore(target.ref, filter);
+      if (!restored) throw notFound('Document not found in the trash', 'DOCUMENT_NOT_FOUND');
+      await quota.charge(target.caller.project, restored.delta);
+      const out = toApi(restored.doc);
       await emit('document.restored', target, out._id, out);
       return out;
     },

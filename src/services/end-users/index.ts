@@ -179,7 +179,9 @@ export function endUsersService(deps: EndUsersDeps) {
       const user = await requireUser(project, id);
       await signOut(project.id, user._id);
       const erased = options.documents ? await eraseOwned(project.id, user._id) : undefined;
-      if (!(await users.remove(project.id, user._id))) throw userNotFound();
+      const removed = await users.remove(project.id, user._id);
+      if (!removed) throw userNotFound();
+      await deps.projects.addDatabaseUsed(project.id, -removed.bytes);
       await authTokens.deleteUserSecrets(project.id, user._id, user.email);
       return { id: user._id, deletedAt: new Date().toISOString(), ...(erased ? { erased } : {}) };
     },

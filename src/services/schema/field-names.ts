@@ -2,6 +2,7 @@
 // MongoDB would read as operators or paths, prototype keys and system fields are refused with a 400
 // naming the field, never silently rewritten.
 import { badRequest } from '../../http/errors.js';
+import { TRASH_KEY } from '../../db/project-indexes.js';
 
 /** Managed by the service on every document; clients cannot set them. */
 export const SYSTEM_FIELDS: ReadonlySet<string> = new Set([
@@ -10,6 +11,8 @@ export const SYSTEM_FIELDS: ReadonlySet<string> = new Set([
   'deletedAt',
   'createdAt',
   'updatedAt',
+  // The trash marker of the unique indexes (db/project-indexes.ts), never shown to clients.
+  TRASH_KEY,
 ]);
 
 /**

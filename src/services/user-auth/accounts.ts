@@ -1,11 +1,13 @@
 // End-user accounts: sign-up (custom fields validated against the users schema), login (no hint
 // whether the email exists, same timing, rate-limited per email and IP), profile, password change
 // (signs out the other sessions) and the public profile.
-import { badRequest, conflict, notFound, unauthorized } from '../../http/errors.js';
+import { badRequest, conflict, notFound, unauthorized, validationFailed } from '../../http/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js';
 import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
 import { validateDocument } from '../schema/validate-document.js';
+import type { CollectionDef } from '../types.js';
+import { assertRoomForUser } from './usage.js';
 import {
   AUTH_MANAGED_FIELDS,
   publicProfileView,
@@ -28,6 +30,27 @@ function refuseManagedFields(body: Record<string, unknown>, allowed: string[]): 
       throw badRequest(message, [{ path: `body.${key}`, message }], 'FIELD_NOT_ALLOWED');
     }
   }
+}
+
+/**
+ * The sign-up fields, validated against the users schema. `name` is the spec's optional display
+ * name: a users schema that declares it validates it (its type wins); otherwise it must be a
+ * string and is kept, also in schema mode where undeclared fields are refused.
+ */
+function signupFields(def: CollectionDef, body: Record<string, unknown>): Record<string, unknown> {
+  const { name, ...rest } = body;
+  const declared = def.fields.some((f) => f.name === 'name');
+  const fields = validateDocument(def, declared ? body : rest, 'create');
+  delete fields.password;
+  if (!declared && name !== undefined) {
+    if (typeof name !== 'string') {
+      throw validationFailed('Validation failed: name must be a string', [
+        { path: 'name', message: 'name must be a string' },
+      ]);
+    }
+    fields.name = name;
+  }
+  return fields;
 }
 
 function written(result: UserWrite | undefined): Record<string, unknown> {
@@ -56,13 +79,10 @@ export function accountsPart(kit: UserAuthKit) {
       refuseManagedFields(body, ['email', 'password']);
       refuseProtectedFields(def, body);
       const email = normalizeEmail(body.email);
-      const fields = validateDocument(def, { ...body, email }, 'create');
-      delete fields.password;
-      const result = await users.insert(
-        project.id,
-        { ...fields, email, emailVerified: false },
-        await hashPassword(body.password),
-      );
+      const fields = { ...signupFields(def, { ...body, email }), email, emailVerified: false };
+      const passwordHash = await hashPassword(body.password);
+      await assertRoomForUser(users, kit.quota, project, fields, passwordHash);
+      const result = await users.insert(project.id, fields, passwordHash);
       const user = written(result);
       await kit.events.emit({
         name: 'user.created',

@@ -17,6 +17,8 @@ import { socialPart } from './social.js';
 import type { UserAuthKit } from './kit.js';
 import type { RequestContext } from '../context.js';
 import { badRequest, unauthorized } from '../../http/errors.js';
+import type { DatabaseQuota } from '../data/quota.js';
+import { chargedUsers } from './usage.js';
 
 export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
 export { SECRET_USER_FIELDS } from './fields.js';
@@ -37,6 +39,7 @@ export interface UserAuthDeps {
   events: EventBus;
   findUsersDefinition: (projectId: string) => Promise<CollectionDef | undefined>;
   findProject: (projectId: string) => Promise<Project | undefined>;
+  quota: DatabaseQuota;
 }
 
 export function userAuthService({
@@ -46,11 +49,16 @@ export function userAuthService({
   events,
   findUsersDefinition,
   findProject,
+  quota,
 }: UserAuthDeps) {
   const authTokens = authTokensRepo(deps.db.platform);
   const kit: UserAuthKit = {
     guard: authGuard(findUsersDefinition),
-    users: usersRepo((projectId) => deps.db.project(projectId)),
+    users: chargedUsers(
+      usersRepo((projectId) => deps.db.project(projectId)),
+      quota,
+    ),
+    quota,
     sessions: sessionsService(authTokens, tokens),
     codes: codesService(authTokens, mailer, deps.config.encryptionKey),
     limits: rateLimiter(deps.cache),

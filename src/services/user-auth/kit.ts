@@ -1,5 +1,6 @@
 // What the parts of end-user auth share, built once in index.ts, and the limits they apply.
 import type { UsersRepo } from '../../db/users.js';
+import type { DatabaseQuota } from '../data/quota.js';
 import type { EventBus } from '../events.js';
 import type { AuthGuard } from './guard.js';
 import type { SessionsService } from './sessions.js';
@@ -8,7 +9,9 @@ import type { Limit, RateLimiter } from './rate-limits.js';
 
 export interface UserAuthKit {
   guard: AuthGuard;
+  /** Charges every write to `databaseUsed` (usage.ts). */
   users: UsersRepo;
+  quota: DatabaseQuota;
   sessions: SessionsService;
   codes: CodesService;
   limits: RateLimiter;

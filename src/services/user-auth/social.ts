@@ -14,6 +14,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
 import { appOrigins } from './app-origins.js';
 import { userView, withoutPrivateFields } from './fields.js';
+import { assertRoomForUser } from './usage.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
@@ -113,7 +114,9 @@ export function socialPart(
       return result.user;
     }
     const fields = { ...profileFields(def, profile), email, emailVerified: true, identities: [identity] };
-    const result = await kit.users.insert(project.id, fields, await hashPassword(randomToken(32)));
+    const passwordHash = await hashPassword(randomToken(32));
+    await assertRoomForUser(kit.users, kit.quota, project, fields, passwordHash);
+    const result = await kit.users.insert(project.id, fields, passwordHash);
     if (!result.ok)
       throw new ProviderError('account_conflict', 'An account with this email was created meanwhile');
     await kit.events.emit({

@@ -1,0 +1,29 @@
+// End users count against the project's `databaseUsed` like any document (DECISIONS §5): every
+// write through the users repository charges what it changed, and a new account is refused with
+// 403 QUOTA_EXCEEDED when it would take the project over its database size.
+import type { UsersRepo, UserWrite } from '../../db/users.js';
+import type { DatabaseQuota } from '../data/quota.js';
+import type { Project } from '../types.js';
+
+/** The users repository, charging each successful insert and update to the project's counter. */
+export function chargedUsers(users: UsersRepo, quota: DatabaseQuota): UsersRepo {
+  const charged = async <T extends UserWrite | undefined>(projectId: string, result: T) => {
+    if (result?.ok) await quota.chargeProject(projectId, result.bytes);
+    return result;
+  };
+  return {
+    ...users,
+    insert: async (projectId, fields, passwordHash) =>
+      charged(projectId, await users.insert(projectId, fields, passwordHash)),
+    update: async (projectId, id, changes) => charged(projectId, await users.update(projectId, id, changes)),
+  };
+}
+
+/** Throws 403 QUOTA_EXCEEDED when a new user with these fields does not fit in the project. */
+export const assertRoomForUser = (
+  users: UsersRepo,
+  quota: DatabaseQuota,
+  project: Project,
+  fields: Record<string, unknown>,
+  passwordHash: string,
+) => quota.assertRoom(project, users.sizeOfNew(fields, passwordHash));
