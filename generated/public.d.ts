@@ -650,130 +650,6 @@ export interface components {
             requestId?: string;
             details?: components["schemas"]["ErrorDetail"][];
         };
-        Developer: {
-            /** @example 65f1c2a4b7e8d90012345678 */
-            id: string;
-            /** Format: email */
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            plan: "free" | "pro";
-            /** @description The first account of an installation; may change plans and project limits. */
-            isOperator: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        DeveloperEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                developer: components["schemas"]["Developer"];
-            };
-            message: string;
-        };
-        Credentials: {
-            /**
-             * Format: email
-             * @example ada@example.com
-             */
-            email: string;
-            /** @example correct horse battery staple */
-            password: string;
-        };
-        ApiKeyInfo: {
-            /** @description Last four characters */
-            last4: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        ProjectSettings: {
-            /** @description Origins (`https://app.example.com`) from which browsers may use the publishable key. Empty: any origin. */
-            allowedOrigins: string[];
-            /** @description End-user accounts (`/api/userAuth/*`) on or off. */
-            endUserAuth: boolean;
-            /**
-             * Format: uri
-             * @description The app's URL; links in end-user mails and social-login redirects must stay on its origin.
-             */
-            siteUrl: string | null;
-        };
-        ProjectSettingsInput: {
-            allowedOrigins?: string[];
-            endUserAuth?: boolean;
-            /** Format: uri */
-            siteUrl?: string | null;
-        };
-        /** @description Limits in force (the owner's plan with the operator's overrides). */
-        PlanLimits: {
-            projectsPerDeveloper?: number;
-            collectionsPerProject?: number;
-            databaseBytes?: number;
-            storageBytes?: number;
-            requestsPerMinute?: number;
-            mailPerMonth?: number;
-            webhooksPerProject?: number;
-            aiQueryBuilderPerMonth?: number;
-            aiCollectionCreatorPerMonth?: number;
-            externalDatabase?: boolean;
-            externalStorage?: boolean;
-            ownMailKey?: boolean;
-            customMailTemplates?: boolean;
-            ownAiKey?: boolean;
-        };
-        Project: {
-            id: string;
-            name: string;
-            ownerId: string;
-            /**
-             * @description The caller's role in the project.
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            settings: components["schemas"]["ProjectSettings"];
-            keys: {
-                publishable: components["schemas"]["ApiKeyInfo"];
-                secret: components["schemas"]["ApiKeyInfo"];
-            };
-            limits: components["schemas"]["PlanLimits"];
-            usage: {
-                /** @description BSON bytes of stored documents. */
-                databaseUsed: number;
-                /** @description Bytes of confirmed files. */
-                storageUsed: number;
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        ProjectEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                project: components["schemas"]["Project"];
-            };
-            message: string;
-        };
-        Member: {
-            developerId: string;
-            /** Format: email */
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            role: "admin" | "member";
-            /** Format: date-time */
-            addedAt: string;
-        };
-        MembersEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                members: components["schemas"]["Member"][];
-            };
-            message: string;
-        };
         Ok: {
             /** @enum {boolean} */
             success: true;
@@ -880,85 +756,6 @@ export interface components {
             };
             message: string;
         };
-        StorageSettings: {
-            /**
-             * @description Where new uploads go. `external` only while a bucket is set and the plan includes external storage (Pro); otherwise `internal`.
-             * @enum {string}
-             */
-            provider: "internal" | "external";
-            /** @description The operator's store. */
-            internal: {
-                /** @enum {string} */
-                backend: "filesystem" | "s3";
-                /** @description Whether its files get a public URL. */
-                publicUrls: boolean;
-            };
-            /** @description The project's own bucket, or null. */
-            external: {
-                /** @example https://s3.eu-central-1.amazonaws.com */
-                endpoint: string;
-                /** @example eu-central-1 */
-                region: string;
-                /** @example my-app-uploads */
-                bucket: string;
-                accessKeyId: string;
-                publicUrlBase: string | null;
-                forcePathStyle: boolean;
-                /**
-                 * @description The secret itself is never returned.
-                 * @enum {boolean}
-                 */
-                hasSecretAccessKey: true;
-                /**
-                 * Format: date-time
-                 * @description When the bucket answered the check on save.
-                 */
-                verifiedAt: string;
-            } | null;
-            /** @description End users may upload, confirm and delete their own files with the publishable key and their Bearer access token. */
-            endUserUploads: boolean;
-            /** @description The plan includes external storage (Pro). */
-            externalStorageAllowed: boolean;
-        };
-        StorageSettingsEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["StorageSettings"];
-            message: string;
-        };
-        StorageExternalBucketInput: {
-            /**
-             * @description S3-compatible endpoint, `https://` (plain `http://` only with ALLOW_PRIVATE_HOSTS). Must not point at a restricted host (loopback, private, link-local, metadata; DNS resolved).
-             * @example https://s3.eu-central-1.amazonaws.com
-             */
-            endpoint: string;
-            /** @example eu-central-1 */
-            region: string;
-            /** @example my-app-uploads */
-            bucket: string;
-            /** @example AKIAIOSFODNN7EXAMPLE */
-            accessKeyId: string;
-            /**
-             * @description Stored encrypted (AES-256-GCM), never returned.
-             * @example wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
-             */
-            secretAccessKey: string;
-            /**
-             * Format: uri
-             * @description Public file URLs are `<publicUrlBase>/<path>`; without it files have no public URL.
-             * @example https://cdn.example.com
-             */
-            publicUrlBase?: string | null;
-            /**
-             * @description Path-style requests (`<endpoint>/<bucket>/<key>`), as most S3-compatible servers need.
-             * @default true
-             */
-            forcePathStyle: boolean;
-        };
-        StorageSettingsUpdate: {
-            /** @example true */
-            endUserUploads?: boolean;
-        };
         HealthCheck: {
             /** @enum {string} */
             status: "up" | "down";
@@ -1063,59 +860,6 @@ export interface components {
             mode: "public-read" | "private";
             /** @example userId */
             ownerField: string;
-        };
-        /** @description Parts left out keep their value (on create: `enabled: false`, `mode: public-read`, `ownerField: userId`). When enabled, `ownerField` must name a String or Ref field. */
-        RlsSettingsInput: {
-            enabled?: boolean;
-            /** @enum {string} */
-            mode?: "public-read" | "private";
-            ownerField?: string;
-        };
-        /** @description A new collection. `fields` must hold at least one field in both modes (400 `At least one field is required`). The name `users` is reserved for end-user accounts: its `email` (String, required, unique) and `password` (String, required) fields are added when left out and cannot be removed, retyped or made optional; more fields may be added. */
-        CollectionInput: {
-            /**
-             * @description 1 to 64 letters, digits, `_` or `-`, starting with a letter; fixed once created.
-             * @example posts
-             */
-            name: string;
-            /**
-             * @description `flexible`: any JSON is stored as sent (field-name rules and defaults still apply). `schema`: every write is validated against `fields`; unknown fields are refused.
-             * @default flexible
-             * @enum {string}
-             */
-            mode: "flexible" | "schema";
-            fields?: components["schemas"]["FieldDef"][];
-            rls?: components["schemas"]["RlsSettingsInput"];
-        };
-        /** @description Replaces the fields; `mode` and `rls` keep their values when left out. `name`, when sent, must be the current name. Existing documents are not rewritten: the new rules apply to later writes. Turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` and changes nothing. */
-        CollectionUpdateInput: {
-            /** @example posts */
-            name?: string;
-            /** @enum {string} */
-            mode?: "flexible" | "schema";
-            fields?: components["schemas"]["FieldDef"][];
-            rls?: components["schemas"]["RlsSettingsInput"];
-        };
-        CollectionDef: {
-            id: string;
-            projectId: string;
-            name: string;
-            /** @enum {string} */
-            mode: "flexible" | "schema";
-            fields: components["schemas"]["FieldDef"][];
-            rls: components["schemas"]["RlsSettings"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        CollectionEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                collection: components["schemas"]["CollectionDef"];
-            };
-            message: string;
         };
         /** @description What client code may know of a collection's definition. */
         CollectionSchema: {
@@ -1270,6 +1014,8 @@ export interface components {
         EndUser: {
             /** @example 665f1c2e9b1e8a0012345678 */
             _id: string;
+            /** @description Never present; a response carrying this key does not match the schema. */
+            password?: unknown;
             /**
              * Format: email
              * @example ada@example.com
@@ -1457,13 +1203,7 @@ export interface components {
             };
         };
     };
-    parameters: {
-        /**
-         * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-         * @example 65f1c2a4b7e8d90012345678
-         */
-        ProjectId: string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: {
         /** @description Identifier of this request; also in the logs and in 500 bodies. */
