@@ -243,8 +243,11 @@ export function uploadsService({ files, staging, settings, projectsRepo, project
         confirmedAt: new Date(),
       });
       if (!done) {
-        // Deleted while being confirmed: the delete found nothing charged, so give it back here.
+        // Deleted while being confirmed: the delete found nothing charged, so give it back here,
+        // and remove the copy this confirm may have made after the delete removed the file.
         await projectsRepo.releaseStorage(project.id, size);
+        if (record.uploadKey !== record.path) await store.delete(record.path);
+        await discardStaging(store, record);
         throw notFound('File not found', 'FILE_NOT_FOUND');
       }
       await discardStaging(store, record);
