@@ -88,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The logged-in developer */
+        /**
+         * The logged-in developer
+         * @description The account of the session cookie: id, email, name, plan, whether it is the operator, and its timestamps. 401 without a valid session.
+         */
         get: operations["getCurrentDeveloper"];
         put?: never;
         post?: never;
@@ -125,7 +128,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Projects the caller is a member of */
+        /**
+         * Projects the caller is a member of
+         * @description Every project the caller belongs to, with the caller's role in it. Keys are never shown here (only their last four characters).
+         */
         get: operations["listProjects"];
         put?: never;
         /**
@@ -152,7 +158,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One project (members) */
+        /**
+         * One project (members)
+         * @description The project's settings, plan limits, usage counters and key hints (last four characters). Any member may read it; a project the caller is not a member of is a 404.
+         */
         get: operations["getProject"];
         put?: never;
         post?: never;
@@ -163,7 +172,10 @@ export interface paths {
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        /** Rename a project or change its settings (admins) */
+        /**
+         * Rename a project or change its settings (admins)
+         * @description Changes the name or the settings (`allowedOrigins`, `endUserAuth`, `siteUrl`); fields left out keep their values. Admins only.
+         */
         patch: operations["updateProject"];
         trace?: never;
     };
@@ -208,7 +220,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The project's collections (members) */
+        /**
+         * The project's collections (members)
+         * @description The definitions (name, mode, fields, RLS) of every collection registered in the project.
+         */
         get: operations["listCollections"];
         put?: never;
         /**
@@ -240,7 +255,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** One collection's definition (members) */
+        /**
+         * One collection's definition (members)
+         * @description The definition (mode, fields, RLS) of one registered collection; 404 when the project has no collection of that name.
+         */
         get: operations["getCollection"];
         /**
          * Change a collection's mode, fields or RLS settings (members)
@@ -467,12 +485,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Members of a project (members) */
+        /**
+         * Members of a project (members)
+         * @description Every member of the project with their role (`admin` or `member`) and email.
+         */
         get: operations["listProjectMembers"];
         put?: never;
         /**
          * Invite an existing developer by email (admins)
-         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account. The member list shows who was added. A developer who is already a member gives 409 `ALREADY_MEMBER`.
+         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account. The member list shows who was added. A developer who is already a member gives 409 `ALREADY_MEMBER`. Admins only.
          */
         post: operations["addProjectMember"];
         delete?: never;
@@ -527,7 +548,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set a developer's plan (operator only) */
+        /**
+         * Set a developer's plan (operator only)
+         * @description Moves a developer (and so every project they own) to the Free or Pro plan. Only the operator, the first account of the installation, may call it.
+         */
         put: operations["setDeveloperPlan"];
         post?: never;
         delete?: never;
@@ -621,7 +645,7 @@ export interface components {
             password: string;
         };
         ApiKeyInfo: {
-            /** @description Last four characters */
+            /** @description Last four characters, to recognise the key. */
             last4: string;
             /** Format: date-time */
             createdAt: string;
@@ -716,106 +740,6 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             data: Record<string, never>;
-            message: string;
-        };
-        StorageUploadRequest: {
-            /**
-             * @description The client's file name. Stored in the path in a safe form: the last path segment only, letters, digits, `.`, `_` and `-` (anything else becomes `_`), no leading dots, at most 100 characters, extension kept.
-             * @example avatar.png
-             */
-            filename: string;
-            /**
-             * @description MIME type. The upload must send exactly this `Content-Type`; it is part of the URL's signature and the file is served with it.
-             * @example image/png
-             */
-            contentType: string;
-            /**
-             * @description Bytes. Over 10 MB (10485760) is a 413; over the project's remaining storage a 403.
-             * @example 1024
-             */
-            size: number;
-        };
-        UploadTicket: {
-            /**
-             * @description Presigned URL: `PUT` the raw bytes there with the requested `Content-Type` (the body may not be larger than the requested size). Valid for 15 minutes.
-             * @example http://localhost:3000/api/storage/objects/65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png?expires=1767225600&maxSize=1024&signature=abc
-             */
-            signedUrl: string;
-            /**
-             * @description `<project_id>/<uuid>_<sanitized filename>`; pass it to upload-confirm and to delete.
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            filePath: string;
-            /** @description Only for providers that need a token besides the URL (none of the current ones). */
-            token?: string;
-            /** @enum {string} */
-            provider: "internal" | "external";
-            /**
-             * Format: date-time
-             * @description When `signedUrl` stops working.
-             */
-            expiresAt: string;
-        };
-        UploadTicketEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["UploadTicket"];
-            message: string;
-        };
-        StorageUploadConfirm: {
-            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
-            filePath: string;
-            /**
-             * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
-             * @example 1024
-             */
-            size: number;
-        };
-        UploadConfirmation: {
-            /** @example File uploaded successfully */
-            message: string;
-            /**
-             * @description The file's path, used for deletion.
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
-            /** @enum {string} */
-            provider: "internal" | "external";
-            /** @description Public URL of the file; null when the provider has no public URL (then `warning` says so). */
-            url: string | null;
-            /** @description Bytes stored and charged to the project's storage. */
-            size: number;
-            /** @description Present when `url` is null. */
-            warning?: string;
-        };
-        UploadConfirmationEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["UploadConfirmation"];
-            message: string;
-        };
-        StorageFileDelete: {
-            /**
-             * @description The path returned by upload-request/confirm (not the public URL).
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
-        };
-        StorageFileDeletedEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: Record<string, never>;
-            /** @enum {string} */
-            message: "File deleted successfully";
-        };
-        UploadReceivedEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                path: string;
-                /** @description Bytes received. */
-                size: number;
-            };
             message: string;
         };
         StorageSettings: {
@@ -1062,77 +986,6 @@ export interface components {
             };
             message: string;
         };
-        /** @description What client code may know of a collection's definition. */
-        CollectionSchema: {
-            name: string;
-            /** @enum {string} */
-            mode: "flexible" | "schema";
-            fields: components["schemas"]["FieldDef"][];
-            rls: components["schemas"]["RlsSettings"];
-        };
-        CollectionSchemaEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                collection: components["schemas"]["CollectionSchema"];
-            };
-            message: string;
-        };
-        /**
-         * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
-         * @example {
-         *       "_id": "65f1c2a4b7e8d90012345678",
-         *       "title": "Hello",
-         *       "views": 3,
-         *       "isDeleted": false,
-         *       "deletedAt": null,
-         *       "createdAt": "2025-01-01T10:00:00.000Z",
-         *       "updatedAt": "2025-01-01T10:00:00.000Z"
-         *     }
-         */
-        Document: {
-            /** @example 65f1c2a4b7e8d90012345678 */
-            _id: string;
-            /** @description true while the document is in the trash. */
-            isDeleted?: boolean;
-            /** Format: date-time */
-            deletedAt?: string | null;
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /**
-         * @description The fields of a new document. Field names: no leading `$`, no `.`, not `__proto__`, `constructor` or `prototype`, no leading or trailing white space, none of the system fields `_id`, `isDeleted`, `deletedAt`, `createdAt`, `updatedAt` (400 naming the field).
-         * @example {
-         *       "title": "Hello",
-         *       "views": 3
-         *     }
-         */
-        DocumentInput: {
-            [key: string]: unknown;
-        };
-        /**
-         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
-         * @example {
-         *       "views": 4
-         *     }
-         */
-        DocumentUpdate: {
-            [key: string]: unknown;
-        };
-        DocumentEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Document"];
-            /** @description "" on reads, `Updated` or `Restored` after a change. */
-            message: string;
-        };
-        DocumentCount: {
-            count: number;
-        };
         DataPagination: {
             /** @description The page served; null when the page was chosen by `cursor`. */
             page: number | null;
@@ -1145,84 +998,12 @@ export interface components {
             /** @description Number of matching documents; only with `total=true`. */
             total?: number;
         };
-        DocumentListEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Document"][] | components["schemas"]["DocumentCount"];
-            message: string;
-            pagination?: components["schemas"]["DataPagination"];
-        };
-        /**
-         * @example {
-         *       "documents": [
-         *         {
-         *           "title": "First",
-         *           "views": 1
-         *         },
-         *         {
-         *           "title": "Second",
-         *           "views": 2
-         *         }
-         *       ]
-         *     }
-         */
-        DocumentBulkInput: {
-            documents: components["schemas"]["DocumentInput"][];
-        };
-        DocumentBulkEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["Document"][];
-            message: string;
-        };
-        DocumentDeletedEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                id: string;
-                /** Format: date-time */
-                deletedAt: string;
-            };
-            message: string;
-        };
-        /**
-         * @example {
-         *       "pipeline": [
-         *         {
-         *           "$match": {
-         *             "views": {
-         *               "$gte": 1
-         *             }
-         *           }
-         *         },
-         *         {
-         *           "$group": {
-         *             "_id": null,
-         *             "total": {
-         *               "$sum": "$views"
-         *             }
-         *           }
-         *         }
-         *       ]
-         *     }
-         */
-        AggregateRequest: {
-            /** @description Aggregation stages, each an object with one stage operator. */
-            pipeline: Record<string, never>[];
-        };
-        AggregateEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                [key: string]: unknown;
-            }[];
-            /** @enum {string} */
-            message: "Aggregation executed successfully.";
-        };
         /** @description An end user of the project, as stored in its `users` collection: `_id`, `email` (lowercased), `emailVerified`, the custom fields of the users schema and the timestamps. The password hash is never part of it. */
         EndUser: {
             /** @example 665f1c2e9b1e8a0012345678 */
             _id: string;
+            /** @description Never present; a response carrying this key does not match the schema. */
+            password?: unknown;
             /**
              * Format: email
              * @example ada@example.com
@@ -1302,94 +1083,6 @@ export interface components {
             };
             message: string;
         };
-        /** @description The public fields of a user, and only those (`_id`, `username`, `name`, `avatar`, `createdAt`). */
-        EndUserPublicProfile: {
-            _id: string;
-            username?: string;
-            name?: string;
-            avatar?: string;
-            /** Format: date-time */
-            createdAt?: string;
-        };
-        UserAuthTokens: {
-            /** @description JWT (HS256, per-project secret) for `Authorization: Bearer`; claims `sub`, `userId`, `pid`. */
-            accessToken: string;
-            /**
-             * @deprecated
-             * @description Deprecated alias of `accessToken`.
-             */
-            token: string;
-            /** @description Opaque, valid 7 days, single use: each refresh returns a new one. Also set as the `HttpOnly` cookie `baas_refresh` (path `/api/userAuth`). */
-            refreshToken: string;
-            /**
-             * @description Lifetime of the access token in seconds (900).
-             * @example 900
-             */
-            expiresIn: number;
-        };
-        UserAuthSession: components["schemas"]["UserAuthTokens"] & {
-            user: components["schemas"]["EndUser"];
-        };
-        UserAuthSessionEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["UserAuthSession"];
-            message: string;
-        };
-        UserAuthTokensEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["UserAuthTokens"];
-            message: string;
-        };
-        EndUserEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["EndUser"];
-            message: string;
-        };
-        EndUserPublicProfileEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["EndUserPublicProfile"];
-            message: string;
-        };
-        /** @description An action that returns no resource; `message` says what happened. */
-        UserAuthMessageEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                [key: string]: unknown;
-            };
-            message: string;
-        };
-        /** @description Sent with a 302; `data.location` repeats the `Location` header. */
-        UserAuthRedirectEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                location: string;
-            };
-            message: string;
-        };
-        /**
-         * Format: email
-         * @description Compared case-insensitively (stored lowercased).
-         * @example ada@example.com
-         */
-        UserAuthEmail: string;
-        /** @example correct horse battery */
-        UserAuthPassword: string;
-        /**
-         * @description The 6-digit code sent by mail; valid 15 minutes, 5 attempts.
-         * @example 123456
-         */
-        UserAuthOtp: string;
-        /** @description The refresh token may come in this body, in the `x-refresh-token` header or in the `baas_refresh` cookie (first found in that order). */
-        UserAuthRefreshRequest: {
-            /** @example rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk */
-            refreshToken?: string;
-        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -1431,15 +1124,6 @@ export interface components {
         };
         /** @description The request conflicts with the current state (duplicate value, not ready yet). */
         Conflict: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The request body, or the declared file size, is over the limit. */
-        PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1947,12 +1631,11 @@ export interface operations {
                  *         {
                  *           "name": "status",
                  *           "type": "String",
-                 *           "default": "draft"
+                 *           "required": true
                  *         },
                  *         {
                  *           "name": "views",
-                 *           "type": "Number",
-                 *           "default": 0
+                 *           "type": "Number"
                  *         },
                  *         {
                  *           "name": "publishedAt",
@@ -2083,8 +1766,7 @@ export interface operations {
                  *         },
                  *         {
                  *           "name": "views",
-                 *           "type": "Number",
-                 *           "default": 0
+                 *           "type": "Number"
                  *         },
                  *         {
                  *           "name": "userId",

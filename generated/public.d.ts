@@ -806,136 +806,6 @@ export interface components {
             requestId?: string;
             details?: components["schemas"]["ErrorDetail"][];
         };
-        Developer: {
-            /** @example 65f1c2a4b7e8d90012345678 */
-            id: string;
-            /** Format: email */
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            plan: "free" | "pro";
-            /** @description The first account of an installation; may change plans and project limits. */
-            isOperator: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        DeveloperEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                developer: components["schemas"]["Developer"];
-            };
-            message: string;
-        };
-        Credentials: {
-            /**
-             * Format: email
-             * @example ada@example.com
-             */
-            email: string;
-            /** @example correct horse battery staple */
-            password: string;
-        };
-        ApiKeyInfo: {
-            /** @description Last four characters */
-            last4: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        ProjectSettings: {
-            /** @description Origins (`https://app.example.com`) from which browsers may use the publishable key. Empty: any origin. */
-            allowedOrigins: string[];
-            /** @description End-user accounts (`/api/userAuth/*`) on or off. */
-            endUserAuth: boolean;
-            /**
-             * Format: uri
-             * @description The app's URL; links in end-user mails and social-login redirects must stay on its origin.
-             */
-            siteUrl: string | null;
-        };
-        ProjectSettingsInput: {
-            allowedOrigins?: string[];
-            endUserAuth?: boolean;
-            /** Format: uri */
-            siteUrl?: string | null;
-        };
-        /** @description Limits in force (the owner's plan with the operator's overrides). */
-        PlanLimits: {
-            projectsPerDeveloper?: number;
-            collectionsPerProject?: number;
-            databaseBytes?: number;
-            storageBytes?: number;
-            requestsPerMinute?: number;
-            mailPerMonth?: number;
-            webhooksPerProject?: number;
-            aiQueryBuilderPerMonth?: number;
-            aiCollectionCreatorPerMonth?: number;
-            externalDatabase?: boolean;
-            externalStorage?: boolean;
-            ownMailKey?: boolean;
-            customMailTemplates?: boolean;
-            ownAiKey?: boolean;
-        };
-        Project: {
-            id: string;
-            name: string;
-            ownerId: string;
-            /**
-             * @description The caller's role in the project.
-             * @enum {string}
-             */
-            role: "admin" | "member";
-            settings: components["schemas"]["ProjectSettings"];
-            keys: {
-                publishable: components["schemas"]["ApiKeyInfo"];
-                secret: components["schemas"]["ApiKeyInfo"];
-            };
-            limits: components["schemas"]["PlanLimits"];
-            usage: {
-                /** @description BSON bytes of stored documents. */
-                databaseUsed: number;
-                /** @description Bytes of confirmed files. */
-                storageUsed: number;
-            };
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        ProjectEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                project: components["schemas"]["Project"];
-            };
-            message: string;
-        };
-        Member: {
-            developerId: string;
-            /** Format: email */
-            email: string;
-            name: string | null;
-            /** @enum {string} */
-            role: "admin" | "member";
-            /** Format: date-time */
-            addedAt: string;
-        };
-        MembersEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                members: components["schemas"]["Member"][];
-            };
-            message: string;
-        };
-        Ok: {
-            /** @enum {boolean} */
-            success: true;
-            data: Record<string, never>;
-            message: string;
-        };
         StorageUploadRequest: {
             /**
              * @description The client's file name. Stored in the path in a safe form: the last path segment only, letters, digits, `.`, `_` and `-` (anything else becomes `_`), no leading dots, at most 100 characters, extension kept.
@@ -1035,85 +905,6 @@ export interface components {
                 size: number;
             };
             message: string;
-        };
-        StorageSettings: {
-            /**
-             * @description Where new uploads go. `external` only while a bucket is set and the plan includes external storage (Pro); otherwise `internal`.
-             * @enum {string}
-             */
-            provider: "internal" | "external";
-            /** @description The operator's store. */
-            internal: {
-                /** @enum {string} */
-                backend: "filesystem" | "s3";
-                /** @description Whether its files get a public URL. */
-                publicUrls: boolean;
-            };
-            /** @description The project's own bucket, or null. */
-            external: {
-                /** @example https://s3.eu-central-1.amazonaws.com */
-                endpoint: string;
-                /** @example eu-central-1 */
-                region: string;
-                /** @example my-app-uploads */
-                bucket: string;
-                accessKeyId: string;
-                publicUrlBase: string | null;
-                forcePathStyle: boolean;
-                /**
-                 * @description The secret itself is never returned.
-                 * @enum {boolean}
-                 */
-                hasSecretAccessKey: true;
-                /**
-                 * Format: date-time
-                 * @description When the bucket answered the check on save.
-                 */
-                verifiedAt: string;
-            } | null;
-            /** @description End users may upload, confirm and delete their own files with the publishable key and their Bearer access token. */
-            endUserUploads: boolean;
-            /** @description The plan includes external storage (Pro). */
-            externalStorageAllowed: boolean;
-        };
-        StorageSettingsEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: components["schemas"]["StorageSettings"];
-            message: string;
-        };
-        StorageExternalBucketInput: {
-            /**
-             * @description S3-compatible endpoint, `https://` (plain `http://` only with ALLOW_PRIVATE_HOSTS). Must not point at a restricted host (loopback, private, link-local, metadata; DNS resolved).
-             * @example https://s3.eu-central-1.amazonaws.com
-             */
-            endpoint: string;
-            /** @example eu-central-1 */
-            region: string;
-            /** @example my-app-uploads */
-            bucket: string;
-            /** @example AKIAIOSFODNN7EXAMPLE */
-            accessKeyId: string;
-            /**
-             * @description Stored encrypted (AES-256-GCM), never returned.
-             * @example wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
-             */
-            secretAccessKey: string;
-            /**
-             * Format: uri
-             * @description Public file URLs are `<publicUrlBase>/<path>`; without it files have no public URL.
-             * @example https://cdn.example.com
-             */
-            publicUrlBase?: string | null;
-            /**
-             * @description Path-style requests (`<endpoint>/<bucket>/<key>`), as most S3-compatible servers need.
-             * @default true
-             */
-            forcePathStyle: boolean;
-        };
-        StorageSettingsUpdate: {
-            /** @example true */
-            endUserUploads?: boolean;
         };
         HealthCheck: {
             /** @enum {string} */
@@ -1258,27 +1049,6 @@ export interface components {
             mode?: "flexible" | "schema";
             fields?: components["schemas"]["FieldDef"][];
             rls?: components["schemas"]["RlsSettingsInput"];
-        };
-        CollectionDef: {
-            id: string;
-            projectId: string;
-            name: string;
-            /** @enum {string} */
-            mode: "flexible" | "schema";
-            fields: components["schemas"]["FieldDef"][];
-            rls: components["schemas"]["RlsSettings"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        CollectionEnvelope: {
-            /** @enum {boolean} */
-            success: true;
-            data: {
-                collection: components["schemas"]["CollectionDef"];
-            };
-            message: string;
         };
         /** @description What client code may know of a collection's definition. */
         CollectionSchema: {
@@ -1441,6 +1211,8 @@ export interface components {
         EndUser: {
             /** @example 665f1c2e9b1e8a0012345678 */
             _id: string;
+            /** @description Never present; a response carrying this key does not match the schema. */
+            password?: unknown;
             /**
              * Format: email
              * @example ada@example.com
@@ -1686,11 +1458,6 @@ export interface components {
         };
     };
     parameters: {
-        /**
-         * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
-         * @example 65f1c2a4b7e8d90012345678
-         */
-        ProjectId: string;
         /**
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678

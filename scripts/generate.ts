@@ -38,6 +38,70 @@ function resolveRefs(node: Json, baseDir: string): Json {
   return out;
 }
 
+/** Every `#/components/<kind>/<name>` reference inside a node, as `<kind>/<name>`. */
+function collectRefs(node: Json, into: Set<string>): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collectRefs(item, into);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  if (typeof node.$ref === 'string' && node.$ref.startsWith('#/components/')) {
+    into.add(node.$ref.slice('#/components/'.length));
+  }
+  for (const value of Object.values(node)) collectRefs(value, into);
+}
+
+/** The security scheme names a document's requirements use (root and operations). */
+function collectSchemes(doc: { [key: string]: Json }, into: Set<string>): void {
+  const addFrom = (security: Json | undefined) => {
+    if (!Array.isArray(security)) return;
+    for (const requirement of security) {
+      if (requirement && typeof requirement === 'object') {
+        for (const name of Object.keys(requirement)) into.add(`securitySchemes/${name}`);
+      }
+    }
+  };
+  addFrom(doc.security);
+  for (const item of Object.values((doc.paths ?? {}) as { [path: string]: { [method: string]: Json } })) {
+    for (const operation of Object.values(item)) {
+      if (operation && typeof operation === 'object' && !Array.isArray(operation))
+        addFrom(operation.security);
+    }
+  }
+}
+
+/**
+ * Keeps only the components a document reaches from its paths (transitively): the shared
+ * components.yaml serves both roles, and each published document must carry no unused component.
+ */
+function prune(
+  doc: { [key: string]: Json },
+  components: { [kind: string]: { [name: string]: Json } },
+): { [kind: string]: { [name: string]: Json } } {
+  const used = new Set<string>();
+  const { components: _all, ...rest } = doc;
+  collectRefs(rest, used);
+  collectSchemes(doc, used);
+  const queue = [...used];
+  while (queue.length) {
+    const [kind, name] = queue.pop()!.split('/') as [string, string];
+    const found = new Set<string>();
+    collectRefs(components[kind]?.[name] ?? null, found);
+    for (const ref of found) {
+      if (!used.has(ref)) {
+        used.add(ref);
+        queue.push(ref);
+      }
+    }
+  }
+  const out: { [kind: string]: { [name: string]: Json } } = {};
+  for (const [kind, entries] of Object.entries(components)) {
+    const kept = Object.entries(entries).filter(([name]) => used.has(`${kind}/${name}`));
+    if (kept.length) out[kind] = Object.fromEntries(kept);
+  }
+  return out;
+}
+
 function bundle(role: string): { [key: string]: Json } {
   const doc = resolveRefs(loadYaml(path.join(specDir, `${role}.yaml`)), specDir) as { [key: string]: Json };
   const shared = resolveRefs(loadYaml(path.join(specDir, 'components.yaml')), specDir) as {
@@ -48,7 +112,7 @@ function bundle(role: string): { [key: string]: Json } {
   for (const kind of new Set([...Object.keys(shared.components), ...Object.keys(own)])) {
     components[kind] = { ...shared.components[kind], ...own[kind] };
   }
-  return { ...doc, components };
+  return { ...doc, components: prune(doc, components) };
 }
 
 async function render(role: string): Promise<Record<string, string>> {
@@ -60,6 +124,27 @@ async function render(role: string): Promise<Record<string, string>> {
   };
 }
 
+/** A shared component that no document uses is dead text: refuse it instead of publishing it. */
+function checkNoDeadComponents(bundled: { [key: string]: Json }[]): void {
+  const shared = loadYaml(path.join(specDir, 'components.yaml')) as {
+    components: { [kind: string]: { [name: string]: Json } };
+  };
+  const dead: string[] = [];
+  for (const [kind, entries] of Object.entries(shared.components)) {
+    for (const name of Object.keys(entries)) {
+      const usedSomewhere = bundled.some(
+        (doc) => (doc.components as { [kind: string]: { [name: string]: Json } })[kind]?.[name] !== undefined,
+      );
+      if (!usedSomewhere) dead.push(`${kind}/${name}`);
+    }
+  }
+  if (dead.length) {
+    console.error(`openapi/components.yaml has components no document uses: ${dead.join(', ')}`);
+    process.exit(1);
+  }
+}
+
+checkNoDeadComponents(ROLES.map((role) => bundle(role)));
 const check = process.argv.includes('--check');
 const stale: string[] = [];
 mkdirSync(outDir, { recursive: true });

@@ -1,8 +1,10 @@
 // Documents of registered collections in a project's database: the only module that runs queries
-// and pipelines on project collections. Every query and pipeline runs under `maxTimeMS`; driver
-// errors become ApiErrors here (11000 -> 409 naming the field, malformed queries -> 400).
+// and pipelines on project collections. Every query and pipeline runs under `maxTimeMS`, and reads
+// also under a client-side deadline (see `limitOf`); driver errors become ApiErrors here (11000 ->
+// 409 naming the field, malformed queries -> 400, a time limit -> 400 QUERY_TIMEOUT).
 import {
   BSON,
+  MongoOperationTimeoutError,
   MongoServerError,
   type Db,
   type Document as MongoDocument,
@@ -73,8 +75,41 @@ export function bsonSize(doc: Record<string, unknown>): number {
   return BSON.calculateObjectSize({ ...doc, _id: SIZE_PLACEHOLDER_ID } as MongoDocument);
 }
 
-/** Rethrows a driver error as the ApiError a client should see, or as is for server failures. */
-export function translateDriverError(err: unknown, what: 'query' | 'write' | 'pipeline'): never {
+/**
+ * The time limit of one read: `maxTimeMS` for the server, and an abort signal for the driver a
+ * little later. Real MongoDB stops the operation itself at `maxTimeMS` (code 50) and keeps the
+ * connection; a server that ignores `maxTimeMS` (mongo-java-server does) would otherwise keep the
+ * request waiting for as long as the query runs. The driver's `timeoutMS` (CSOT) is still
+ * experimental in driver 6 and did not bound a read here; cursor reads take an `AbortSignal`.
+ */
+function limitOf(timeoutMs: number): { maxTimeMS: number; signal: AbortSignal } {
+  return {
+    maxTimeMS: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs + Math.max(100, Math.round(timeoutMs / 10))),
+  };
+}
+
+const isTimeLimit = (err: unknown, signal?: AbortSignal) =>
+  signal?.aborted === true ||
+  err instanceof MongoOperationTimeoutError ||
+  (err instanceof MongoServerError && err.code === MAX_TIME_EXPIRED);
+
+/**
+ * Rethrows a driver error as the ApiError a client should see, or as is for server failures.
+ * `signal` is the read's deadline: once it fired, whatever the driver reports is the time limit.
+ */
+export function translateDriverError(
+  err: unknown,
+  what: 'query' | 'write' | 'pipeline',
+  signal?: AbortSignal,
+): never {
+  if (isTimeLimit(err, signal)) {
+    throw badRequest(
+      `The ${what} took longer than the time limit; narrow the filter or add a $limit`,
+      undefined,
+      'QUERY_TIMEOUT',
+    );
+  }
   if (isDuplicateKey(err)) {
     const field = duplicateKeyField(err) ?? 'a unique field';
     throw conflict(
@@ -84,13 +119,6 @@ export function translateDriverError(err: unknown, what: 'query' | 'write' | 'pi
     );
   }
   if (err instanceof MongoServerError) {
-    if (err.code === MAX_TIME_EXPIRED) {
-      throw badRequest(
-        `The ${what} took longer than the time limit; narrow the filter or add a $limit`,
-        undefined,
-        'QUERY_TIMEOUT',
-      );
-    }
     const code = typeof err.code === 'number' ? err.code : undefined;
     // A server error without a code comes from a server that could not run what was asked (some
     // MongoDB-compatible servers answer an invalid regular expression so); MongoDB always sets one.
@@ -152,17 +180,18 @@ export function documentsRepo(
 
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
+      const limit = limitOf(timeoutMs);
       try {
         const cursor = (await collection(ref)).find(asFilter(options.filter), {
           projection: options.projection,
           sort: options.sort as Sort | undefined,
           skip: options.skip || undefined,
           limit: options.limit,
-          maxTimeMS: timeoutMs,
+          ...limit,
         });
         return (await cursor.toArray()).map(toDocument);
       } catch (err) {
-        translateDriverError(err, 'query');
+        translateDriverError(err, 'query', limit.signal);
       }
     },
 
@@ -171,24 +200,21 @@ export function documentsRepo(
       filter: MongoDocument,
       projection?: Record<string, 0 | 1>,
     ): Promise<StoredDocument | undefined> {
+      const limit = limitOf(timeoutMs);
       try {
-        const doc = await (
-          await collection(ref)
-        ).findOne(asFilter(filter), {
-          projection,
-          maxTimeMS: timeoutMs,
-        });
+        const doc = await (await collection(ref)).findOne(asFilter(filter), { projection, ...limit });
         return doc ? toDocument(doc) : undefined;
       } catch (err) {
-        translateDriverError(err, 'query');
+        translateDriverError(err, 'query', limit.signal);
       }
     },
 
     async count(ref: CollectionRef, filter: MongoDocument): Promise<number> {
+      const limit = limitOf(timeoutMs);
       try {
-        return await (await collection(ref)).countDocuments(asFilter(filter), { maxTimeMS: timeoutMs });
+        return await (await collection(ref)).countDocuments(asFilter(filter), limit);
       } catch (err) {
-        translateDriverError(err, 'query');
+        translateDriverError(err, 'query', limit.signal);
       }
     },
 
@@ -293,8 +319,9 @@ export function documentsRepo(
       pipeline: MongoDocument[],
       caps: { maxResults: number; maxBytes: number },
     ): Promise<{ rows: StoredDocument[]; over?: 'results' | 'bytes' }> {
+      const limit = limitOf(timeoutMs);
       try {
-        const cursor = (await collection(ref)).aggregate(pipeline, { maxTimeMS: timeoutMs });
+        const cursor = (await collection(ref)).aggregate(pipeline, limit);
         const rows: StoredDocument[] = [];
         let bytes = 0;
         for await (const doc of cursor) {
@@ -309,7 +336,7 @@ export function documentsRepo(
         }
         return { rows };
       } catch (err) {
-        translateDriverError(err, 'pipeline');
+        translateDriverError(err, 'pipeline', limit.signal);
       }
     },
 

@@ -22,6 +22,8 @@ const toRecord = ({ _id, projectId, ...rest }: FileDoc): FileRecord => ({
   id: _id.toHexString(),
   projectId: projectId.toHexString(),
   ...rest,
+  // Records written before staging keys existed were uploaded to their path directly.
+  uploadKey: rest.uploadKey ?? rest.path,
 });
 
 const after = { returnDocument: 'after' as const };

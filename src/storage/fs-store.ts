@@ -4,7 +4,7 @@
 // `objects/<key>`, `meta/<key>.json` (content type), `tmp/` for uploads in progress.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { deriveKey } from '../lib/secrets.js';
@@ -134,6 +134,18 @@ export function fsStore({ dir, publicUrl, encryptionKey }: FsStoreOptions): FsOb
       const info = await stat(file).catch(() => undefined);
       if (!info?.isFile()) return undefined;
       return { stream: createReadStream(file), size: info.size };
+    },
+
+    async copy(source: string, target: string) {
+      const [from, to] = [fileOf(objects, source), fileOf(objects, target)];
+      const [fromMeta, toMeta] = [fileOf(meta, source, '.json'), fileOf(meta, target, '.json')];
+      if (!from || !to || !fromMeta || !toMeta) throw new Error(`Invalid object key ${source} or ${target}`);
+      if (!(await stat(from).catch(() => undefined))?.isFile()) return false;
+      await mkdir(path.dirname(to), { recursive: true });
+      await mkdir(path.dirname(toMeta), { recursive: true });
+      await copyFile(fromMeta, toMeta).catch(() => undefined);
+      await copyFile(from, to);
+      return true;
     },
 
     async delete(key: string) {

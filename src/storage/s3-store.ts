@@ -6,6 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -108,6 +109,17 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
         return { size: out.ContentLength ?? 0, contentType: out.ContentType };
       } catch (err) {
         if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+
+    async copy(source: string, target: string) {
+      const CopySource = `${Bucket}/${source.split('/').map(encodeURIComponent).join('/')}`;
+      try {
+        await client.send(new CopyObjectCommand({ Bucket, Key: target, CopySource }));
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
         throw err;
       }
     },

@@ -33,6 +33,11 @@ export interface ObjectStore {
   presignPut(input: PresignInput): Promise<PresignedUpload>;
   /** Size and type of a stored object, or undefined when there is none. */
   head(key: string): Promise<ObjectInfo | undefined>;
+  /**
+   * Copies an object to another key (type and size kept); false when there is no source object.
+   * Confirm moves an upload from its staging key, where its URL writes, to the file's key.
+   */
+  copy(source: string, target: string): Promise<boolean>;
   /** Removes an object; removing a missing one is not an error. */
   delete(key: string): Promise<void>;
   /** Removes every object under `<prefix>/` (a deleted project's files). */

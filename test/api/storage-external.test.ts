@@ -135,7 +135,9 @@ describe('storage with a project bucket (external provider)', () => {
       size: 3000,
     });
     expect(ticket.provider).to.equal('external');
-    expect(ticket.signedUrl.startsWith(`${s3Env.endpoint}/${bucket.name}/${pro.project.id}/`)).to.equal(true);
+    expect(
+      ticket.signedUrl.startsWith(`${s3Env.endpoint}/${bucket.name}/.staging/${pro.project.id}/`),
+    ).to.equal(true, 'the URL writes to a staging key, copied to the path at confirm');
     expect(
       [...new URL(ticket.signedUrl).searchParams.keys()].filter((k) => /checksum/i.test(k)),
     ).to.deep.equal([]);
@@ -151,6 +153,8 @@ describe('storage with a project bucket (external provider)', () => {
       url: `https://cdn.example.com/${bucket.name}/${ticket.filePath}`,
     });
     expect((await s3Object(bucket.name, ticket.filePath))!.equals(content)).to.equal(true);
+    expect((await putBytes(ticket.signedUrl, bytes(3000), 'image/jpeg')).status).to.be.oneOf([200, 403]);
+    expect((await s3Object(bucket.name, ticket.filePath))!.equals(content)).to.equal(true, 'not overwritten');
     expect((await client.delete('/api/storage/file', { path: ticket.filePath })).status).to.equal(200);
     expect(await s3Head(bucket.name, ticket.filePath)).to.equal(undefined);
   });

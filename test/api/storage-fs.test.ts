@@ -1,6 +1,6 @@
 // File storage with the default internal provider, the local filesystem: signed upload URLs and
 // public files served by the public API itself. Real bytes over HTTP, end to end.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -354,6 +354,23 @@ describe('storage with the filesystem store', () => {
       const overwrite = await putBytes(local(ticket.signedUrl), bytes(64), 'text/plain');
       expect(overwrite.status).to.equal(403);
       expect(((await overwrite.json()) as { code: string }).code).to.equal('UPLOAD_CLOSED');
+    });
+
+    it('refuses the URL of a deleted upload (403 UPLOAD_CLOSED) and keeps nothing on disk', async () => {
+      expect((await putBytes(local(ticket.signedUrl), content, 'text/plain')).status).to.equal(200);
+      expect((await confirm(ticket.filePath, content.length)).status).to.equal(200);
+      expect((await remove(ticket.filePath)).status).to.equal(200);
+      const again = await putBytes(local(ticket.signedUrl), bytes(64), 'text/plain');
+      expect(again.status).to.equal(403);
+      expect(((await again.json()) as { code: string }).code).to.equal('UPLOAD_CLOSED');
+      const pending = await requestUpload(client, { filename: 'p.txt', contentType: 'text/plain', size: 64 });
+      expect((await remove(pending.filePath)).status).to.equal(200);
+      expect((await putBytes(local(pending.signedUrl), content, 'text/plain')).status).to.equal(403);
+      for (const filePath of [ticket.filePath, pending.filePath]) {
+        expect((await fetch(fileUrl(filePath))).status).to.equal(404);
+        const stored = await stat(path.join(dir, 'objects', ...filePath.split('/'))).catch(() => undefined);
+        expect(stored, filePath).to.equal(undefined);
+      }
     });
 
     it('answers a browser preflight with CORS headers for PUT', async () => {

@@ -1,6 +1,7 @@
 // File storage with the internal provider on the operator's S3-compatible bucket (versitygw on
 // the test stack, which checks SigV4 signatures, signed headers and expiry like S3). Each app
 // here gets a bucket of its own.
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
@@ -11,6 +12,7 @@ import {
   createBucket,
   putBytes,
   requestUpload,
+  s3,
   s3Env,
   s3Head,
   s3Object,
@@ -54,7 +56,8 @@ describe('storage with the operator S3 bucket', () => {
     });
     const url = new URL(ticket.signedUrl);
     expect(`${url.protocol}//${url.host}`).to.equal(s3Env.endpoint);
-    expect(url.pathname).to.equal(`/${bucket.name}/${ticket.filePath}`);
+    // The URL writes to a staging key of its own, never to the file's path (see "finished uploads").
+    expect(url.pathname).to.match(new RegExp(`^/${bucket.name}/\\.staging/${fx.project.id}/[0-9a-f-]{36}$`));
     expect(url.searchParams.get('X-Amz-Expires')).to.equal('900');
     expect(url.searchParams.get('X-Amz-SignedHeaders')!.split(';')).to.include.members([
       'content-type',
@@ -203,7 +206,69 @@ describe('storage with the operator S3 bucket', () => {
       .updateOne({ path: stale.filePath }, { $set: { expiresAt: new Date(Date.now() - 3600_000) } });
     await uploadCleanupJob(apps.public.deps, apps.public.services).run();
     expect(await s3Head(bucket.name, stale.filePath)).to.equal(undefined);
+    const stagingKey = new URL(stale.signedUrl).pathname.slice(bucket.name.length + 2);
+    expect(await s3Head(bucket.name, stagingKey)).to.equal(undefined, 'staging object removed');
     expect((await confirm(stale.filePath, 100)).status).to.equal(404);
+  });
+
+  describe('finished uploads', () => {
+    // A presigned URL cannot be revoked and stays valid for 15 minutes: once the upload is
+    // confirmed or deleted, whatever it still writes must be neither served, nor charged, nor kept.
+    let owner: ProjectFixture;
+    let c: ApiClient;
+    beforeEach(async () => {
+      owner = await createProjectFixture(apps.public.services);
+      c = apps.public.client.with({ 'x-api-key': owner.secretKey });
+    });
+    const keysOf = async (projectId: string) => {
+      const out = await s3.send(new ListObjectsV2Command({ Bucket: bucket.name }));
+      return (out.Contents ?? []).map((item) => item.Key!).filter((key) => key.includes(projectId));
+    };
+    /** The worker's sweep, run as if the URLs had expired long ago. */
+    const sweepLater = () => apps.public.services.storage.cleanupUploads(new Date(Date.now() + 60 * 60_000));
+
+    it('ignores a PUT to the URL of a confirmed upload: the file and the charge stay the same', async () => {
+      const first = bytes(1000);
+      const ticket = await upload({ client: c }, first);
+      expect((await confirm(ticket.filePath, 1000, c)).status).to.equal(200);
+      const again = await putBytes(ticket.signedUrl, bytes(1000), 'application/octet-stream');
+      expect(again.status).to.be.oneOf([200, 403]);
+      expect((await s3Object(bucket.name, ticket.filePath))!.equals(first)).to.equal(
+        true,
+        'the confirmed file was not overwritten',
+      );
+      const repeated = await confirm(ticket.filePath, 1000, c);
+      expect(repeated.status).to.equal(200);
+      expect(await usage(owner.project.id)).to.equal(1000);
+      await sweepLater();
+      expect(await keysOf(owner.project.id)).to.deep.equal([ticket.filePath]);
+      expect((await s3Object(bucket.name, ticket.filePath))!.equals(first)).to.equal(true);
+    });
+
+    it('keeps nothing that the URL of a deleted upload writes', async () => {
+      const ticket = await upload({ client: c }, bytes(500));
+      expect((await confirm(ticket.filePath, 500, c)).status).to.equal(200);
+      expect((await remove(ticket.filePath, c)).status).to.equal(200);
+      const again = await putBytes(ticket.signedUrl, bytes(500), 'application/octet-stream');
+      expect(again.status).to.be.oneOf([200, 403]);
+      expect(await s3Head(bucket.name, ticket.filePath)).to.equal(undefined, 'not served at its path');
+      expect((await confirm(ticket.filePath, 500, c)).status).to.equal(404);
+      await sweepLater();
+      expect(await keysOf(owner.project.id)).to.deep.equal([], 'no object without a record');
+      expect(await usage(owner.project.id)).to.equal(0);
+    });
+
+    it('keeps nothing of an upload deleted before it was confirmed', async () => {
+      const ticket = await upload({ client: c }, bytes(300));
+      expect((await remove(ticket.filePath, c)).status).to.equal(200);
+      expect((await putBytes(ticket.signedUrl, bytes(300), 'application/octet-stream')).status).to.be.oneOf([
+        200, 403,
+      ]);
+      expect((await confirm(ticket.filePath, 300, c)).status).to.equal(404);
+      await sweepLater();
+      expect(await keysOf(owner.project.id)).to.deep.equal([]);
+      expect(await usage(owner.project.id)).to.equal(0);
+    });
   });
 
   describe('with S3_PUBLIC_URL', () => {

@@ -5,6 +5,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { Database } from '../../db/client.js';
 import { filesRepo } from '../../db/files.js';
 import { storageSettingsRepo } from '../../db/storage-settings.js';
+import { uploadStagingRepo } from '../../db/upload-staging.js';
 import type { ProjectsRepo } from '../../db/projects.js';
 import { createInternalStore } from '../../storage/index.js';
 import type { ProjectsService } from '../projects.js';
@@ -12,7 +13,7 @@ import { localFilesService } from './local-files.js';
 import { storageSettingsService } from './settings.js';
 import { storeResolver } from './stores.js';
 import { uploadsService } from './uploads.js';
-import type { FileRecord } from './types.js';
+import type { FileRecord, StagedUpload } from './types.js';
 
 /** Unconfirmed uploads are removed this long after their URL expired (a PUT may still be running). */
 export const CLEANUP_GRACE_MS = 5 * 60_000;
@@ -28,6 +29,7 @@ export function storageServices(
   projects: ProjectsService,
 ) {
   const files = filesRepo(platform);
+  const staging = uploadStagingRepo(platform);
   const settings = storageSettingsRepo(platform);
   const stores = storeResolver(config, createInternalStore(config));
 
@@ -36,6 +38,7 @@ export function storageServices(
     const store = stores.forRecord(record, await settings.get(record.projectId));
     try {
       await store?.delete(record.path);
+      if (record.uploadKey !== record.path) await store?.delete(record.uploadKey);
     } catch (err) {
       log.warn({ err, path: record.path }, 'could not delete a stored object; will retry');
       return false;
@@ -46,10 +49,22 @@ export function storageServices(
     return !!removed;
   }
 
+  /** Removes what an expired upload URL wrote to its staging key (unreachable store: forgotten). */
+  async function sweepStaged(entry: StagedUpload): Promise<boolean> {
+    try {
+      await stores.forRecord(entry, await settings.get(entry.projectId))?.delete(entry.key);
+    } catch (err) {
+      log.warn({ err, key: entry.key }, 'could not delete a staging object; will retry');
+      return false;
+    }
+    await staging.remove(entry.id);
+    return true;
+  }
+
   return {
     files,
     stores,
-    uploads: uploadsService({ files, settings, projectsRepo, projects, stores }),
+    uploads: uploadsService({ files, staging, settings, projectsRepo, projects, stores }),
     local: localFilesService(files, stores.internal),
     settings: storageSettingsService(config, settings, projects, stores),
 
@@ -58,7 +73,7 @@ export function storageServices(
      * ago, and deletes interrupted by a crash. Each record is taken with a conditional update, so
      * a confirm arriving at the same moment and a second worker are both safe.
      */
-    async cleanupUploads(now = new Date()): Promise<{ expired: number; deletes: number }> {
+    async cleanupUploads(now = new Date()): Promise<{ expired: number; deletes: number; staged: number }> {
       const cutoff = new Date(now.getTime() - CLEANUP_GRACE_MS);
       let expired = 0;
       for (;;) {
@@ -72,7 +87,17 @@ export function storageServices(
       let deletes = 0;
       const stale = await files.listStaleDeleting(new Date(now.getTime() - STALE_DELETE_MS), BATCH);
       for (const record of stale) if (await purge(record)) deletes += 1;
-      return { expired, deletes };
+      // Staging keys of uploads whose URL expired: the file (if any) was copied to its path at
+      // confirm, so whatever is still there was written by a URL that no longer counts.
+      let staged = 0;
+      for (;;) {
+        const batch = await staging.listExpired(cutoff, BATCH);
+        let done = 0;
+        for (const entry of batch) if (await sweepStaged(entry)) done += 1;
+        staged += done;
+        if (batch.length < BATCH || done === 0) break;
+      }
+      return { expired, deletes, staged };
     },
 
     /** Removes every file an end user uploaded, objects and records, giving back their quota. */
@@ -101,15 +126,22 @@ export function storageServices(
         const page = await files.listForProject(projectId, after, BATCH);
         for (const record of page) {
           if (record.provider !== 'external') continue;
-          await stores
-            .forRecord(record, current)
-            ?.delete(record.path)
-            .catch((err) =>
-              log.warn({ err, path: record.path }, 'could not delete a file of a deleted project'),
-            );
+          const store = stores.forRecord(record, current);
+          for (const key of new Set([record.path, record.uploadKey])) {
+            await store
+              ?.delete(key)
+              .catch((err) => log.warn({ err, key }, 'could not delete a file of a deleted project'));
+          }
         }
         if (page.length < BATCH) break;
         after = page[page.length - 1]!.id;
+      }
+      for (;;) {
+        const entries = await staging.listForProject(projectId, BATCH);
+        for (const entry of entries) {
+          if (!(await sweepStaged(entry))) await staging.remove(entry.id);
+        }
+        if (entries.length < BATCH) break;
       }
       await stores.internal
         .deletePrefix(projectId)

@@ -36,6 +36,14 @@ export function newFilePath(projectId: string, filename: string): string {
 }
 
 /**
+ * A fresh staging key for an upload to an S3 store: where its presigned URL writes, outside every
+ * file path (so never served), under the project's id (so a deleted project's sweep finds it).
+ */
+export function newStagingKey(projectId: string): string {
+  return `.staging/${projectId}/${randomUUID()}`;
+}
+
+/**
  * The parts of a path as issued by `newFilePath`, or undefined for anything else (traversal,
  * encoded separators, absolute paths, other shapes): such a path cannot name a stored file.
  */

@@ -72,7 +72,10 @@ export function storeResolver(config: Config, internal: InternalStore) {
      * The store holding a recorded file, or undefined when it is out of reach: the project no
      * longer uses that bucket, or the operator moved the internal store to another backend.
      */
-    forRecord(record: FileRecord, settings: StorageSettings): ObjectStore | undefined {
+    forRecord(
+      record: Pick<FileRecord, 'provider' | 'backend' | 'location'>,
+      settings: StorageSettings,
+    ): ObjectStore | undefined {
       if (record.provider === 'internal') return record.backend === internal.backend ? internal : undefined;
       if (!settings.external || locationOf(settings.external) !== record.location) return undefined;
       return externalStore(settings);

@@ -19,6 +19,13 @@ export interface FileRecord {
   backend: StoreBackend;
   /** External files: `<endpoint>|<bucket>`, to tell whether the project still uses that bucket. */
   location: string | null;
+  /**
+   * The key the upload URL writes to. On S3 stores a staging key of its own, which confirm copies
+   * to `path` and which nothing ever reads: a presigned URL cannot be revoked, so this is what
+   * keeps it from overwriting a confirmed file. The filesystem store refuses the PUTs itself once
+   * the record is no longer pending, so there it is `path`.
+   */
+  uploadKey: string;
   filename: string;
   contentType: string;
   declaredSize: number;
@@ -59,4 +66,15 @@ export interface StorageSettings {
   endUserUploads: boolean;
   external: (ExternalBucket & { secretAccessKeyEnc: string }) | null;
   updatedAt: Date | null;
+}
+
+/** A staging key to remove once its upload URL has expired, whatever became of the upload. */
+export interface StagedUpload {
+  id: string;
+  projectId: string;
+  provider: FileProvider;
+  backend: StoreBackend;
+  location: string | null;
+  key: string;
+  expiresAt: Date;
 }

@@ -14,10 +14,12 @@ import {
 import type { ProjectsRepo } from '../../db/projects.js';
 import type { FilesRepo } from '../../db/files.js';
 import type { StorageSettingsRepo } from '../../db/storage-settings.js';
+import type { UploadStagingRepo } from '../../db/upload-staging.js';
 import type { RequestContext } from '../context.js';
 import type { ProjectsService } from '../projects.js';
 import type { Project } from '../types.js';
-import { newFilePath, parseFilePath } from './paths.js';
+import { newFilePath, newStagingKey, parseFilePath } from './paths.js';
+import type { ObjectStore } from '../../storage/index.js';
 import type { StoreResolver } from './stores.js';
 import type { FileProvider, FileRecord } from './types.js';
 
@@ -49,6 +51,7 @@ export interface ConfirmResult {
 
 export interface StorageDeps {
   files: FilesRepo;
+  staging: UploadStagingRepo;
   settings: StorageSettingsRepo;
   projectsRepo: ProjectsRepo;
   projects: ProjectsService;
@@ -57,7 +60,7 @@ export interface StorageDeps {
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
 
-export function uploadsService({ files, settings, projectsRepo, projects, stores }: StorageDeps) {
+export function uploadsService({ files, staging, settings, projectsRepo, projects, stores }: StorageDeps) {
   /** The project's settings and the caller; 401/403 for a publishable key that may not upload. */
   async function resolveCaller(ctx: RequestContext) {
     const { project, keyKind, endUser } = ctx.principal;
@@ -106,6 +109,14 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
 
   const notReady = (message: string) => conflict(message, 'UPLOAD_NOT_READY');
 
+  /**
+   * Removes an upload's staging object now. Best effort: its URL may still write there until it
+   * expires, and the cleanup job removes the key again after that.
+   */
+  const discardStaging = async (store: ObjectStore, record: FileRecord) => {
+    if (record.uploadKey !== record.path) await store.delete(record.uploadKey).catch(() => undefined);
+  };
+
   return {
     async requestUpload(ctx: RequestContext, input: { filename: string; contentType: string; size: number }) {
       const { caller, settings: current } = await resolveCaller(ctx);
@@ -123,20 +134,32 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
       }
       const target = stores.forUpload(current, limits);
       const path = newFilePath(project.id, input.filename);
+      // A presigned S3 URL cannot be revoked: it writes to a staging key of its own, which confirm
+      // copies to the path, so it never reaches a confirmed file. Recorded before the URL exists,
+      // so the cleanup job removes what it writes whatever becomes of the upload.
+      const uploadKey = target.store.backend === 's3' ? newStagingKey(project.id) : path;
       const now = new Date();
       const presigned = await target.store.presignPut({
-        key: path,
+        key: uploadKey,
         contentType: input.contentType,
         size: input.size,
         expiresInSeconds: UPLOAD_URL_TTL_SECONDS,
         now,
       });
+      const where = { provider: target.provider, backend: target.store.backend, location: target.location };
+      if (uploadKey !== path) {
+        await staging.insert({
+          projectId: project.id,
+          ...where,
+          key: uploadKey,
+          expiresAt: presigned.expiresAt,
+        });
+      }
       await files.insert({
         projectId: project.id,
         path,
-        provider: target.provider,
-        backend: target.store.backend,
-        location: target.location,
+        ...where,
+        uploadKey,
         filename: input.filename,
         contentType: input.contentType,
         declaredSize: input.size,
@@ -176,6 +199,9 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
 
       let size: number;
       try {
+        // From the staging key to the path; when the staging object is gone, a confirm that died
+        // after copying may have left the file at its path already.
+        if (record.uploadKey !== record.path) await store.copy(record.uploadKey, record.path);
         const info = await store.head(record.path);
         if (!info) throw notReady('Upload not ready: the file has not arrived in storage yet; retry shortly');
         if (Math.abs(info.size - input.size) > SIZE_TOLERANCE_BYTES) {
@@ -202,6 +228,7 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
       if (!(await projectsRepo.tryChargeStorage(project.id, size, limits.storageBytes))) {
         // Lost the race for the last bytes (or the quota shrank): the upload is refused for good.
         await store.delete(record.path);
+        await discardStaging(store, record);
         await files.remove(record.id);
         throw quotaExceeded(
           `Storage quota exceeded: the file needs ${mb(size)} and the project's ` +
@@ -216,10 +243,14 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
         confirmedAt: new Date(),
       });
       if (!done) {
-        // Deleted while being confirmed: the delete found nothing charged, so give it back here.
+        // Deleted while being confirmed: the delete found nothing charged, so give it back here,
+        // and remove the copy this confirm may have made after the delete removed the file.
         await projectsRepo.releaseStorage(project.id, size);
+        if (record.uploadKey !== record.path) await store.delete(record.path);
+        await discardStaging(store, record);
         throw notFound('File not found', 'FILE_NOT_FOUND');
       }
+      await discardStaging(store, record);
       return resultOf(done);
     },
 
@@ -227,7 +258,9 @@ export function uploadsService({ files, settings, projectsRepo, projects, stores
       const { caller, settings: current } = await resolveCaller(ctx);
       const record = await findRecord(caller, path, 'path');
       await files.markDeleting(record.id, new Date());
-      await stores.forRecord(record, current)?.delete(record.path);
+      const store = stores.forRecord(record, current);
+      await store?.delete(record.path);
+      if (store) await discardStaging(store, record);
       const removed = await files.remove(record.id);
       if (!removed) throw notFound('File not found or already deleted', 'FILE_NOT_FOUND');
       if (removed.chargedBytes > 0)
