@@ -18,6 +18,7 @@ import { projectIndexes } from '../db/project-indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { documentsRepo } from '../db/documents.js';
+import { apiRateLimits } from './rate-limits.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -61,6 +62,11 @@ export function createServices(deps: Deps) {
       findProject: (projectId) => repos.projects.findById(projectId),
     }),
     health: healthService(deps),
+    rateLimits: apiRateLimits(
+      deps.cache,
+      deps.config.rateLimitIpPerMinute,
+      async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
+    ),
     accounts: accountsService(repos.developers, deps.cache),
     projects,
     members: membersService(repos.projects, repos.developers),
