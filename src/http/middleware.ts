@@ -46,7 +46,15 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
       const err = caught instanceof ApiError ? caught : (translate(caught) ?? caught);
       if (err instanceof ApiError) {
         // The cause of a client error (a database refusal) is logged, never sent.
-        if (err.cause) (ctx.state.log as Logger).info({ err: err.cause, code: err.code }, 'request refused');
+        // A 503 (a dependency down) is the operator's concern: a warning.
+        if (err.cause) {
+          const log = ctx.state.log as Logger;
+          (err.status >= 500 ? log.warn : log.info).call(
+            log,
+            { err: err.cause, code: err.code },
+            'request refused',
+          );
+        }
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
         ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});
