@@ -101,7 +101,7 @@ for i = 1, n do
   local tat = base[i]
   if allowed == 1 then
     tat = nexts[i]
-    redis.call('SET', KEYS[i], string.format('%.3f:%.6f', tat, interval), 'PX', math.ceil(tat - now))
+    redis.call('SET', KEYS[i], string.format('%.17g:%.17g', tat, interval), 'PX', math.max(math.ceil(tat - now), 1))
   end
   local used = tat - now
   out[#out + 1] = math.max(math.floor((period - used) / interval + eps), 0)

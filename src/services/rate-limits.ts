@@ -92,6 +92,9 @@ export function apiRateLimits(
       const buckets: (RateBucket & { scope: RateScope })[] = [];
       if (project) {
         const limit = await requestsPerMinute(project);
+        // An override of 0 (or less) stops the project's API traffic altogether.
+        if (!(limit > 0))
+          return toCheck(false, 'project', 0, { remaining: 0, resetMs: PERIOD_MS, retryAfterMs: PERIOD_MS });
         buckets.push({ scope: 'project', key: `rl:p:${project.id}`, limit, periodMs: PERIOD_MS });
       }
       if (ipPerMinute > 0 && keyKind !== 'secret') {

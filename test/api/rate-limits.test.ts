@@ -99,6 +99,27 @@ describe('rate limits of the public API', () => {
     });
   });
 
+  describe('extreme overrides', () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp('public', 'rate_limits_extreme');
+    });
+    after(() => app.close());
+
+    it('lets a practically unlimited project through and stops a project set to 0', async () => {
+      const open = await projectWithPosts(app);
+      await limitProject(app, open.project.id, 1e9);
+      const client = app.client.with({ 'x-api-key': open.secretKey });
+      const responses = await Promise.all(Array.from({ length: 5 }, () => client.get('/api/data/posts')));
+      expect(responses.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
+      const stopped = await projectWithPosts(app);
+      await limitProject(app, stopped.project.id, 0);
+      const refused = await app.client.with({ 'x-api-key': stopped.secretKey }).get('/api/data/posts');
+      expect(refused.status).to.equal(429);
+      expect(refused.headers.get('retry-after')).to.equal('60');
+    });
+  });
+
   describe('operator override', () => {
     let apps: Awaited<ReturnType<typeof startTestApps>>;
     let operatorCookie: string;
