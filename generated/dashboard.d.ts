@@ -1131,10 +1131,14 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limit reached; `Retry-After` says when to try again. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project and plan, per client IP) also carries the `RateLimit-*` headers. */
         TooManyRequests: {
             headers: {
-                "Retry-After"?: number;
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1167,6 +1171,16 @@ export interface components {
     headers: {
         /** @description Identifier of this request; also in the logs and in 500 bodies. */
         RequestId: string;
+        /** @description Requests per minute allowed by the limit this answer reports (the project's, or the client IP's when that one is closer to running out). Sent on every answer of an operation that takes an API key. */
+        RateLimitLimit: number;
+        /** @description Requests that can still be made now under that limit. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the full limit is available again (the bucket refills continuously). */
+        RateLimitReset: number;
+        /** @description The limit and its window in seconds, `<limit>;w=60`. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before the next request can succeed. */
+        RetryAfter: number;
     };
     pathItems: never;
 }

@@ -14,6 +14,8 @@ import { securityResolvers } from './http/security.js';
 import type { AnyHandler } from './http/types.js';
 import { repoPath } from './lib/paths.js';
 import { usersBlocked } from './services/data/access.js';
+import { rateLimitGates } from './http/rate-limit.js';
+import { databaseUnavailable } from './db/errors.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
@@ -46,6 +48,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     handlers,
     security: securityResolvers(services, deps.config.dashboardOrigins),
     log,
+    gate: role === 'public' ? rateLimitGates(services.rateLimits) : undefined,
   });
   const docs = docsRouter(
     spec as unknown as Record<string, unknown>,
@@ -58,7 +61,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
   app.use(requestContext(log));
-  app.use(errorHandler());
+  app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   if (role === 'public') app.use(blockUsersPaths);

@@ -39,6 +39,13 @@ export interface Config {
   readonly internalApiSecret: string;
   readonly bodyLimitBytes: number;
   readonly queryTimeoutMs: number;
+  /** How long a request waits for MongoDB or Redis to be reachable before it fails with 503. */
+  readonly connectTimeoutMs: number;
+  /**
+   * Public API requests per minute of one client IP (0 = off). Secret-key requests count only
+   * against their project's plan limit: server-side code often calls from one address.
+   */
+  readonly rateLimitIpPerMinute: number;
   readonly allowPrivateHosts: boolean;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
@@ -205,6 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
     internalApiSecret: r.string('INTERNAL_API_SECRET'),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
+    connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
+    rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),

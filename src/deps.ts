@@ -18,8 +18,10 @@ export interface Deps {
 const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string }).version;
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
-  const db = await connectDatabase(config.mongodbUri, config.platformDb);
-  const cache = await createCache(config.redisUrl, config.platformDb).catch(async (err) => {
+  const db = await connectDatabase(config.mongodbUri, config.platformDb, config.connectTimeoutMs);
+  const cache = await createCache(config.redisUrl, config.platformDb, {
+    timeoutMs: config.connectTimeoutMs,
+  }).catch(async (err) => {
     await db.close();
     throw err;
   });

@@ -15,10 +15,13 @@ const PASSWORD = 'correct horse battery';
 
 const app = await startTestApp('public', 'bench_auth', {
   USER_AUTH_SIGNUPS_PER_HOUR: '1000000000',
+  RATE_LIMIT_IP_PER_MINUTE: '0',
   LOG_LEVEL: 'silent',
 });
 try {
   const fixture = await createProjectFixture(app.services, 'Bench');
+  // No request limit should shape the numbers.
+  await app.services.repos.projects.setLimits(fixture.project.id, { requestsPerMinute: 1e9 });
   await app.services.collections.create(contextFor({ developer: fixture.developer }), fixture.project.id, {
     name: 'users',
     mode: 'schema',

@@ -1,7 +1,20 @@
 // The shared cache: Redis when REDIS_URL is set (shared by every process), otherwise an
 // in-process map (one instance only; the health check reports `kind: memory`). Used for rate
-// limits, counters and short-lived entries, never as the system of record.
-import { createClient } from 'redis';
+// limits, counters and short-lived entries, never as the system of record. When Redis cannot be
+// reached, every method fails at once (no offline queue) or after the command timeout with the
+// 503 `Unavailable: cache`, and the client keeps reconnecting in the background.
+import { createClient, ErrorReply } from 'redis';
+import { dependencyUnavailable } from '../http/errors.js';
+import {
+  memoryRateLimiter,
+  parseScriptReply,
+  RATE_LIMIT_SCRIPT,
+  scriptArguments,
+  type RateBucket,
+  type RateDecision,
+} from './rate-limit.js';
+
+export type { RateBucket, RateDecision, RateState } from './rate-limit.js';
 
 export interface Cache {
   readonly kind: 'redis' | 'memory';
@@ -13,30 +26,61 @@ export interface Cache {
   incr(key: string, ttlSeconds: number): Promise<number>;
   /** Gives one count of a live counter back (its expiry unchanged); a counter at zero or gone is removed. */
   decr(key: string): Promise<void>;
+  /** Charges one request to every bucket, or to none when one is empty (see rate-limit.ts). */
+  consume(buckets: RateBucket[]): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
+export interface CacheOptions {
+  /** How long a Redis connection attempt or command may take before it fails (503). */
+  timeoutMs?: number;
+}
+
 /** Keys are namespaced by `prefix` (the platform database name), so installations sharing a Redis never collide. */
-export async function createCache(redisUrl: string | undefined, prefix: string): Promise<Cache> {
-  const cache = redisUrl ? await createRedisCache(redisUrl) : createMemoryCache();
+export async function createCache(
+  redisUrl: string | undefined,
+  prefix: string,
+  options: CacheOptions = {},
+): Promise<Cache> {
+  const cache = redisUrl ? await createRedisCache(redisUrl, options.timeoutMs ?? 5000) : createMemoryCache();
   const k = (key: string) => `${prefix}:${key}`;
+  const run = <T>(work: () => Promise<T>) => work().catch(unavailable);
   return {
     ...cache,
-    get: (key) => cache.get(k(key)),
-    set: (key, value, ttl) => cache.set(k(key), value, ttl),
-    del: (key) => cache.del(k(key)),
-    incr: (key, ttl) => cache.incr(k(key), ttl),
-    decr: (key) => cache.decr(k(key)),
+    ping: () => run(() => cache.ping()),
+    get: (key) => run(() => cache.get(k(key))),
+    set: (key, value, ttl) => run(() => cache.set(k(key), value, ttl)),
+    del: (key) => run(() => cache.del(k(key))),
+    incr: (key, ttl) => run(() => cache.incr(k(key), ttl)),
+    decr: (key) => run(() => cache.decr(k(key))),
+    consume: (buckets) => run(() => cache.consume(buckets.map((b) => ({ ...b, key: k(b.key) })))),
   };
 }
 
-async function createRedisCache(url: string): Promise<Cache> {
+/**
+ * The one translation of Redis failures: anything but an error reply of the server (a refused
+ * command, a bug of ours) means the cache cannot be reached: closed or reconnecting client,
+ * refused connection, command timeout.
+ */
+function unavailable(err: unknown): never {
+  if (err instanceof ErrorReply) throw err;
+  throw dependencyUnavailable('cache', err);
+}
+
+async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> {
   const client = createClient({
     url,
-    socket: { connectTimeout: 5000, reconnectStrategy: (retries) => Math.min(retries * 100, 2000) },
-    // Commands fail at once while disconnected instead of queueing until the server is back.
+    socket: {
+      connectTimeout: timeoutMs,
+      reconnectStrategy: (retries) => Math.min(retries * 100, 2000),
+    },
+    // Commands fail at once while disconnected instead of queueing until the server is back, and
+    // a command on a connection that stopped answering (no reset, a dropped network) fails after
+    // the timeout instead of waiting for TCP to give up.
     disableOfflineQueue: true,
+    commandOptions: { timeout: timeoutMs },
   });
+  let scriptSha: string | undefined;
   client.on('error', () => {
     // Connection errors surface through the failing command and the health check; the client
     // reconnects by itself.
@@ -63,6 +107,24 @@ async function createRedisCache(url: string): Promise<Cache> {
       // one at -1 without expiry, so a result at or below zero removes the key.
       if ((await client.decr(key)) <= 0) await client.del(key);
     },
+    async consume(buckets) {
+      const options = { keys: buckets.map((b) => b.key), arguments: scriptArguments(buckets) };
+      let reply: unknown;
+      try {
+        // EVALSHA sends the script's digest only; the script itself goes once per server start.
+        reply = scriptSha ? await client.evalSha(scriptSha, options) : undefined;
+      } catch (err) {
+        if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
+      }
+      if (reply === undefined) {
+        scriptSha ??= await client.scriptLoad(RATE_LIMIT_SCRIPT);
+        reply = await client.evalSha(scriptSha, options).catch(async (err: unknown) => {
+          if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
+          return client.eval(RATE_LIMIT_SCRIPT, options);
+        });
+      }
+      return parseScriptReply(reply as number[], buckets.length);
+    },
     async close() {
       await client.close();
     },
@@ -84,6 +146,7 @@ function createMemoryCache(): Cache {
     for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key);
   }, 60_000);
   sweep.unref();
+  const limiter = memoryRateLimiter();
   return {
     kind: 'memory',
     async ping() {},
@@ -109,8 +172,12 @@ function createMemoryCache(): Cache {
       if (value > 0) entry.value = String(value);
       else entries.delete(key);
     },
+    async consume(buckets) {
+      return limiter.consume(buckets);
+    },
     async close() {
       clearInterval(sweep);
+      limiter.close();
       entries.clear();
     },
   };

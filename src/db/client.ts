@@ -12,11 +12,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function connectDatabase(uri: string, platformDb: string): Promise<Database> {
+/**
+ * `timeoutMs` bounds how long an operation waits for a reachable server (server selection) and a
+ * new connection: with the database down, a request fails after about that long with the 503
+ * `Unavailable: database` (src/db/errors.ts), and the driver reconnects by itself once it is back.
+ */
+export async function connectDatabase(uri: string, platformDb: string, timeoutMs = 5000): Promise<Database> {
   const client = new MongoClient(uri, {
     appName: 'baas',
-    serverSelectionTimeoutMS: 5000,
-    connectTimeoutMS: 5000,
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
     maxPoolSize: 50,
   });
   await client.connect();

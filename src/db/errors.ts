@@ -1,5 +1,11 @@
 // Translation of driver errors the services care about.
-import { MongoServerError } from 'mongodb';
+import {
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+import { dependencyUnavailable, type ApiError } from '../http/errors.js';
 
 export const isDuplicateKey = (err: unknown): err is MongoServerError =>
   err instanceof MongoServerError && err.code === 11000;
@@ -14,4 +20,24 @@ export function duplicateKeyField(err: MongoServerError): string | undefined {
   const index = /index: (\S+)/.exec(err.message)?.[1];
   if (index?.startsWith('u_')) return index.slice(2);
   return index?.replace(/_-?1$/, '');
+}
+
+/**
+ * The one translation of "the database cannot be reached" into the 503 `Unavailable: database`,
+ * applied by the error middleware to whatever a request throws. The driver reports it as:
+ * - MongoServerSelectionError: no server answered within serverSelectionTimeoutMS (stopped,
+ *   refusing connections, unreachable);
+ * - MongoNetworkError and its subclasses (timeouts, a cleared pool): a connection broke mid-operation
+ *   (already retried once by retryable reads and writes);
+ * - MongoTopologyClosedError: the client was closed (shutdown).
+ */
+export function databaseUnavailable(err: unknown): ApiError | undefined {
+  if (
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoNetworkError ||
+    err instanceof MongoTopologyClosedError
+  ) {
+    return dependencyUnavailable('database', err);
+  }
+  return undefined;
 }

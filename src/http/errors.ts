@@ -34,3 +34,10 @@ export const quotaExceeded = (message: string) => new ApiError(403, 'QUOTA_EXCEE
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests') =>
   new ApiError(429, 'RATE_LIMITED', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
 export const serviceUnavailable = (message: string) => new ApiError(503, 'SERVICE_UNAVAILABLE', message);
+
+/**
+ * A dependency (MongoDB, Redis) cannot be reached: a 503 naming it, the driver's error kept as
+ * the cause for the log (it can name hosts). Raised by src/db and src/cache, nowhere else.
+ */
+export const dependencyUnavailable = (dependency: 'database' | 'cache', cause?: unknown) =>
+  Object.assign(new ApiError(503, 'DEPENDENCY_UNAVAILABLE', `Unavailable: ${dependency}`), { cause });

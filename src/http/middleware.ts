@@ -33,15 +33,28 @@ function errorBody(status: number, code: string, message: string, extra: Record<
   return { success: false, data: null, message, code, ...extra };
 }
 
-/** First in the chain: every error becomes the JSON error envelope. */
-export function errorHandler() {
+/**
+ * First in the chain: every error becomes the JSON error envelope. `translate` turns errors of
+ * the layers below that cannot throw ApiErrors themselves (a database that cannot be reached,
+ * src/db/errors.ts) into one.
+ */
+export function errorHandler(translate: (err: unknown) => ApiError | undefined = () => undefined) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof ApiError ? caught : (translate(caught) ?? caught);
       if (err instanceof ApiError) {
         // The cause of a client error (a database refusal) is logged, never sent.
-        if (err.cause) (ctx.state.log as Logger).info({ err: err.cause, code: err.code }, 'request refused');
+        // A 503 (a dependency down) is the operator's concern: a warning.
+        if (err.cause) {
+          const log = ctx.state.log as Logger;
+          (err.status >= 500 ? log.warn : log.info).call(
+            log,
+            { err: err.cause, code: err.code },
+            'request refused',
+          );
+        }
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
         ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});

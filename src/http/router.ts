@@ -10,6 +10,7 @@ import { unauthorized } from './errors.js';
 import { toValidationError } from './validation.js';
 import { respond } from './respond.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
+import type { SecurityGate } from './rate-limit.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -67,9 +68,11 @@ export interface RouterOptions {
   handlers: Record<string, AnyHandler>;
   security: Record<string, SecurityResolver>;
   log: Logger;
+  /** Wraps the credential resolution of an operation (rate limits); chosen once per operation. */
+  gate?: (security: SecurityRequirement[]) => SecurityGate | undefined;
 }
 
-export function buildRouter({ spec, handlers, security, log }: RouterOptions): Router {
+export function buildRouter({ spec, handlers, security, log, gate }: RouterOptions): Router {
   const { missingHandlers, unknownHandlers } = handlerParity(spec, handlers);
   if (missingHandlers.length || unknownHandlers.length) {
     throw new Error(
@@ -83,6 +86,7 @@ export function buildRouter({ spec, handlers, security, log }: RouterOptions): R
     const handler = handlers[entry.operationId]!;
     const operation = api.getOperation(entry.operationId)!;
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
+    const guard = gate?.(entry.security);
     for (const requirement of entry.security) {
       for (const scheme of Object.keys(requirement)) {
         if (!security[scheme])
@@ -97,7 +101,8 @@ export function buildRouter({ spec, handlers, security, log }: RouterOptions): R
         cookies: ctx.cookies,
         ip: ctx.ip,
       };
-      const principal = await resolveSecurity(entry.security, security, input);
+      const resolve = () => resolveSecurity(entry.security, security, input);
+      const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = api.validateRequest(
         {
           method: ctx.method,

@@ -24,6 +24,7 @@ import { authTokensRepo } from '../db/auth-tokens.js';
 import { endUsersService } from './end-users/index.js';
 import { chargedUsers } from './user-auth/usage.js';
 import { tokenRevocations } from './end-users/revocations.js';
+import { apiRateLimits } from './rate-limits.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -76,6 +77,11 @@ export function createServices(deps: Deps) {
       quota,
     }),
     health: healthService(deps),
+    rateLimits: apiRateLimits(
+      deps.cache,
+      deps.config.rateLimitIpPerMinute,
+      async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
+    ),
     accounts: accountsService(repos.developers, deps.cache),
     projects,
     members: membersService(repos.projects, repos.developers),
