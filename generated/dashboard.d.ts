@@ -398,6 +398,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project's mail settings and this month's usage (members)
+         * @description The project's own SMTP server (without its password: `hasPassword: true`) or null, what the plan allows, and the messages sent this calendar month (UTC) against the monthly limit.
+         */
+        get: operations["getMailSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/smtp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send the project's mail through its own SMTP server (Pro, admins)
+         * @description Pro only (403 otherwise). The host must pass the restricted-host check (no loopback, private, link-local or metadata address, also behind DNS names; checked again at every connection, unless the operator set `ALLOW_PRIVATE_HOSTS`), and a real connection with these credentials must succeed, else 400 and nothing is stored. The password is stored encrypted and never returned.
+         */
+        put: operations["setMailSmtp"];
+        post?: never;
+        /**
+         * Go back to the platform's mail server (admins)
+         * @description The project's SMTP settings are deleted; its mail goes through the platform's server again.
+         */
+        delete: operations["removeMailSmtp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's mail templates (members)
+         * @description The system templates (every plan) first, then the custom ones by name.
+         */
+        get: operations["listMailTemplates"];
+        put?: never;
+        /**
+         * Create a custom mail template (Pro, admins)
+         * @description Custom templates are a Pro feature (403 on Free). The name is unique in the project and cannot be a system template's (409). Syntax: `{{name}}` (HTML-escaped in `html`), `{{{name}}}` (raw), dot paths; a missing variable renders empty.
+         */
+        post: operations["createMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates/{templateName}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with variables, without sending (members)
+         * @description The subject, text and html a send with these variables would carry.
+         */
+        post: operations["previewMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates/{templateName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One mail template (members)
+         * @description A system or custom template by name.
+         */
+        get: operations["getMailTemplate"];
+        /**
+         * Replace a custom template's content (Pro, admins)
+         * @description Subject, text and html are replaced. System templates cannot be changed (403).
+         */
+        put: operations["updateMailTemplate"];
+        post?: never;
+        /**
+         * Delete a custom template (admins)
+         * @description Allowed on every plan, so a project back on Free can clean up. System templates cannot be deleted (403).
+         */
+        delete: operations["deleteMailTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1154,6 +1310,208 @@ export interface components {
             /** @example rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk */
             refreshToken?: string;
         };
+        /** @description One message to one address. Either explicit content (`subject` plus `text` and/or `html`) or a template (`templateName` or `templateId`, not both) with `variables`; explicit `subject`, `text` and `html` override the template's. In templates `{{name}}` is replaced by the variable (HTML-escaped in `html`, as is in `text` and `subject`), `{{{name}}}` is never escaped, `a.b` reads nested values and a missing variable renders empty. When `variables` is given, explicit parts are rendered with them too. */
+        MailSendInput: {
+            /**
+             * Format: email
+             * @description One recipient address (not a list; send one request per recipient).
+             * @example ada@example.com
+             */
+            to: string;
+            /** @example Welcome aboard */
+            subject?: string;
+            /** @example Hello Ada, your account is ready. */
+            text?: string;
+            /** @example <p>Hello Ada, your account is ready.</p> */
+            html?: string;
+            /**
+             * @description A system template (`email-verification`, `password-reset`) or a custom one (Pro).
+             * @example email-verification
+             */
+            templateName?: string;
+            /**
+             * @description A template's `id` (a system template's id is its name).
+             * @example 65f1c2a4b7e8d90012345678
+             */
+            templateId?: string;
+            /**
+             * @description Values for the template's `{{...}}` tags.
+             * @example {
+             *       "code": "123456",
+             *       "appName": "Shop",
+             *       "validMinutes": 15
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: email
+             * @example support@example.com
+             */
+            replyTo?: string;
+        };
+        MailTemplateRef: {
+            id: string;
+            name: string;
+            system: boolean;
+        };
+        MailSentEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description Identifier of this send. */
+                id: string;
+                /** @description The `Message-ID` of the mail. */
+                messageId: string;
+                /** @description The template used, or null. */
+                template: {
+                    id: string;
+                    name: string;
+                    system: boolean;
+                } | null;
+                /** @description Messages this project sent this calendar month (UTC), this one included. */
+                monthlyUsage: number;
+                /** @description The plan's messages per month. */
+                monthlyLimit: number;
+            };
+            message: string;
+        };
+        /**
+         * @description Lower-case letters, digits, `_` and `-`, at most 64 characters.
+         * @example welcome
+         */
+        MailTemplateName: string;
+        MailTemplate: {
+            /** @description An object id; for a system template, its name. */
+            id: string;
+            name: string;
+            /** @description System templates exist on every plan and cannot be changed. */
+            system: boolean;
+            description: string | null;
+            subject: string;
+            text: string | null;
+            html: string | null;
+            /** Format: date-time */
+            createdAt: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        /** @description At least one of `text` and `html`. */
+        MailTemplateContent: {
+            /** @example Welcome, {{name}} */
+            subject: string;
+            /** @example Hello {{name}}! */
+            text?: string | null;
+            /** @example <p>Hello {{name}}!</p> */
+            html?: string | null;
+        };
+        /** @description At least one of `text` and `html`. */
+        MailTemplateInput: {
+            name: components["schemas"]["MailTemplateName"];
+            /** @example Welcome, {{name}} */
+            subject: string;
+            /** @example Hello {{name}}! */
+            text?: string | null;
+            /** @example <p>Hello {{name}}!</p> */
+            html?: string | null;
+        };
+        MailTemplateEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                template: components["schemas"]["MailTemplate"];
+            };
+            message: string;
+        };
+        MailTemplatesEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                templates: components["schemas"]["MailTemplate"][];
+                /** @description Whether the plan includes custom templates. */
+                customTemplatesAllowed: boolean;
+            };
+            message: string;
+        };
+        MailPreviewInput: {
+            /**
+             * @example {
+             *       "name": "Ada"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        MailPreviewEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                template: components["schemas"]["MailTemplateRef"];
+                subject: string;
+                text: string | null;
+                html: string | null;
+            };
+            message: string;
+        };
+        MailSmtpInput: {
+            /**
+             * @description Host name or address of the SMTP server (no scheme).
+             * @example smtp.example.com
+             */
+            host: string;
+            /** @example 587 */
+            port: number;
+            /** @description TLS from the start (port 465); otherwise STARTTLS when offered. Default true on port 465. */
+            secure?: boolean;
+            /** @example apikey */
+            username: string;
+            /** @example s3cret-smtp-password */
+            password: string;
+            /**
+             * @description Sender of the project's mail, an address or `Name <address>`.
+             * @example Shop <no-reply@shop.example.com>
+             */
+            from: string;
+        };
+        MailSettingsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description The project's own SMTP server, or null (the platform's mail server). */
+                smtp: {
+                    host: string;
+                    port: number;
+                    secure: boolean;
+                    username: string;
+                    from: string;
+                    /**
+                     * @description The password is stored encrypted and never returned.
+                     * @enum {boolean}
+                     */
+                    hasPassword: true;
+                    /** Format: date-time */
+                    verifiedAt: string;
+                } | null;
+                ownSmtpAllowed: boolean;
+                customTemplatesAllowed: boolean;
+                /**
+                 * @description How the platform delivers mail without a project server (`outbox` without `SMTP_URL`).
+                 * @enum {string}
+                 */
+                delivery: "smtp" | "outbox";
+                usage: {
+                    /** @example 2026-11 */
+                    month: string;
+                    used: number;
+                    limit: number;
+                    /** Format: date-time */
+                    resetsAt: string;
+                };
+            };
+            message: string;
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -1237,6 +1595,11 @@ export interface components {
          * @example 65f1c2a4b7e8d90012345678
          */
         ProjectId: string;
+        /**
+         * @description A template's name (system or custom).
+         * @example welcome
+         */
+        MailTemplateName: string;
     };
     requestBodies: never;
     headers: {
@@ -2295,6 +2658,317 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setMailSmtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailSmtpInput"];
+            };
+        };
+        responses: {
+            /** @description Saved and verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMailSmtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMailTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplatesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailPreviewInput"];
+            };
+        };
+        responses: {
+            /** @description The rendered parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailPreviewEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTemplateContent"];
+            };
+        };
+        responses: {
+            /** @description The template after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -13,6 +13,7 @@ import { userAuthHandlers } from './user-auth.js';
 import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
 import { storageSettingsHandlers } from './storage-settings.js';
+import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -21,6 +22,7 @@ export function publicHandlers(services: Services) {
     ...userAuthHandlers(services),
     ...storageHandlers(services),
     ...dataHandlers(services),
+    ...mailSendHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -31,5 +33,6 @@ export function dashboardHandlers(services: Services) {
     ...projectHandlers(services),
     ...collectionHandlers(services),
     ...storageSettingsHandlers(services),
+    ...mailDashboardHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

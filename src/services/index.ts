@@ -18,6 +18,7 @@ import { projectIndexes } from '../db/project-indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { documentsRepo } from '../db/documents.js';
+import { mailServices } from './mail/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -76,6 +77,7 @@ export function createServices(deps: Deps) {
     }),
     tokens,
     storage,
+    mailApi: mailServices(deps.config, platform, mail, projects),
   };
 }
 

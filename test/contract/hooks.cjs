@@ -513,3 +513,51 @@ hooks.before(
   useData(dataName('/{id}', 'Move a document to the trash'), 'doomed');
   useData(dataName('/{id}/restore', 'Restore a document from the trash'), 'trashed');
 }
+
+// Mail: sending on the public API with the fixture project's secret key (explicit content; the
+// spec's example names both template forms, a 400), and on the dashboard the settings, the
+// project's own SMTP server (the stack's SMTP sink, reachable because the contract apps run with
+// ALLOW_PRIVATE_HOSTS; it offers no AUTH, so the login step is skipped) and the custom template
+// `welcome` of the spec's examples (the fixture admin is on Pro), created, previewed, read,
+// replaced and deleted in the spec's order.
+{
+  hooks.before('/api/mail/send > Send one mail > 200 > application/json', (transaction, done) => {
+    transaction.request.headers['x-api-key'] = state.secretKey;
+    transaction.request.body = JSON.stringify({
+      to: 'contract-mail@example.com',
+      subject: 'Contract',
+      text: 'Hello from the contract run',
+    });
+    done();
+  });
+  const mailName = (path, summary, status = 200) =>
+    `/api/projects/{projectId}/mail${path} > ${summary} > ${status} > application/json`;
+  const project = { cookie: admin, path: { [PROJECT]: () => state.projectId } };
+  use(mailName('', "A project's mail settings and this month's usage (members)"), project);
+  use(mailName('/smtp', "Send the project's mail through its own SMTP server (Pro, admins)"), {
+    ...project,
+    body: () => {
+      const sink = new URL(process.env.SMTP_URL);
+      return {
+        host: sink.hostname,
+        port: Number(sink.port),
+        username: 'contract',
+        password: 'unused',
+        from: 'contract@example.com',
+      };
+    },
+  });
+  use(mailName('/smtp', "Go back to the platform's mail server (admins)"), project);
+  use(mailName('/templates', "The project's mail templates (members)"), project);
+  use(mailName('/templates', 'Create a custom mail template (Pro, admins)', 201), project);
+  use(
+    mailName(
+      '/templates/{templateName}/preview',
+      'Render a template with variables, without sending (members)',
+    ),
+    project,
+  );
+  use(mailName('/templates/{templateName}', 'One mail template (members)'), project);
+  use(mailName('/templates/{templateName}', "Replace a custom template's content (Pro, admins)"), project);
+  use(mailName('/templates/{templateName}', 'Delete a custom template (admins)'), project);
+}
