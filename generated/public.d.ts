@@ -1602,6 +1602,128 @@ export interface components {
             };
             message: string;
         };
+        /**
+         * @example document.created
+         * @enum {string}
+         */
+        WebhookEvent: "document.created" | "document.updated" | "document.deleted" | "document.restored" | "user.created";
+        Webhook: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Collections whose events are sent; empty for every collection. */
+            collections: string[];
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookInput: {
+            /**
+             * @description Target of the POSTs: `https://` (plain `http://` only when the operator allows it), no credentials, not a restricted host (checked again at every delivery).
+             * @example https://hooks.example.com/baas
+             */
+            url: string;
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Only events of these collections (`users` for `user.created`); empty or left out for all. */
+            collections?: string[];
+            /** @example Search indexer */
+            description?: string | null;
+            /** @description Default true. */
+            enabled?: boolean;
+        };
+        WebhookUpdate: {
+            /** @example https://hooks.example.com/baas-v2 */
+            url?: string;
+            events?: components["schemas"]["WebhookEvent"][];
+            collections?: string[];
+            description?: string | null;
+            /** @example false */
+            enabled?: boolean;
+        };
+        WebhookEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+            };
+            message: string;
+        };
+        WebhookSecretEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+                /** @description The signing secret, shown only here. Its base64 part after `whsec_` is the HMAC-SHA256 key (Standard Webhooks). */
+                secret: string;
+            };
+            message: string;
+        };
+        WebhooksEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhooks: components["schemas"]["Webhook"][];
+            };
+            message: string;
+        };
+        WebhookAttempt: {
+            number: number;
+            /** Format: date-time */
+            at: string;
+            /** @description HTTP status; null when no answer came. */
+            status: number | null;
+            durationMs: number;
+            /** @description The first 1 KiB of the response body. */
+            response: string | null;
+            /** @description Why the attempt failed (`HTTP 500`, a network error, a timeout, a restricted target). */
+            error: string | null;
+        };
+        WebhookDelivery: {
+            id: string;
+            webhookId: string;
+            /** @description The `webhook-id` header */
+            messageId: string;
+            /** @description An event name */
+            event: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The JSON body sent. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDeliveryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                delivery: components["schemas"]["WebhookDelivery"];
+            };
+            message: string;
+        };
+        WebhookDeliveriesEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                deliveries: components["schemas"]["WebhookDelivery"][];
+                pagination: {
+                    page: number;
+                    limit: number;
+                    hasMore: boolean;
+                };
+            };
+            message: string;
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -1690,6 +1812,16 @@ export interface components {
          * @example welcome
          */
         MailTemplateName: string;
+        /**
+         * @description The webhook's id.
+         * @example 65f1c2a4b7e8d9001234567a
+         */
+        WebhookId: string;
+        /**
+         * @description The delivery's id.
+         * @example 65f1c2a4b7e8d9001234567b
+         */
+        DeliveryId: string;
     };
     requestBodies: never;
     headers: {

@@ -14,6 +14,7 @@ import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
 import { storageSettingsHandlers } from './storage-settings.js';
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
+import { webhookHandlers } from './webhooks.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -34,5 +35,6 @@ export function dashboardHandlers(services: Services) {
     ...collectionHandlers(services),
     ...storageSettingsHandlers(services),
     ...mailDashboardHandlers(services),
+    ...webhookHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

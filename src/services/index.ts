@@ -19,6 +19,7 @@ import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { documentsRepo } from '../db/documents.js';
 import { mailServices } from './mail/index.js';
+import { webhookServices } from './webhooks/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -78,6 +79,7 @@ export function createServices(deps: Deps) {
     tokens,
     storage,
     mailApi: mailServices(deps.config, platform, mail, projects),
+    webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects),
   };
 }
 
