@@ -1793,9 +1793,9 @@ export interface components {
         WebhookDelivery: {
             id: string;
             webhookId: string;
-            /** @description The `webhook-id` header */
+            /** @description The `webhook-id` header, the same on every attempt. */
             messageId: string;
-            /** @description An event name */
+            /** @description An event name, or `webhook.ping` for a test ping. */
             event: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";

@@ -561,3 +561,76 @@ hooks.before(
   use(mailName('/templates/{templateName}', "Replace a custom template's content (Pro, admins)"), project);
   use(mailName('/templates/{templateName}', 'Delete a custom template (admins)'), project);
 }
+
+// Webhooks (dashboard), in the fixture project, on the spec's example URL (saved, never called:
+// the contract run has no worker). The webhook created by the create example is read, changed,
+// rotated, pinged and its log listed; the delete example removes a webhook of its own. Skipped,
+// with the reason:
+// - redeliver (202): needs a finished delivery, which needs a worker and a reachable receiver;
+//   test/api/webhook-delivery.test.ts covers it.
+{
+  const WEBHOOK = '65f1c2a4b7e8d9001234567a';
+  const whName = (path, summary, status = 200) =>
+    `/api/projects/{projectId}/webhooks${path} > ${summary} > ${status} > application/json`;
+  const onWebhook = (id) => ({ cookie: admin, path: { [PROJECT]: () => state.projectId, [WEBHOOK]: id } });
+
+  use(whName('', "The project's webhooks (members)"), {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId },
+  });
+  use(whName('', 'Subscribe a URL to events (admins)', 201), {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId },
+  });
+  hooks.after(whName('', 'Subscribe a URL to events (admins)', 201), (transaction, done) => {
+    state.webhookId = JSON.parse(transaction.real.body).data.webhook.id;
+    done();
+  });
+  use(
+    whName('/{webhookId}', 'One webhook (members)'),
+    onWebhook(() => state.webhookId),
+  );
+  use(
+    whName('/{webhookId}', 'Change a webhook (admins)'),
+    onWebhook(() => state.webhookId),
+  );
+  hooks.before(
+    whName('/{webhookId}', 'Delete a webhook and its delivery log (admins)'),
+    (transaction, done) => {
+      const { call } = require('./fixtures.cjs');
+      call(state.dashboardUrl, 'POST', `/api/projects/${state.projectId}/webhooks`, {
+        body: { url: 'https://hooks.example.com/doomed', events: ['document.deleted'] },
+        cookie: state.admin.cookie,
+      }).then(({ json }) => {
+        for (const [example, actual] of [
+          [PROJECT, state.projectId],
+          [WEBHOOK, json.data.webhook.id],
+        ]) {
+          transaction.fullPath = transaction.fullPath.replace(example, actual);
+          transaction.request.uri = transaction.request.uri.replace(example, actual);
+        }
+        transaction.request.headers.Cookie = state.admin.cookie;
+        done();
+      }, done);
+    },
+  );
+  use(
+    whName('/{webhookId}/rotate-secret', "Replace a webhook's signing secret (admins)"),
+    onWebhook(() => state.webhookId),
+  );
+  use(
+    whName('/{webhookId}/test', 'Queue a test ping (admins)', 202),
+    onWebhook(() => state.webhookId),
+  );
+  use(
+    whName('/{webhookId}/deliveries', "A webhook's deliveries with every attempt (members)"),
+    onWebhook(() => state.webhookId),
+  );
+  hooks.before(
+    whName('/{webhookId}/deliveries/{deliveryId}/redeliver', 'Send a finished delivery again (admins)', 202),
+    (transaction, done) => {
+      transaction.skip = true;
+      done();
+    },
+  );
+}
