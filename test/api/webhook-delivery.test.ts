@@ -120,6 +120,24 @@ describe('webhooks: delivery', () => {
     expect(receiver.on('/bad')).to.have.length(1);
   });
 
+  it('retries after a timeout, and never follows a redirect', async () => {
+    receiver.script('/sleepy', ['hold']);
+    const sleepy = await subscribe('/sleepy');
+    receiver.script('/moved', [302]);
+    const moved = await subscribe('/moved');
+    await data.post('/api/data/posts', { title: 'slow and moved' });
+    const [timedOut] = await waitDeliveries(sleepy.id, 1);
+    expect(timedOut.status).to.equal('succeeded');
+    expect(timedOut.attempts.map((a: any) => [a.status, a.error])).to.deep.equal([
+      [null, `timed out after ${FAST_WEBHOOKS.WEBHOOK_TIMEOUT_MS} ms`],
+      [200, null],
+    ]);
+    const [redirected] = await waitDeliveries(moved.id, 1);
+    expect(redirected.status).to.equal('failed');
+    expect(redirected.attempts.map((a: any) => a.status)).to.deep.equal([302]);
+    expect(receiver.on('/moved/redirected')).to.have.length(0);
+  });
+
   it('sends user.created without the password or anything the end-user API hides', async () => {
     await createCollectionFixture(apps.public.services, fx.project.id, {
       name: 'users',
@@ -184,8 +202,9 @@ describe('webhooks: delivery', () => {
     const busy = await dash.post(`${hooks()}/${hook.id}/deliveries/${pending.id}/redeliver`);
     expect(busy.status).to.equal(409);
     expect(busy.body.code).to.equal('DELIVERY_PENDING');
-    receiver.release(200);
-    await waitDeliveries(hook.id, 1);
+    receiver.release('/slow', 200);
+    const [released] = await waitDeliveries(hook.id, 1);
+    expect(released.attempts.map((a: any) => a.status)).to.deep.equal([200]);
 
     const rotated = await dash.post(`${hooks()}/${hook.id}/rotate-secret`);
     const oldSecret = hook.secret;

@@ -24,7 +24,7 @@ export async function startReceiver() {
   const received: Received[] = [];
   const scripts = new Map<string, (number | 'hold')[]>();
   const secrets = new Map<string, string>();
-  const held: http.ServerResponse[] = [];
+  const held: { path: string; res: http.ServerResponse }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -62,12 +62,15 @@ export async function startReceiver() {
       received.push(entry);
       const next = scripts.get(path)?.shift() ?? 200;
       if (next === 'hold') {
-        held.push(res);
+        held.push({ path, res });
         return;
       }
       entry.answered = next;
       res.on('finish', () => (entry.completed = true));
-      res.writeHead(next, { 'content-type': 'text/plain' }).end(`answer ${next} ` + 'x'.repeat(2000));
+      const redirect = next >= 300 && next < 400 ? { location: `${path}/redirected` } : {};
+      res
+        .writeHead(next, { 'content-type': 'text/plain', ...redirect })
+        .end(`answer ${next} ` + 'x'.repeat(2000));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,13 +99,15 @@ export async function startReceiver() {
     },
     on: (path: string) => received.filter((r) => r.path === path),
     waitFor,
-    /** Answers the oldest held request (if its connection is still open). */
-    release(status = 200) {
-      const res = held.shift();
-      res?.writeHead(status).end('released');
+    /** Answers the oldest request held on `path` (if its connection is still open). */
+    release(path: string, status = 200) {
+      const index = held.findIndex((h) => h.path === path);
+      if (index < 0) return;
+      const [entry] = held.splice(index, 1);
+      entry!.res.writeHead(status).end('released');
     },
     async close() {
-      for (const res of held) res.destroy();
+      for (const { res } of held) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
