@@ -586,6 +586,360 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project's mail settings and this month's usage (members)
+         * @description The project's own SMTP server (without its password: `hasPassword: true`) or null, what the plan allows, and the messages sent this calendar month (UTC) against the monthly limit.
+         */
+        get: operations["getMailSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/smtp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send the project's mail through its own SMTP server (Pro, admins)
+         * @description Pro only (403 otherwise). The host must pass the restricted-host check (no loopback, private, link-local or metadata address, also behind DNS names; checked again at every connection, unless the operator set `ALLOW_PRIVATE_HOSTS`), and a real connection with these credentials must succeed, else 400 and nothing is stored. The password is stored encrypted and never returned.
+         */
+        put: operations["setMailSmtp"];
+        post?: never;
+        /**
+         * Go back to the platform's mail server (admins)
+         * @description The project's SMTP settings are deleted; its mail goes through the platform's server again.
+         */
+        delete: operations["removeMailSmtp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's mail templates (members)
+         * @description The system templates (every plan) first, then the custom ones by name.
+         */
+        get: operations["listMailTemplates"];
+        put?: never;
+        /**
+         * Create a custom mail template (Pro, admins)
+         * @description Custom templates are a Pro feature (403 on Free). The name is unique in the project and cannot be a system template's (409). Syntax: `{{name}}` (HTML-escaped in `html`), `{{{name}}}` (raw), dot paths; a missing variable renders empty.
+         */
+        post: operations["createMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates/{templateName}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with variables, without sending (members)
+         * @description The subject, text and html a send with these variables would carry.
+         */
+        post: operations["previewMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/mail/templates/{templateName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One mail template (members)
+         * @description A system or custom template by name.
+         */
+        get: operations["getMailTemplate"];
+        /**
+         * Replace a custom template's content (Pro, admins)
+         * @description Subject, text and html are replaced. System templates cannot be changed (403).
+         */
+        put: operations["updateMailTemplate"];
+        post?: never;
+        /**
+         * Delete a custom template (admins)
+         * @description Allowed on every plan, so a project back on Free can clean up. System templates cannot be deleted (403).
+         */
+        delete: operations["deleteMailTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's webhooks (members)
+         * @description Every webhook of the project, oldest first; secrets are never shown again.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events (admins)
+         * @description Events of the project (`document.created`, `document.updated`, `document.deleted`, `document.restored`, `user.created`), optionally of some collections only, are POSTed to `url`, signed per Standard Webhooks. The answer shows the signing secret once. The URL must be `https://` (plain http only when the operator allows it) and pass the restricted-host check (400). The plan limits webhooks per project (Free 2, Pro 25): 403 `PLAN_LIMIT` past it.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One webhook (members)
+         * @description The webhook's settings (not its secret).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook and its delivery log (admins)
+         * @description Queued deliveries are dropped; the webhook's slot of the plan limit is free again.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook (admins)
+         * @description Fields left out keep their values; `enabled: false` stops new deliveries (queued ones then fail with `webhook disabled`).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook's signing secret (admins)
+         * @description The new secret is shown once and signs every attempt from now on, retries of earlier events included.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a test ping (admins)
+         * @description Queues a signed `webhook.ping` event (`collection`, `documentId` and `document` null) for the worker, also for a disabled webhook; its attempts show in the delivery log like any other.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries with every attempt (members)
+         * @description Newest first, paged. Each attempt shows its status, duration, the first 1 KiB of the response and the error.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a finished delivery again (admins)
+         * @description Queues the same message (same `webhook-id`, so receivers can recognise it) with a fresh retry schedule; the earlier attempts stay in its log. 409 while the delivery is still pending.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1083,6 +1437,268 @@ export interface components {
             };
             message: string;
         };
+        MailTemplateRef: {
+            id: string;
+            name: string;
+            system: boolean;
+        };
+        /**
+         * @description Lower-case letters, digits, `_` and `-`, at most 64 characters.
+         * @example welcome
+         */
+        MailTemplateName: string;
+        MailTemplate: {
+            /** @description An object id; for a system template, its name. */
+            id: string;
+            name: string;
+            /** @description System templates exist on every plan and cannot be changed. */
+            system: boolean;
+            description: string | null;
+            subject: string;
+            text: string | null;
+            html: string | null;
+            /** Format: date-time */
+            createdAt: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        /** @description At least one of `text` and `html`. */
+        MailTemplateContent: {
+            /** @example Welcome, {{name}} */
+            subject: string;
+            /** @example Hello {{name}}! */
+            text?: string | null;
+            /** @example <p>Hello {{name}}!</p> */
+            html?: string | null;
+        };
+        /** @description At least one of `text` and `html`. */
+        MailTemplateInput: {
+            name: components["schemas"]["MailTemplateName"];
+            /** @example Welcome, {{name}} */
+            subject: string;
+            /** @example Hello {{name}}! */
+            text?: string | null;
+            /** @example <p>Hello {{name}}!</p> */
+            html?: string | null;
+        };
+        MailTemplateEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                template: components["schemas"]["MailTemplate"];
+            };
+            message: string;
+        };
+        MailTemplatesEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                templates: components["schemas"]["MailTemplate"][];
+                /** @description Whether the plan includes custom templates. */
+                customTemplatesAllowed: boolean;
+            };
+            message: string;
+        };
+        MailPreviewInput: {
+            /**
+             * @example {
+             *       "name": "Ada"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        MailPreviewEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                template: components["schemas"]["MailTemplateRef"];
+                subject: string;
+                text: string | null;
+                html: string | null;
+            };
+            message: string;
+        };
+        MailSmtpInput: {
+            /**
+             * @description Host name or address of the SMTP server (no scheme).
+             * @example smtp.example.com
+             */
+            host: string;
+            /** @example 587 */
+            port: number;
+            /** @description TLS from the start (port 465); otherwise STARTTLS when offered. Default true on port 465. */
+            secure?: boolean;
+            /** @example apikey */
+            username: string;
+            /** @example s3cret-smtp-password */
+            password: string;
+            /**
+             * @description Sender of the project's mail, an address or `Name <address>`.
+             * @example Shop <no-reply@shop.example.com>
+             */
+            from: string;
+        };
+        MailSettingsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description The project's own SMTP server, or null (the platform's mail server). */
+                smtp: {
+                    host: string;
+                    port: number;
+                    secure: boolean;
+                    username: string;
+                    from: string;
+                    /**
+                     * @description The password is stored encrypted and never returned.
+                     * @enum {boolean}
+                     */
+                    hasPassword: true;
+                    /** Format: date-time */
+                    verifiedAt: string;
+                } | null;
+                ownSmtpAllowed: boolean;
+                customTemplatesAllowed: boolean;
+                /**
+                 * @description How the platform delivers mail without a project server (`outbox` without `SMTP_URL`).
+                 * @enum {string}
+                 */
+                delivery: "smtp" | "outbox";
+                usage: {
+                    /** @example 2026-11 */
+                    month: string;
+                    used: number;
+                    limit: number;
+                    /** Format: date-time */
+                    resetsAt: string;
+                };
+            };
+            message: string;
+        };
+        /**
+         * @example document.created
+         * @enum {string}
+         */
+        WebhookEvent: "document.created" | "document.updated" | "document.deleted" | "document.restored" | "user.created";
+        Webhook: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Collections whose events are sent; empty for every collection. */
+            collections: string[];
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookInput: {
+            /**
+             * @description Target of the POSTs: `https://` (plain `http://` only when the operator allows it), no credentials, not a restricted host (checked again at every delivery).
+             * @example https://hooks.example.com/baas
+             */
+            url: string;
+            events: components["schemas"]["WebhookEvent"][];
+            /** @description Only events of these collections (`users` for `user.created`); empty or left out for all. */
+            collections?: string[];
+            /** @example Search indexer */
+            description?: string | null;
+            /** @description Default true. */
+            enabled?: boolean;
+        };
+        WebhookUpdate: {
+            /** @example https://hooks.example.com/baas-v2 */
+            url?: string;
+            events?: components["schemas"]["WebhookEvent"][];
+            collections?: string[];
+            description?: string | null;
+            /** @example false */
+            enabled?: boolean;
+        };
+        WebhookEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+            };
+            message: string;
+        };
+        WebhookSecretEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+                /** @description The signing secret, shown only here. Its base64 part after `whsec_` is the HMAC-SHA256 key (Standard Webhooks). */
+                secret: string;
+            };
+            message: string;
+        };
+        WebhooksEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                webhooks: components["schemas"]["Webhook"][];
+            };
+            message: string;
+        };
+        WebhookAttempt: {
+            number: number;
+            /** Format: date-time */
+            at: string;
+            /** @description HTTP status; null when no answer came. */
+            status: number | null;
+            durationMs: number;
+            /** @description The first 1 KiB of the response body. */
+            response: string | null;
+            /** @description Why the attempt failed (`HTTP 500`, a network error, a timeout, a restricted target). */
+            error: string | null;
+        };
+        WebhookDelivery: {
+            id: string;
+            webhookId: string;
+            /** @description The `webhook-id` header, the same on every attempt. */
+            messageId: string;
+            /** @description An event name, or `webhook.ping` for a test ping. */
+            event: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The JSON body sent. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDeliveryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                delivery: components["schemas"]["WebhookDelivery"];
+            };
+            message: string;
+        };
+        WebhookDeliveriesEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                deliveries: components["schemas"]["WebhookDelivery"][];
+                pagination: {
+                    page: number;
+                    limit: number;
+                    hasMore: boolean;
+                };
+            };
+            message: string;
+        };
     };
     responses: {
         /** @description The request is malformed or fails validation; `details` names each problem. */
@@ -1166,6 +1782,21 @@ export interface components {
          * @example 665f1c2e9b1e8a0012345678
          */
         UserId: string;
+        /**
+         * @description A template's name (system or custom).
+         * @example welcome
+         */
+        MailTemplateName: string;
+        /**
+         * @description The webhook's id.
+         * @example 65f1c2a4b7e8d9001234567a
+         */
+        WebhookId: string;
+        /**
+         * @description The delivery's id.
+         * @example 65f1c2a4b7e8d9001234567b
+         */
+        DeliveryId: string;
     };
     requestBodies: never;
     headers: {
@@ -2528,6 +3159,642 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMailSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setMailSmtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailSmtpInput"];
+            };
+        };
+        responses: {
+            /** @description Saved and verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeMailSmtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMailTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplatesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTemplateInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailPreviewInput"];
+            };
+        };
+        responses: {
+            /** @description The rendered parts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailPreviewEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailTemplateContent"];
+            };
+        };
+        responses: {
+            /** @description The template after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailTemplateEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhooksEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Created; the secret is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The webhook after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown only here. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Deliveries per page, at most 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveriesEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The webhook's id.
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description The delivery's id.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                deliveryId: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

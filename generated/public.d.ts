@@ -780,6 +780,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mail/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one mail
+         * @description Sends one message to one address (secret key only; a publishable key is a 403) over SMTP: the project's own server when it set one (Pro), else the platform's (or the outbox folder when the operator configured no SMTP server). Content is explicit or comes from a template: the system templates `email-verification` and `password-reset` on every plan, custom ones on Pro (403 on Free). 400 for a bad shape: both `templateName` and `templateId`, neither content nor a template, an unknown template, `to` not one address. Every message counts against the project's monthly quota (Free 100, Pro 10000 per calendar month, UTC), taken atomically before sending and given back when the mail server refuses the message (502); over the quota a 429 with `Retry-After` until the first day of next month.
+         */
+        post: operations["sendMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1379,6 +1399,68 @@ export interface components {
         UserAuthRefreshRequest: {
             /** @example rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk */
             refreshToken?: string;
+        };
+        /** @description One message to one address. Either explicit content (`subject` plus `text` and/or `html`) or a template (`templateName` or `templateId`, not both) with `variables`; explicit `subject`, `text` and `html` override the template's. In templates `{{name}}` is replaced by the variable (HTML-escaped in `html`, as is in `text` and `subject`), `{{{name}}}` is never escaped, `a.b` reads nested values and a missing variable renders empty. When `variables` is given, explicit parts are rendered with them too. */
+        MailSendInput: {
+            /**
+             * Format: email
+             * @description One recipient address (not a list; send one request per recipient).
+             * @example ada@example.com
+             */
+            to: string;
+            /** @example Welcome aboard */
+            subject?: string;
+            /** @example Hello Ada, your account is ready. */
+            text?: string;
+            /** @example <p>Hello Ada, your account is ready.</p> */
+            html?: string;
+            /**
+             * @description A system template (`email-verification`, `password-reset`) or a custom one (Pro).
+             * @example email-verification
+             */
+            templateName?: string;
+            /**
+             * @description A template's `id` (a system template's id is its name).
+             * @example 65f1c2a4b7e8d90012345678
+             */
+            templateId?: string;
+            /**
+             * @description Values for the template's `{{...}}` tags.
+             * @example {
+             *       "code": "123456",
+             *       "appName": "Shop",
+             *       "validMinutes": 15
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: email
+             * @example support@example.com
+             */
+            replyTo?: string;
+        };
+        MailSentEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description Identifier of this send. */
+                id: string;
+                /** @description The `Message-ID` of the mail. */
+                messageId: string;
+                /** @description The template used, or null. */
+                template: {
+                    id: string;
+                    name: string;
+                    system: boolean;
+                } | null;
+                /** @description Messages this project sent this calendar month (UTC), this one included. */
+                monthlyUsage: number;
+                /** @description The plan's messages per month. */
+                monthlyLimit: number;
+            };
+            message: string;
         };
     };
     responses: {
@@ -3123,6 +3205,45 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailSendInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted by the mail server (or written to the outbox). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The mail server refused the message or could not be reached; the quota slot was given back. With the project's own server, the message carries the server's reason. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -47,6 +47,7 @@ export interface Config {
    */
   readonly rateLimitIpPerMinute: number;
   readonly allowPrivateHosts: boolean;
+  readonly webhooks: WebhookSettings;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
   readonly trustedProxyHops: number;
@@ -55,6 +56,20 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Webhook delivery (DECISIONS §9); everything but the defaults is for operators and tests. */
+export interface WebhookSettings {
+  /** Plain http:// targets (https only otherwise; ALLOW_PRIVATE_HOSTS allows http too). */
+  readonly allowHttp: boolean;
+  /** Delay before each retry; a delivery is attempted once plus once per entry. */
+  readonly retryScheduleMs: readonly number[];
+  readonly pollIntervalMs: number;
+  /** How long a claimed delivery stays with its worker; longer than the timeout. */
+  readonly leaseMs: number;
+  readonly timeoutMs: number;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export type OAuthProviderName = 'github' | 'google';
 
@@ -104,6 +119,22 @@ class Reader {
     if (/^(0|false|no)$/i.test(raw)) return false;
     this.problems.push(`${name} must be true or false, got "${raw}"`);
     return fallback;
+  }
+
+  /** A comma-separated list of durations such as `30s,2m,1h` (units ms, s, m, h, d). */
+  durations(name: string, fallback: string): number[] {
+    const raw = this.optional(name) ?? fallback;
+    const out: number[] = [];
+    for (const item of raw.split(',').map((d) => d.trim())) {
+      const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(item);
+      if (!match) {
+        this.problems.push(`${name} must be durations like 30s,2m,1h (units ms, s, m, h, d), got "${raw}"`);
+        return [];
+      }
+      out.push(Math.round(Number(match[1]) * DURATION_UNITS[match[2]!]!));
+    }
+    if (out.length > 20) this.problems.push(`${name} allows at most 20 retries`);
+    return out;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
@@ -215,6 +246,13 @@ export function loadConfig(env: Env = process.env): Config {
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
+    webhooks: {
+      allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
+      retryScheduleMs: r.durations('WEBHOOK_RETRY_SCHEDULE', '30s,2m,10m,1h,6h,24h'),
+      pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
+      leaseMs: r.int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),
+      timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -232,6 +270,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.internalApiSecret && config.internalApiSecret.length < 32) {
     r.problems.push('INTERNAL_API_SECRET must be at least 32 characters');
+  }
+  if (config.webhooks.leaseMs <= config.webhooks.timeoutMs) {
+    r.problems.push('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
   }
   if (r.problems.length) throw new ConfigError(r.problems);
   return Object.freeze(config);

@@ -14,6 +14,8 @@ import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
 import { storageSettingsHandlers } from './storage-settings.js';
 import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js';
+import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
+import { webhookHandlers } from './webhooks.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -23,6 +25,7 @@ export function publicHandlers(services: Services) {
     ...storageHandlers(services),
     ...dataHandlers(services),
     ...publicEndUserHandlers(services),
+    ...mailSendHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -34,5 +37,7 @@ export function dashboardHandlers(services: Services) {
     ...collectionHandlers(services),
     ...storageSettingsHandlers(services),
     ...dashboardEndUserHandlers(services),
+    ...mailDashboardHandlers(services),
+    ...webhookHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -1,11 +1,12 @@
-// The worker role: periodic sweeps on node-cron. Jobs are idempotent, so running more than one
-// worker is safe (each sweep re-reads the state it acts on).
+// The worker role: periodic sweeps on node-cron and the webhook delivery loop. Jobs are idempotent
+// and deliveries leased, so running more than one worker is safe.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { uploadCleanupJob } from './upload-cleanup.js';
 import { trashPurgeJob } from './trash-purge.js';
 import { usageRecountJob } from './usage-recount.js';
+import { startWebhookDelivery } from './webhook-delivery.js';
 
 export interface Job {
   name: string;
@@ -33,10 +34,15 @@ export function startWorker(deps: Deps, services: Services): { stop(): Promise<v
       { name: job.name, noOverlap: true },
     ),
   );
-  log.info({ jobs: tasks.length }, 'worker started');
+  const delivery = startWebhookDelivery(
+    services.webhooks.deliverer,
+    log.child({ job: 'webhook-delivery' }),
+    deps.config.webhooks.pollIntervalMs,
+  );
+  log.info({ jobs: tasks.length + 1 }, 'worker started');
   return {
     async stop() {
-      await Promise.all(tasks.map((task) => task.stop()));
+      await Promise.all([...tasks.map((task) => task.stop()), delivery.stop()]);
       await Promise.allSettled([...running]);
     },
   };

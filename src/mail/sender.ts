@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 export interface MailMessage {
   to: string | string[];
   subject: string;
-  text: string;
+  text?: string;
   html?: string;
   /** Defaults to MAIL_FROM. */
   from?: string;
@@ -33,6 +33,52 @@ type MailSettings = Pick<Config, 'smtpUrl' | 'mailFrom' | 'mailOutboxDir'>;
 
 export function createMailer(config: MailSettings): Mailer {
   return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(config);
+}
+
+/** A project's own SMTP server (Pro): `host` is the address to connect to, already checked. */
+export interface SmtpServerSettings {
+  host: string;
+  /** The server's name, for TLS certificate checks when `host` is a resolved address. */
+  servername: string;
+  port: number;
+  secure: boolean;
+  username: string;
+  password: string;
+  from: string;
+}
+
+const SMTP_TIMEOUTS = { connectionTimeout: 8000, greetingTimeout: 8000, socketTimeout: 15000 };
+
+function smtpTransport(settings: SmtpServerSettings) {
+  return nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure,
+    auth: { user: settings.username, pass: settings.password },
+    tls: { servername: settings.servername },
+    ...SMTP_TIMEOUTS,
+  });
+}
+
+export function projectSmtpMailer(settings: SmtpServerSettings): Mailer {
+  const transport = smtpTransport(settings);
+  return {
+    kind: 'smtp',
+    async sendMail(message) {
+      const info = await transport.sendMail({ ...message, from: message.from ?? settings.from });
+      return { messageId: String(info.messageId), via: 'smtp' };
+    },
+  };
+}
+
+/** Connects and authenticates (nodemailer `verify`); throws with the server's reason. */
+export async function verifySmtp(settings: SmtpServerSettings): Promise<void> {
+  const transport = smtpTransport(settings);
+  try {
+    await transport.verify();
+  } finally {
+    transport.close();
+  }
 }
 
 function smtpMailer(smtpUrl: string, defaultFrom: string): Mailer {
@@ -74,7 +120,7 @@ function outboxMailer(config: MailSettings): Mailer {
         from,
         to: Array.isArray(message.to) ? message.to : [message.to],
         subject: message.subject,
-        text: message.text,
+        text: message.text ?? null,
         html: message.html ?? null,
         raw: (info.message as Buffer).toString('utf8'),
       };

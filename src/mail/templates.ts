@@ -1,5 +1,9 @@
-// The system mail templates of end-user auth (every plan): the verification code and the
-// password-reset code. Values are escaped in the HTML part.
+// The system mail templates (every plan): the email-verification code and the password-reset code
+// that end-user auth sends, also usable by name through the public mail API. They use the template
+// syntax of src/mail/render.ts, so their values are escaped in the HTML part.
+import { renderTemplate, type MailTemplateSource } from './render.js';
+
+export { escapeHtml } from './escape.js';
 
 export interface RenderedMail {
   subject: string;
@@ -7,26 +11,51 @@ export interface RenderedMail {
   html: string;
 }
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
 export type CodePurpose = 'verify-email' | 'password-reset';
 
-const WORDING: Record<CodePurpose, { subject: string; intro: string }> = {
-  'verify-email': {
-    subject: 'Your verification code',
-    intro: 'Use this code to verify your email address',
-  },
-  'password-reset': {
-    subject: 'Your password reset code',
-    intro: 'Use this code to reset your password',
-  },
+export interface SystemTemplate extends MailTemplateSource {
+  /** The name and id of the template in the mail API. */
+  name: string;
+  text: string;
+  html: string;
+  description: string;
+}
+
+const IGNORE = 'If you did not ask for it, ignore this message.';
+
+function codeTemplate(name: string, subject: string, intro: string, description: string): SystemTemplate {
+  return {
+    name,
+    description,
+    subject: `${subject} for {{appName}}`,
+    text:
+      `${intro} for {{appName}}.\n\nYour code is {{code}}\n\n` +
+      `It is valid for {{validMinutes}} minutes. ${IGNORE}\n`,
+    html:
+      `<p>${intro} for {{appName}}.</p>` +
+      `<p style="font-size:24px;letter-spacing:4px"><strong>{{code}}</strong></p>` +
+      `<p>It is valid for {{validMinutes}} minutes. ${IGNORE}</p>`,
+  };
+}
+
+export const SYSTEM_TEMPLATES: Readonly<Record<string, SystemTemplate>> = Object.freeze({
+  'email-verification': codeTemplate(
+    'email-verification',
+    'Your verification code',
+    'Use this code to verify your email address',
+    'A verification code. Variables: code, appName, validMinutes.',
+  ),
+  'password-reset': codeTemplate(
+    'password-reset',
+    'Your password reset code',
+    'Use this code to reset your password',
+    'A password reset code. Variables: code, appName, validMinutes.',
+  ),
+});
+
+const BY_PURPOSE: Record<CodePurpose, SystemTemplate> = {
+  'verify-email': SYSTEM_TEMPLATES['email-verification']!,
+  'password-reset': SYSTEM_TEMPLATES['password-reset']!,
 };
 
 export function codeMail(
@@ -35,14 +64,6 @@ export function codeMail(
   appName: string,
   validMinutes: number,
 ): RenderedMail {
-  const { subject, intro } = WORDING[purpose];
-  const ignore = 'If you did not ask for it, ignore this message.';
-  const text =
-    `${intro} for ${appName}.\n\nYour code is ${code}\n\n` +
-    `It is valid for ${validMinutes} minutes. ${ignore}\n`;
-  const html =
-    `<p>${escapeHtml(intro)} for ${escapeHtml(appName)}.</p>` +
-    `<p style="font-size:24px;letter-spacing:4px"><strong>${escapeHtml(code)}</strong></p>` +
-    `<p>It is valid for ${validMinutes} minutes. ${escapeHtml(ignore)}</p>`;
-  return { subject: `${subject} for ${appName}`, text, html };
+  const { subject, text, html } = renderTemplate(BY_PURPOSE[purpose], { code, appName, validMinutes });
+  return { subject, text: text!, html: html! };
 }

@@ -25,6 +25,8 @@ import { endUsersService } from './end-users/index.js';
 import { chargedUsers } from './user-auth/usage.js';
 import { tokenRevocations } from './end-users/revocations.js';
 import { apiRateLimits } from './rate-limits.js';
+import { mailServices } from './mail/index.js';
+import { webhookServices } from './webhooks/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -110,6 +112,8 @@ export function createServices(deps: Deps) {
       projects: repos.projects,
       deleteUserFiles: (projectId, userId) => storage.deleteUserFiles(projectId, userId),
     }),
+    mailApi: mailServices(deps.config, platform, mail, projects),
+    webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects),
   };
 }
 

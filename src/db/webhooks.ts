@@ -1,0 +1,140 @@
+// Webhooks of a project (platform database, collection `webhooks`) with their secret encrypted,
+// and the per-project count that enforces the plan limit (collection `webhook_counts`): a webhook
+// is created only after its slot was taken by one conditional increment, so two concurrent
+// creations can never pass the limit.
+import type { Db } from 'mongodb';
+import { isDuplicateKey } from './errors.js';
+import { ObjectId, toObjectId } from './ids.js';
+import { registerPlatformIndexes } from './platform.js';
+
+registerPlatformIndexes('webhooks', [{ key: { projectId: 1, createdAt: 1 }, name: 'projectId' }]);
+
+export interface WebhookFields {
+  url: string;
+  description: string | null;
+  events: string[];
+  /** Empty: every collection. */
+  collections: string[];
+  enabled: boolean;
+}
+
+export interface StoredWebhook extends WebhookFields {
+  id: string;
+  projectId: string;
+  secretEnc: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface WebhookDoc extends WebhookFields {
+  _id: ObjectId;
+  projectId: ObjectId;
+  secretEnc: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface CountDoc {
+  _id: string;
+  count: number;
+}
+
+const toWebhook = (doc: WebhookDoc): StoredWebhook => ({
+  id: doc._id.toHexString(),
+  projectId: doc.projectId.toHexString(),
+  url: doc.url,
+  description: doc.description,
+  events: doc.events,
+  collections: doc.collections,
+  enabled: doc.enabled,
+  secretEnc: doc.secretEnc,
+  createdAt: doc.createdAt,
+  updatedAt: doc.updatedAt,
+});
+
+export function webhooksRepo(db: Db) {
+  const webhooks = db.collection<WebhookDoc>('webhooks');
+  const counts = db.collection<CountDoc>('webhook_counts');
+  const scope = (projectId: string) => ({ projectId: toObjectId(projectId) ?? new ObjectId(0) });
+  const one = (projectId: string, id: string) => {
+    const _id = toObjectId(id);
+    return _id ? { ...scope(projectId), _id } : undefined;
+  };
+
+  return {
+    /** Takes one of the project's `limit` webhook slots; false when all are taken. */
+    async reserveSlot(projectId: string, limit: number): Promise<boolean> {
+      if (limit <= 0) return false;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          await counts.findOneAndUpdate(
+            { _id: projectId, count: { $lt: limit } },
+            { $inc: { count: 1 } },
+            { upsert: true },
+          );
+          return true;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
+      }
+      return false;
+    },
+    async releaseSlot(projectId: string): Promise<void> {
+      await counts.updateOne({ _id: projectId, count: { $gt: 0 } }, { $inc: { count: -1 } });
+    },
+
+    async create(projectId: string, fields: WebhookFields, secretEnc: string): Promise<StoredWebhook> {
+      const now = new Date();
+      const doc: WebhookDoc = {
+        _id: new ObjectId(),
+        projectId: toObjectId(projectId)!,
+        ...fields,
+        secretEnc,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await webhooks.insertOne(doc);
+      return toWebhook(doc);
+    },
+    async list(projectId: string): Promise<StoredWebhook[]> {
+      return (await webhooks.find(scope(projectId)).sort({ createdAt: 1 }).limit(1000).toArray()).map(
+        toWebhook,
+      );
+    },
+    async find(projectId: string, id: string): Promise<StoredWebhook | undefined> {
+      const filter = one(projectId, id);
+      const doc = filter && (await webhooks.findOne(filter));
+      return doc ? toWebhook(doc) : undefined;
+    },
+    /** For the worker, which knows only the delivery's webhook id. */
+    async findById(id: string): Promise<StoredWebhook | undefined> {
+      const _id = toObjectId(id);
+      const doc = _id && (await webhooks.findOne({ _id }));
+      return doc ? toWebhook(doc) : undefined;
+    },
+    async update(
+      projectId: string,
+      id: string,
+      changes: Partial<WebhookFields> & { secretEnc?: string },
+    ): Promise<StoredWebhook | undefined> {
+      const filter = one(projectId, id);
+      if (!filter) return undefined;
+      const doc = await webhooks.findOneAndUpdate(
+        filter,
+        { $set: { ...changes, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toWebhook(doc) : undefined;
+    },
+    async delete(projectId: string, id: string): Promise<boolean> {
+      const filter = one(projectId, id);
+      return !!filter && (await webhooks.deleteOne(filter)).deletedCount === 1;
+    },
+    async deleteAll(projectId: string): Promise<void> {
+      await webhooks.deleteMany(scope(projectId));
+      await counts.deleteOne({ _id: projectId });
+    },
+  };
+}
+
+export type WebhooksRepo = ReturnType<typeof webhooksRepo>;

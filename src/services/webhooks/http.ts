@@ -1,0 +1,115 @@
+// One webhook POST: https only unless the operator allows http, the restricted-host check at
+// connection time (IP literals checked first, names through the guarded lookup, so DNS cannot
+// point a saved URL inside), no redirects (a 3xx is an answer like any other), a time limit for
+// the whole exchange, and at most 1 KiB of the response kept.
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, isRestrictedAddress, RestrictedHostError } from '../../lib/restricted-hosts.js';
+
+export const RESPONSE_BYTES = 1024;
+
+export interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  allowHttp: boolean;
+}
+
+export interface PostResult {
+  status: number | null;
+  durationMs: number;
+  response: string | null;
+  error: string | null;
+  /** Network errors, timeouts, 408, 429 and 5xx are retried; nothing else is. */
+  retryable: boolean;
+}
+
+export const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+
+/** Why a URL may not be a webhook target, or undefined. Does not resolve names. */
+export function urlProblem(raw: string, options: Pick<PostOptions, 'allowHttp' | 'allowPrivate'>) {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
+  if (url.protocol === 'http:' && !options.allowHttp && !options.allowPrivate) return 'must use https';
+  if (url.username || url.password) return 'must not contain credentials';
+  return undefined;
+}
+
+export async function postWebhook(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: PostOptions,
+): Promise<PostResult> {
+  const started = Date.now();
+  const done = (partial: Omit<PostResult, 'durationMs'>): PostResult => ({
+    ...partial,
+    durationMs: Date.now() - started,
+  });
+  const problem = urlProblem(target, options);
+  if (problem) return done({ status: null, response: null, error: `URL ${problem}`, retryable: false });
+  const url = new URL(target);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host) && isRestrictedAddress(host)) {
+    return done({ status: null, response: null, error: `restricted address ${host}`, retryable: false });
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<PostResult>((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.destroy();
+      resolve(done(result));
+    };
+    const request = client.request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: false,
+      ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+    });
+    const timer = setTimeout(
+      () =>
+        finish({
+          status: null,
+          response: null,
+          error: `timed out after ${options.timeoutMs} ms`,
+          retryable: true,
+        }),
+      options.timeoutMs,
+    );
+    request.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const answer = () => {
+        const text = Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8');
+        const ok = status >= 200 && status < 300;
+        finish({
+          status,
+          response: text,
+          error: ok ? null : `HTTP ${status}`,
+          retryable: !ok && isRetryableStatus(status),
+        });
+      };
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= RESPONSE_BYTES) answer();
+      });
+      res.on('end', answer);
+      res.on('error', answer);
+    });
+    request.on('error', (err) => {
+      const restricted = err instanceof RestrictedHostError;
+      finish({ status: null, response: null, error: err.message, retryable: !restricted });
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,184 @@
+// Webhooks on the dashboard: create (the secret shown once), list, read, change, delete, rotate
+// the secret, queue a test ping, list deliveries with their attempts, redeliver one. The plan's
+// limit is a counted slot per project, taken before the webhook is written.
+import type { Config } from '../../config.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { checkHost } from '../../lib/restricted-hosts.js';
+import { randomToken } from '../../lib/secrets.js';
+import type { StoredWebhook, WebhookFields, WebhooksRepo } from '../../db/webhooks.js';
+import type { StoredDelivery, WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
+import type { PlanLimits, Project } from '../types.js';
+import type { EventName } from '../events.js';
+import { urlProblem } from './http.js';
+import { messageId } from './delivery.js';
+import { PING_EVENT, pingPayload } from './payload.js';
+import { generateSecret } from './signing.js';
+
+export const RESTRICTED_URL_MESSAGE =
+  'Webhook URL is pointing to a restricted host, internal network, or unsupported URL format.';
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  collections?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export const webhookView = (w: StoredWebhook) => ({
+  id: w.id,
+  url: w.url,
+  description: w.description,
+  events: w.events as EventName[],
+  collections: w.collections,
+  enabled: w.enabled,
+  createdAt: w.createdAt.toISOString(),
+  updatedAt: w.updatedAt.toISOString(),
+});
+
+export function deliveryView(d: StoredDelivery) {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(d.body);
+  } catch {
+    payload = null;
+  }
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    messageId: messageId(d.id),
+    event: d.event,
+    status: d.status,
+    payload: payload as Record<string, unknown>,
+    attempts: d.attempts.map((a) => ({ ...a, at: a.at.toISOString() })),
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+export interface ManageDeps {
+  config: Config;
+  repo: WebhooksRepo;
+  deliveries: WebhookDeliveriesRepo;
+  limitsOf: (project: Project) => Promise<PlanLimits>;
+  seal: (secret: string) => string;
+}
+
+export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: ManageDeps) {
+  const allow = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts };
+
+  async function checkUrl(url: string): Promise<void> {
+    const problem = urlProblem(url, allow);
+    if (problem) throw badRequest(`url ${problem}`, [{ path: 'body.url', message: problem }]);
+    const host = await checkHost(new URL(url).hostname, config.allowPrivateHosts);
+    if (!host.ok) {
+      throw badRequest(
+        RESTRICTED_URL_MESSAGE,
+        [{ path: 'body.url', message: host.reason }],
+        'RESTRICTED_HOST',
+      );
+    }
+  }
+
+  function fields(input: Partial<WebhookInput>): Partial<WebhookFields> {
+    const out: Partial<WebhookFields> = {};
+    if (input.url !== undefined) out.url = input.url;
+    if (input.events !== undefined) out.events = [...new Set(input.events)];
+    if (input.collections !== undefined) out.collections = [...new Set(input.collections)];
+    if (input.description !== undefined) out.description = input.description || null;
+    if (input.enabled !== undefined) out.enabled = input.enabled;
+    return out;
+  }
+
+  async function require(project: Project, id: string): Promise<StoredWebhook> {
+    const webhook = await repo.find(project.id, id);
+    if (!webhook) throw notFound('Webhook not found', 'WEBHOOK_NOT_FOUND');
+    return webhook;
+  }
+
+  return {
+    async create(project: Project, input: WebhookInput) {
+      await checkUrl(input.url);
+      const limit = (await limitsOf(project)).webhooksPerProject;
+      if (!(await repo.reserveSlot(project.id, limit))) {
+        throw forbidden(`Plan limit reached: this project's plan allows ${limit} webhooks`, 'PLAN_LIMIT');
+      }
+      const secret = generateSecret();
+      try {
+        const webhook = await repo.create(
+          project.id,
+          { description: null, collections: [], enabled: true, ...fields(input) } as WebhookFields,
+          seal(secret),
+        );
+        return { webhook: webhookView(webhook), secret };
+      } catch (err) {
+        await repo.releaseSlot(project.id);
+        throw err;
+      }
+    },
+
+    list: async (project: Project) => (await repo.list(project.id)).map(webhookView),
+
+    get: async (project: Project, id: string) => webhookView(await require(project, id)),
+
+    async update(project: Project, id: string, input: Partial<WebhookInput>) {
+      await require(project, id);
+      if (input.url !== undefined) await checkUrl(input.url);
+      const updated = await repo.update(project.id, id, fields(input));
+      if (!updated) throw notFound('Webhook not found', 'WEBHOOK_NOT_FOUND');
+      return webhookView(updated);
+    },
+
+    async remove(project: Project, id: string): Promise<void> {
+      if (!(await repo.delete(project.id, id))) throw notFound('Webhook not found', 'WEBHOOK_NOT_FOUND');
+      await repo.releaseSlot(project.id);
+      await deliveries.deleteForWebhook(id);
+    },
+
+    async rotateSecret(project: Project, id: string) {
+      await require(project, id);
+      const secret = generateSecret();
+      const updated = await repo.update(project.id, id, { secretEnc: seal(secret) });
+      if (!updated) throw notFound('Webhook not found', 'WEBHOOK_NOT_FOUND');
+      return { webhook: webhookView(updated), secret };
+    },
+
+    async ping(project: Project, id: string) {
+      const webhook = await require(project, id);
+      const key = `ping_${randomToken(12)}`;
+      await deliveries.enqueue([
+        {
+          projectId: project.id,
+          webhookId: webhook.id,
+          eventKey: key,
+          event: PING_EVENT,
+          body: pingPayload(project.id, webhook.id, key, new Date()),
+        },
+      ]);
+      const queued = (await deliveries.list(project.id, webhook.id, 1, 1)).items[0]!;
+      return deliveryView(queued);
+    },
+
+    async deliveries(project: Project, id: string, page: number, limit: number) {
+      await require(project, id);
+      const { items, hasMore } = await deliveries.list(project.id, id, page, limit);
+      return { deliveries: items.map(deliveryView), pagination: { page, limit, hasMore } };
+    },
+
+    async redeliver(project: Project, id: string, deliveryId: string) {
+      await require(project, id);
+      const queued = await deliveries.redeliver(project.id, id, deliveryId);
+      if (queued) return deliveryView(queued);
+      if (await deliveries.find(project.id, id, deliveryId)) {
+        throw conflict(
+          'The delivery is still pending; it can be redelivered once it has finished',
+          'DELIVERY_PENDING',
+        );
+      }
+      throw notFound('Delivery not found', 'DELIVERY_NOT_FOUND');
+    },
+  };
+}
+
+export type WebhooksManager = ReturnType<typeof webhooksManager>;
