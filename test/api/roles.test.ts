@@ -26,6 +26,8 @@ interface Started {
   dashboardUrl: string;
   waitFor(msg: RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
   exit: Promise<number | null>;
+  /** Why the process ended, for assertion messages: the signal and what it wrote to stderr. */
+  ending(): string;
 }
 
 async function startRole(role: 'public' | 'dashboard' | 'worker'): Promise<Started> {
@@ -73,7 +75,13 @@ async function startRole(role: 'public' | 'dashboard' | 'worker'): Promise<Start
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let endSignal: string | null = null;
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => {
+      endSignal = signal;
+      resolve(code);
+    }),
+  );
   return {
     child,
     platformDb,
@@ -81,6 +89,7 @@ async function startRole(role: 'public' | 'dashboard' | 'worker'): Promise<Start
     publicUrl,
     dashboardUrl,
     exit,
+    ending: () => `signal ${endSignal}; stderr: ${stderr.slice(-2000)}`,
     waitFor(msg, timeoutMs = 45_000) {
       const seen = lines.find((line) => msg.test(String(line.msg)));
       if (seen) return Promise.resolve(seen);
@@ -108,7 +117,7 @@ async function stop(started: Started): Promise<void> {
   const sent = Date.now();
   started.child.kill('SIGTERM');
   const code = await started.exit;
-  expect(code, 'exit code after SIGTERM').to.equal(0);
+  expect(code, `exit code after SIGTERM (${started.ending()})`).to.equal(0);
   // SHUTDOWN_TIMEOUT_MS (10 s) bounds the HTTP drain; closing the connections comes on top.
   expect(Date.now() - sent).to.be.below(20_000);
   expect(started.lines.map((line) => line.msg)).to.include.members(['shutting down', 'stopped']);
