@@ -1,19 +1,9 @@
 // Documents of registered collections in a project's database: the only module that runs queries
-// and pipelines on project collections. Every query and pipeline runs under `maxTimeMS`, and reads
-// also under a client-side deadline (see `limitOf`); driver errors become ApiErrors here (11000 ->
-// 409 naming the field, malformed queries -> 400, a time limit -> 400 QUERY_TIMEOUT).
-import {
-  BSON,
-  MongoOperationTimeoutError,
-  MongoServerError,
-  type Db,
-  type Document as MongoDocument,
-  type Filter,
-  type Sort,
-} from 'mongodb';
-import { badRequest, conflict } from '../http/errors.js';
+// and pipelines on project collections, each under the time limit of document-errors.ts, whose
+// translation turns driver errors into the ApiError a client sees.
+import { BSON, type Db, type Document as MongoDocument, type Filter, type Sort } from 'mongodb';
 import type { Database } from './client.js';
-import { duplicateKeyField, isDuplicateKey } from './errors.js';
+import { limitOf, translateDriverError } from './document-errors.js';
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
 import { storedSizes } from './stored-sizes.js';
@@ -35,22 +25,6 @@ export interface FindOptions {
 }
 
 const SIZE_PLACEHOLDER_ID = new ObjectId('000000000000000000000000');
-const MAX_TIME_EXPIRED = 50;
-/** Server answers to a malformed query or update, as opposed to a server-side failure. */
-const CLIENT_ERROR_CODES = new Set([2, 9, 14, 15, 16, 28, 40, 52, 55, 56, 57, 10334, 17419, 51091]);
-/** Server answers that say the server, not the pipeline, has a problem. */
-const SERVER_ERROR_CODES = new Set([
-  6, 7, 11, 13, 18, 89, 91, 112, 117, 189, 202, 262, 10107, 11600, 11601, 11602, 13435, 13436,
-]);
-
-/** What a client reads when the database refuses what it asked for. */
-const REFUSED = {
-  pipeline:
-    'Invalid pipeline: the database cannot run it; check the stage and operator names and their arguments',
-  write: 'Invalid update: the database cannot apply it; check the field paths and value types',
-  query: 'Invalid query: the database cannot run it; check the filter values',
-} as const;
-
 /** Converts driver values for the services: object ids become hex strings, the rest is kept. */
 function fromStored(value: unknown): unknown {
   if (value instanceof ObjectId) return value.toHexString();
@@ -73,70 +47,6 @@ const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
 /** The BSON size of a document as stored (its `_id`, hex above src/db, counted as an ObjectId). */
 export function bsonSize(doc: Record<string, unknown>): number {
   return BSON.calculateObjectSize({ ...doc, _id: SIZE_PLACEHOLDER_ID } as MongoDocument);
-}
-
-/**
- * The time limit of one read: `maxTimeMS` for the server, and an abort signal for the driver a
- * little later. Real MongoDB stops the operation itself at `maxTimeMS` (code 50) and keeps the
- * connection; a server that ignores `maxTimeMS` (mongo-java-server does) would otherwise keep the
- * request waiting for as long as the query runs. The driver's `timeoutMS` (CSOT) is still
- * experimental in driver 6 and did not bound a read here; cursor reads take an `AbortSignal`.
- */
-function limitOf(timeoutMs: number): { maxTimeMS: number; signal: AbortSignal } {
-  return {
-    maxTimeMS: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs + Math.max(100, Math.round(timeoutMs / 10))),
-  };
-}
-
-const isTimeLimit = (err: unknown, signal?: AbortSignal) =>
-  signal?.aborted === true ||
-  err instanceof MongoOperationTimeoutError ||
-  (err instanceof MongoServerError && err.code === MAX_TIME_EXPIRED);
-
-/**
- * Rethrows a driver error as the ApiError a client should see, or as is for server failures.
- * `signal` is the read's deadline: once it fired, whatever the driver reports is the time limit.
- */
-export function translateDriverError(
-  err: unknown,
-  what: 'query' | 'write' | 'pipeline',
-  signal?: AbortSignal,
-): never {
-  if (isTimeLimit(err, signal)) {
-    throw badRequest(
-      `The ${what} took longer than the time limit; narrow the filter or add a $limit`,
-      undefined,
-      'QUERY_TIMEOUT',
-    );
-  }
-  if (isDuplicateKey(err)) {
-    const field = duplicateKeyField(err) ?? 'a unique field';
-    throw conflict(
-      `Duplicate value for "${field}": it must be unique in this collection`,
-      'DUPLICATE_VALUE',
-      [{ path: field, message: `${field} must be unique` }],
-    );
-  }
-  if (err instanceof MongoServerError) {
-    const code = typeof err.code === 'number' ? err.code : undefined;
-    // A server error without a code comes from a server that could not run what was asked (some
-    // MongoDB-compatible servers answer an invalid regular expression so); MongoDB always sets one.
-    const clientError =
-      code === undefined ||
-      (what === 'pipeline' ? !SERVER_ERROR_CODES.has(code) : CLIENT_ERROR_CODES.has(code));
-    if (clientError) {
-      // Our own words: the server's message can quote internals (database and collection
-      // names, server versions). It stays on the error as its cause, for the log.
-      const refused = badRequest(
-        REFUSED[what],
-        undefined,
-        what === 'pipeline' ? 'INVALID_PIPELINE' : 'BAD_REQUEST',
-      );
-      throw Object.assign(refused, { cause: err });
-    }
-  }
-  throw err;
 }
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { MongoServerError } from 'mongodb';
 import { ApiError } from '../../src/http/errors.js';
-import { translateDriverError } from '../../src/db/documents.js';
+import { translateDriverError } from '../../src/db/document-errors.js';
 
 const serverError = (code: number | undefined, message: string) =>
   new MongoServerError({ code, message, errmsg: message });
