@@ -34,6 +34,11 @@ interface ProjectDoc {
   jwtSecretEnc: string;
   limits: Partial<PlanLimits>;
   usage: ProjectUsage;
+  /**
+   * How many collection slots are taken (collectionsPerProject). Missing on projects created
+   * before it existed: the first claim sets it from the real count.
+   */
+  collectionsCount?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -92,6 +97,7 @@ export function projectsRepo(db: Db) {
         jwtSecretEnc: input.jwtSecretEnc,
         limits: {},
         usage: { databaseUsed: 0, storageUsed: 0 },
+        collectionsCount: 0,
         createdAt: now,
         updatedAt: now,
       };
@@ -185,6 +191,30 @@ export function projectsRepo(db: Db) {
           : { $set: { 'members.$.role': role, updatedAt: new Date() } };
       const doc = await projects.findOneAndUpdate(filter, update, after);
       return doc ? toProject(doc) : undefined;
+    },
+    /**
+     * Takes a collection slot if fewer than `limit` are taken: the check and the increment are
+     * one conditional update, so two concurrent creates cannot both take the last slot. A project
+     * without the counter gets it from `countNow` first (only one of concurrent initialisers wins).
+     */
+    async claimCollectionSlot(id: string, limit: number, countNow: () => Promise<number>): Promise<boolean> {
+      const _id = new ObjectId(id);
+      const claim = () =>
+        projects.updateOne({ _id, collectionsCount: { $lt: limit } }, { $inc: { collectionsCount: 1 } });
+      if ((await claim()).modifiedCount === 1) return true;
+      // Refused: either full, or a project without the counter yet (set it, then claim again).
+      await projects.updateOne(
+        { _id, collectionsCount: { $exists: false } },
+        { $set: { collectionsCount: await countNow() } },
+      );
+      return (await claim()).modifiedCount === 1;
+    },
+    /** Gives a collection slot back (a create that failed, a delete). */
+    async releaseCollectionSlot(id: string): Promise<void> {
+      await projects.updateOne(
+        { _id: new ObjectId(id), collectionsCount: { $gt: 0 } },
+        { $inc: { collectionsCount: -1 } },
+      );
     },
     async delete(id: string): Promise<boolean> {
       const filter = byId(id);
