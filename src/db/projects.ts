@@ -39,6 +39,12 @@ interface ProjectDoc {
    * before it existed: the first claim sets it from the real count.
    */
   collectionsCount?: number;
+  /**
+   * Uploads charged to `usage.storageUsed` whose confirm has not finished yet. Written in the same
+   * update as the charge, so a confirm retried after a crash finds its charge instead of charging
+   * again; removed when the confirm completes or the charge is given back.
+   */
+  storageCharges?: { fileId: string; bytes: number }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -74,6 +80,10 @@ function toProject(doc: ProjectDoc): Project {
     updatedAt: doc.updatedAt,
   };
 }
+
+/** The bytes an upload's charge marker holds (the list is short: confirms under way). */
+const chargeOf = (doc: Pick<ProjectDoc, 'storageCharges'> | null, fileId: string) =>
+  doc?.storageCharges?.find((c) => c.fileId === fileId)?.bytes;
 
 export function projectsRepo(db: Db) {
   const projects = db.collection<ProjectDoc>('projects');
@@ -263,15 +273,46 @@ export function projectsRepo(db: Db) {
         await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.databaseUsed': deltaBytes } });
     },
     /**
-     * Charges storage only if it stays within the limit; the check and the increment are one
-     * atomic update, so two uploads racing for the last bytes cannot both win.
+     * Charges an upload's bytes once, only if they stay within the limit: the check, the increment
+     * and the upload's charge marker are one atomic update, so two uploads racing for the last
+     * bytes cannot both win, and a confirm retried after a crash cannot charge twice. Returns the
+     * bytes charged for the upload (now or by an earlier attempt), undefined when refused.
      */
-    async tryChargeStorage(id: string, bytes: number, limitBytes: number): Promise<boolean> {
+    async chargeUpload(
+      id: string,
+      fileId: string,
+      bytes: number,
+      limitBytes: number,
+    ): Promise<number | undefined> {
+      const _id = new ObjectId(id);
       const result = await projects.updateOne(
-        { _id: new ObjectId(id), 'usage.storageUsed': { $lte: limitBytes - bytes } },
-        { $inc: { 'usage.storageUsed': bytes } },
+        { _id, 'usage.storageUsed': { $lte: limitBytes - bytes }, 'storageCharges.fileId': { $ne: fileId } },
+        { $inc: { 'usage.storageUsed': bytes }, $push: { storageCharges: { fileId, bytes } } },
       );
-      return result.modifiedCount === 1;
+      if (result.modifiedCount === 1) return bytes;
+      const earlier = await projects.findOne(
+        { _id, 'storageCharges.fileId': fileId },
+        { projection: { storageCharges: 1 } },
+      );
+      return chargeOf(earlier, fileId);
+    },
+    /** The upload's charge now stands on its confirmed file record: drops the marker. */
+    async settleUploadCharge(id: string, fileId: string): Promise<void> {
+      await projects.updateOne({ _id: new ObjectId(id) }, { $pull: { storageCharges: { fileId } } });
+    },
+    /**
+     * Gives back the charge of an upload whose confirm never completed (deleted meanwhile, or
+     * left by a crash): only the caller that removes the marker gives the bytes back.
+     */
+    async releaseUploadCharge(id: string, fileId: string): Promise<void> {
+      const _id = new ObjectId(id);
+      const before = await projects.findOneAndUpdate(
+        { _id, 'storageCharges.fileId': fileId },
+        { $pull: { storageCharges: { fileId } } },
+        { projection: { storageCharges: 1 } },
+      );
+      const bytes = chargeOf(before, fileId) ?? 0;
+      if (bytes > 0) await projects.updateOne({ _id }, { $inc: { 'usage.storageUsed': -bytes } });
     },
     async releaseStorage(id: string, bytes: number): Promise<void> {
       await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.storageUsed': -bytes } });
