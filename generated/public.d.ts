@@ -2062,6 +2062,15 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            /** @description The project's own bucket (external provider) failed the request: wrong or revoked keys, a removed bucket, an endpoint that does not answer. Code `STORAGE_PROVIDER_ERROR`; the message names the reason without the keys. The confirm changed nothing: the upload stays pending, retry once the bucket works again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2093,6 +2102,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            /** @description The project's own bucket (external provider) failed the request: wrong or revoked keys, a removed bucket, an endpoint that does not answer. Code `STORAGE_PROVIDER_ERROR`; the message names the reason without the keys. The file is no longer served; the worker finishes removing it once the bucket answers again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
