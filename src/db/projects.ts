@@ -11,6 +11,7 @@ import type {
   ProjectUsage,
 } from '../services/types.js';
 import { ObjectId, toObjectId } from './ids.js';
+import { projectSlots } from './project-slots.js';
 
 interface StoredKey {
   hash: string;
@@ -24,7 +25,7 @@ interface MemberDoc {
   addedAt: Date;
 }
 
-interface ProjectDoc {
+export interface ProjectDoc {
   _id: ObjectId;
   name: string;
   ownerId: ObjectId;
@@ -80,10 +81,6 @@ function toProject(doc: ProjectDoc): Project {
     updatedAt: doc.updatedAt,
   };
 }
-
-/** The bytes an upload's charge marker holds (the list is short: confirms under way). */
-const chargeOf = (doc: Pick<ProjectDoc, 'storageCharges'> | null, fileId: string) =>
-  doc?.storageCharges?.find((c) => c.fileId === fileId)?.bytes;
 
 export function projectsRepo(db: Db) {
   const projects = db.collection<ProjectDoc>('projects');
@@ -202,30 +199,6 @@ export function projectsRepo(db: Db) {
       const doc = await projects.findOneAndUpdate(filter, update, after);
       return doc ? toProject(doc) : undefined;
     },
-    /**
-     * Takes a collection slot if fewer than `limit` are taken: the check and the increment are
-     * one conditional update, so two concurrent creates cannot both take the last slot. A project
-     * without the counter gets it from `countNow` first (only one of concurrent initialisers wins).
-     */
-    async claimCollectionSlot(id: string, limit: number, countNow: () => Promise<number>): Promise<boolean> {
-      const _id = new ObjectId(id);
-      const claim = () =>
-        projects.updateOne({ _id, collectionsCount: { $lt: limit } }, { $inc: { collectionsCount: 1 } });
-      if ((await claim()).modifiedCount === 1) return true;
-      // Refused: either full, or a project without the counter yet (set it, then claim again).
-      await projects.updateOne(
-        { _id, collectionsCount: { $exists: false } },
-        { $set: { collectionsCount: await countNow() } },
-      );
-      return (await claim()).modifiedCount === 1;
-    },
-    /** Gives a collection slot back (a create that failed, a delete). */
-    async releaseCollectionSlot(id: string): Promise<void> {
-      await projects.updateOne(
-        { _id: new ObjectId(id), collectionsCount: { $gt: 0 } },
-        { $inc: { collectionsCount: -1 } },
-      );
-    },
     async delete(id: string): Promise<boolean> {
       const filter = byId(id);
       return !!filter && (await projects.deleteOne(filter)).deletedCount === 1;
@@ -272,51 +245,10 @@ export function projectsRepo(db: Db) {
       if (deltaBytes !== 0)
         await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.databaseUsed': deltaBytes } });
     },
-    /**
-     * Charges an upload's bytes once, only if they stay within the limit: the check, the increment
-     * and the upload's charge marker are one atomic update, so two uploads racing for the last
-     * bytes cannot both win, and a confirm retried after a crash cannot charge twice. Returns the
-     * bytes charged for the upload (now or by an earlier attempt), undefined when refused.
-     */
-    async chargeUpload(
-      id: string,
-      fileId: string,
-      bytes: number,
-      limitBytes: number,
-    ): Promise<number | undefined> {
-      const _id = new ObjectId(id);
-      const result = await projects.updateOne(
-        { _id, 'usage.storageUsed': { $lte: limitBytes - bytes }, 'storageCharges.fileId': { $ne: fileId } },
-        { $inc: { 'usage.storageUsed': bytes }, $push: { storageCharges: { fileId, bytes } } },
-      );
-      if (result.modifiedCount === 1) return bytes;
-      const earlier = await projects.findOne(
-        { _id, 'storageCharges.fileId': fileId },
-        { projection: { storageCharges: 1 } },
-      );
-      return chargeOf(earlier, fileId);
-    },
-    /** The upload's charge now stands on its confirmed file record: drops the marker. */
-    async settleUploadCharge(id: string, fileId: string): Promise<void> {
-      await projects.updateOne({ _id: new ObjectId(id) }, { $pull: { storageCharges: { fileId } } });
-    },
-    /**
-     * Gives back the charge of an upload whose confirm never completed (deleted meanwhile, or
-     * left by a crash): only the caller that removes the marker gives the bytes back.
-     */
-    async releaseUploadCharge(id: string, fileId: string): Promise<void> {
-      const _id = new ObjectId(id);
-      const before = await projects.findOneAndUpdate(
-        { _id, 'storageCharges.fileId': fileId },
-        { $pull: { storageCharges: { fileId } } },
-        { projection: { storageCharges: 1 } },
-      );
-      const bytes = chargeOf(before, fileId) ?? 0;
-      if (bytes > 0) await projects.updateOne({ _id }, { $inc: { 'usage.storageUsed': -bytes } });
-    },
     async releaseStorage(id: string, bytes: number): Promise<void> {
       await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.storageUsed': -bytes } });
     },
+    ...projectSlots(projects),
   };
 }
 
