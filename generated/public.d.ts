@@ -749,7 +749,7 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start, then cleared; without it or with another value the app gets `?error=invalid_state`, against login CSRF), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...).
+         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start, then cleared; without it or with another value the app gets `?error=invalid_state`, against login CSRF), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...). A new account is checked against the users schema like a sign-up (defaults filled in): when a required field without a default cannot be filled from the provider's profile, no account is created and the app gets `?error=profile_incomplete` with the missing fields named in `error_description`.
          */
         get: operations["completeSocialLogin"];
         put?: never;
@@ -2062,6 +2062,15 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            /** @description The project's own bucket (external provider) failed the request: wrong or revoked keys, a removed bucket, an endpoint that does not answer. Code `STORAGE_PROVIDER_ERROR`; the message names the reason without the keys. The confirm changed nothing: the upload stays pending, retry once the bucket works again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2093,6 +2102,15 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            /** @description The project's own bucket (external provider) failed the request: wrong or revoked keys, a removed bucket, an endpoint that does not answer. Code `STORAGE_PROVIDER_ERROR`; the message names the reason without the keys. The file is no longer served; the worker finishes removing it once the bucket answers again. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };

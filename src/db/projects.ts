@@ -11,6 +11,7 @@ import type {
   ProjectUsage,
 } from '../services/types.js';
 import { ObjectId, toObjectId } from './ids.js';
+import { projectSlots } from './project-slots.js';
 
 interface StoredKey {
   hash: string;
@@ -24,7 +25,7 @@ interface MemberDoc {
   addedAt: Date;
 }
 
-interface ProjectDoc {
+export interface ProjectDoc {
   _id: ObjectId;
   name: string;
   ownerId: ObjectId;
@@ -34,6 +35,17 @@ interface ProjectDoc {
   jwtSecretEnc: string;
   limits: Partial<PlanLimits>;
   usage: ProjectUsage;
+  /**
+   * How many collection slots are taken (collectionsPerProject). Missing on projects created
+   * before it existed: the first claim sets it from the real count.
+   */
+  collectionsCount?: number;
+  /**
+   * Uploads charged to `usage.storageUsed` whose confirm has not finished yet. Written in the same
+   * update as the charge, so a confirm retried after a crash finds its charge instead of charging
+   * again; removed when the confirm completes or the charge is given back.
+   */
+  storageCharges?: { fileId: string; bytes: number }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -92,6 +104,7 @@ export function projectsRepo(db: Db) {
         jwtSecretEnc: input.jwtSecretEnc,
         limits: {},
         usage: { databaseUsed: 0, storageUsed: 0 },
+        collectionsCount: 0,
         createdAt: now,
         updatedAt: now,
       };
@@ -232,20 +245,10 @@ export function projectsRepo(db: Db) {
       if (deltaBytes !== 0)
         await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.databaseUsed': deltaBytes } });
     },
-    /**
-     * Charges storage only if it stays within the limit; the check and the increment are one
-     * atomic update, so two uploads racing for the last bytes cannot both win.
-     */
-    async tryChargeStorage(id: string, bytes: number, limitBytes: number): Promise<boolean> {
-      const result = await projects.updateOne(
-        { _id: new ObjectId(id), 'usage.storageUsed': { $lte: limitBytes - bytes } },
-        { $inc: { 'usage.storageUsed': bytes } },
-      );
-      return result.modifiedCount === 1;
-    },
     async releaseStorage(id: string, bytes: number): Promise<void> {
       await projects.updateOne({ _id: new ObjectId(id) }, { $inc: { 'usage.storageUsed': -bytes } });
     },
+    ...projectSlots(projects),
   };
 }
 

@@ -57,8 +57,11 @@ export function secretKeyProject(ctx: RequestContext): Project {
   return project;
 }
 
-/** What deleting a collection gives back to the project's `databaseUsed`. */
+/** The project's counters a collection moves: its collection slot and its `databaseUsed`. */
 export interface CollectionUsage {
+  /** Takes one of the `limit` collection slots atomically; false when all are taken. */
+  claimSlot(projectId: string, limit: number): Promise<boolean>;
+  releaseSlot(projectId: string): Promise<void>;
   /** The stored size of the collection's documents, trashed ones included. */
   collectionSize(projectId: string, name: string): Promise<number>;
   release(projectId: string, bytes: number): Promise<void>;
@@ -90,16 +93,23 @@ export function collectionsService(
     const checked = checkCollectionInput(input, { existingCollections: names, operation: 'create' });
     if (names.has(checked.name)) throw conflictExists(checked.name);
     const { collectionsPerProject } = await projects.limitsOf(project);
-    if (existing.length >= collectionsPerProject) {
+    // The slot is claimed atomically (the listing above may be stale under concurrent creates)
+    // and given back when the create fails, so the limit holds exactly.
+    if (!(await usage.claimSlot(project.id, collectionsPerProject))) {
       throw forbidden(
         `Plan limit reached: this project may have at most ${collectionsPerProject} collections (collectionsPerProject)`,
         'PLAN_LIMIT',
       );
     }
-    await syncIndexes(project.id, checked);
-    const def = await repo.create(project.id, checked);
-    if (!def) throw conflictExists(checked.name);
-    return def;
+    try {
+      await syncIndexes(project.id, checked);
+      const def = await repo.create(project.id, checked);
+      if (!def) throw conflictExists(checked.name);
+      return def;
+    } catch (err) {
+      await usage.releaseSlot(project.id);
+      throw err;
+    }
   }
 
   async function updateIn(project: Project, name: string, input: CollectionUpdate): Promise<CollectionDef> {
@@ -145,6 +155,7 @@ export function collectionsService(
       );
     }
     if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
+    await usage.releaseSlot(project.id);
     const bytes = await usage.collectionSize(project.id, name);
     await indexesOf(project.id).dropCollection(name);
     await usage.release(project.id, bytes);

@@ -60,6 +60,9 @@ export function createServices(deps: Deps) {
     projects,
     (id) => projectIndexes(deps.db.project(id)),
     {
+      claimSlot: (projectId, limit) =>
+        repos.projects.claimCollectionSlot(projectId, limit, () => repos.collections.count(projectId)),
+      releaseSlot: (projectId) => repos.projects.releaseCollectionSlot(projectId),
       collectionSize: (projectId, collection) => documents.collectionSize({ projectId, collection }),
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },

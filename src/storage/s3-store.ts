@@ -16,6 +16,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ApiError } from '../http/errors.js';
 import { guardedLookup } from '../lib/restricted-hosts.js';
 import type { ObjectInfo, ObjectStore, PresignInput } from './types.js';
 
@@ -33,6 +34,11 @@ export interface S3StoreSettings {
   guardHosts: boolean;
   /** Timeout of one request to the bucket. */
   timeoutMs?: number;
+  /**
+   * A project's own bucket: its failures are the project's provider's, answered 502
+   * STORAGE_PROVIDER_ERROR with a safe reason instead of a 500.
+   */
+  projectBucket?: boolean;
 }
 
 export interface S3ObjectStore extends ObjectStore {
@@ -42,8 +48,10 @@ export interface S3ObjectStore extends ObjectStore {
   close(): void;
 }
 
+/** A missing object (a missing bucket is a failure of the bucket, not an absent file). */
 const isNotFound = (err: unknown) =>
   err instanceof S3ServiceException &&
+  err.name !== 'NoSuchBucket' &&
   (err.$metadata.httpStatusCode === 404 || err.name === 'NotFound' || err.name === 'NoSuchKey');
 
 /** A short, safe description of a failed request (never the credentials). */
@@ -64,6 +72,14 @@ function describe(err: unknown): string {
   return code ?? name ?? message ?? 'unknown error';
 }
 
+/** The 502 for a failed request to a project's own bucket (no keys, no endpoint internals). */
+export const providerError = (err: unknown) =>
+  new ApiError(
+    502,
+    'STORAGE_PROVIDER_ERROR',
+    `The project's storage bucket failed the request: ${describe(err)}`,
+  );
+
 export function s3Store(settings: S3StoreSettings): S3ObjectStore {
   const timeoutMs = settings.timeoutMs ?? 10_000;
   const agentOptions = { keepAlive: true, ...(settings.guardHosts ? { lookup: guardedLookup } : {}) };
@@ -82,6 +98,15 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
       httpsAgent: new https.Agent(agentOptions),
     },
   });
+  /** Runs one request; a failure other than "not found" of a project's bucket becomes a 502. */
+  const guard = async <T>(request: () => Promise<T>): Promise<T> => {
+    try {
+      return await request();
+    } catch (err) {
+      if (settings.projectBucket && !isNotFound(err)) throw providerError(err);
+      throw err;
+    }
+  };
   const Bucket = settings.bucket;
   const base = settings.publicUrlBase?.replace(/\/+$/, '');
 
@@ -105,7 +130,7 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
 
     async head(key: string): Promise<ObjectInfo | undefined> {
       try {
-        const out = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        const out = await guard(() => client.send(new HeadObjectCommand({ Bucket, Key: key })));
         return { size: out.ContentLength ?? 0, contentType: out.ContentType };
       } catch (err) {
         if (isNotFound(err)) return undefined;
@@ -116,7 +141,7 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
     async copy(source: string, target: string) {
       const CopySource = `${Bucket}/${source.split('/').map(encodeURIComponent).join('/')}`;
       try {
-        await client.send(new CopyObjectCommand({ Bucket, Key: target, CopySource }));
+        await guard(() => client.send(new CopyObjectCommand({ Bucket, Key: target, CopySource })));
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;
@@ -126,7 +151,7 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
 
     async delete(key: string) {
       try {
-        await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+        await guard(() => client.send(new DeleteObjectCommand({ Bucket, Key: key })));
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -137,11 +162,11 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
       // S3-compatible servers do not accept, and this only runs when a project is deleted.
       let ContinuationToken: string | undefined;
       do {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: `${prefix}/`, ContinuationToken }),
+        const page = await guard(() =>
+          client.send(new ListObjectsV2Command({ Bucket, Prefix: `${prefix}/`, ContinuationToken })),
         );
         for (const item of page.Contents ?? []) {
-          if (item.Key) await client.send(new DeleteObjectCommand({ Bucket, Key: item.Key }));
+          if (item.Key) await guard(() => client.send(new DeleteObjectCommand({ Bucket, Key: item.Key })));
         }
         ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (ContinuationToken);

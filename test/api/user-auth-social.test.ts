@@ -12,6 +12,7 @@ import {
   PASSWORD,
   signup,
   useAuthSuite,
+  USER_BASE_FIELDS,
 } from '../helpers/user-auth.js';
 
 const SITE = 'http://app.example.test';
@@ -176,6 +177,52 @@ describe('/api/userAuth social login', () => {
       } finally {
         await projects.setLimits(p.project.id, {});
       }
+    });
+
+    it('does not create an account the users schema would refuse: profile_incomplete, nothing written', async () => {
+      const strict = await authProject(app, {
+        fields: [...USER_BASE_FIELDS, { name: 'company', type: 'String', required: true }],
+        settings: { siteUrl: SITE },
+      });
+      const email = newEmail('incomplete');
+      providers.google.profile = { id: 'g-incomplete', email, emailVerified: true, name: 'Ines' };
+      const landing = await loginAt('google', CALLBACK_PAGE, strict);
+      expect(landing.origin + landing.pathname).to.equal(CALLBACK_PAGE);
+      expect(landing.searchParams.has('code')).to.equal(false);
+      expect(landing.searchParams.get('error')).to.equal('profile_incomplete');
+      expect(landing.searchParams.get('error_description')).to.equal(
+        'The account needs fields the provider does not supply (company); sign up with email and password instead',
+      );
+      const users = app.deps.db.project(strict.project.id).collection('users');
+      expect(await users.countDocuments({ email })).to.equal(0);
+      // The person signs up with the field instead; the provider then links to that account.
+      const signedUp = await keyed(strict).post('/api/userAuth/signup', {
+        email,
+        password: PASSWORD,
+        company: 'Acme',
+      });
+      expect(signedUp.status, signedUp.text).to.equal(201);
+    });
+
+    it('fills a new account from the profile and the schema defaults when that satisfies the schema', async () => {
+      const named = await authProject(app, {
+        fields: [
+          ...USER_BASE_FIELDS.filter((f) => f.name !== 'name'),
+          { name: 'name', type: 'String', required: true },
+          { name: 'tier', type: 'String', default: 'basic' },
+        ],
+        settings: { siteUrl: SITE },
+      });
+      providers.google.profile = {
+        id: 'g-named',
+        email: newEmail('named'),
+        emailVerified: true,
+        name: 'Nora',
+      };
+      const landing = await loginAt('google', CALLBACK_PAGE, named);
+      const res = await exchange(landing.searchParams.get('code')!, named);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.data.user).to.include({ name: 'Nora', tier: 'basic' });
     });
 
     it('sends the app an error when the user denies access at the provider', async () => {

@@ -12,7 +12,7 @@ import type { ProjectsService } from '../projects.js';
 import { localFilesService } from './local-files.js';
 import { storageSettingsService } from './settings.js';
 import { storeResolver } from './stores.js';
-import { uploadsService } from './uploads.js';
+import { releaseCharge, uploadsService } from './uploads.js';
 import type { FileRecord, StagedUpload } from './types.js';
 
 /** Unconfirmed uploads are removed this long after their URL expired (a PUT may still be running). */
@@ -44,8 +44,7 @@ export function storageServices(
       return false;
     }
     const removed = await files.remove(record.id);
-    if (removed && removed.chargedBytes > 0)
-      await projectsRepo.releaseStorage(record.projectId, removed.chargedBytes);
+    if (removed) await releaseCharge(projectsRepo, removed);
     return !!removed;
   }
 

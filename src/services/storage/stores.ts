@@ -34,6 +34,7 @@ export function storeResolver(config: Config, internal: InternalStore) {
       forcePathStyle: bucket.forcePathStyle,
       guardHosts: !config.allowPrivateHosts,
       timeoutMs,
+      projectBucket: true,
     });
   }
 

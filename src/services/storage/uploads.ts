@@ -225,7 +225,10 @@ export function uploadsService({ files, staging, settings, projectsRepo, project
       }
 
       const limits = await projects.limitsOf(project);
-      if (!(await projectsRepo.tryChargeStorage(project.id, size, limits.storageBytes))) {
+      // Charged once per upload: a confirm that died after charging left its marker, and this
+      // retry finds that charge instead of charging again.
+      const charged = await projectsRepo.chargeUpload(project.id, record.id, size, limits.storageBytes);
+      if (charged === undefined) {
         // Lost the race for the last bytes (or the quota shrank): the upload is refused for good.
         await store.delete(record.path);
         await discardStaging(store, record);
@@ -238,18 +241,19 @@ export function uploadsService({ files, staging, settings, projectsRepo, project
       const url = store.publicUrl(record.path) ?? null;
       const done = await files.markConfirmed(record.id, now, {
         size,
-        chargedBytes: size,
+        chargedBytes: charged,
         url,
         confirmedAt: new Date(),
       });
       if (!done) {
-        // Deleted while being confirmed: the delete found nothing charged, so give it back here,
-        // and remove the copy this confirm may have made after the delete removed the file.
-        await projectsRepo.releaseStorage(project.id, size);
+        // Deleted while being confirmed: the delete or this confirm gives the charge back (whichever
+        // takes the marker), and the copy this confirm may have made after the delete is removed.
+        await projectsRepo.releaseUploadCharge(project.id, record.id);
         if (record.uploadKey !== record.path) await store.delete(record.path);
         await discardStaging(store, record);
         throw notFound('File not found', 'FILE_NOT_FOUND');
       }
+      await projectsRepo.settleUploadCharge(project.id, record.id);
       await discardStaging(store, record);
       return resultOf(done);
     },
@@ -263,10 +267,22 @@ export function uploadsService({ files, staging, settings, projectsRepo, project
       if (store) await discardStaging(store, record);
       const removed = await files.remove(record.id);
       if (!removed) throw notFound('File not found or already deleted', 'FILE_NOT_FOUND');
-      if (removed.chargedBytes > 0)
-        await projectsRepo.releaseStorage(caller.project.id, removed.chargedBytes);
+      await releaseCharge(projectsRepo, removed);
     },
   };
+}
+
+/**
+ * Gives back what a removed record charged: its confirmed bytes, or the charge of a confirm that
+ * never completed (a crash, or a delete racing the confirm), known only by its marker.
+ */
+export async function releaseCharge(projectsRepo: ProjectsRepo, removed: FileRecord): Promise<void> {
+  if (removed.chargedBytes > 0) {
+    await projectsRepo.releaseStorage(removed.projectId, removed.chargedBytes);
+    await projectsRepo.settleUploadCharge(removed.projectId, removed.id);
+  } else {
+    await projectsRepo.releaseUploadCharge(removed.projectId, removed.id);
+  }
 }
 
 export type UploadsService = ReturnType<typeof uploadsService>;

@@ -4,7 +4,7 @@
 // through a provider-verified email, and a one-time code (2 minutes) that the app's callback page
 // swaps for the session tokens.
 import { timingSafeEqual } from 'node:crypto';
-import { badRequest } from '../../http/errors.js';
+import { ApiError, badRequest } from '../../http/errors.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';
 import type { Config, OAuthProviderName } from '../../config.js';
@@ -13,7 +13,8 @@ import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
 import { appOrigins } from './app-origins.js';
-import { userView, withoutPrivateFields } from './fields.js';
+import { AUTH_MANAGED_FIELDS, userView, withoutPrivateFields } from './fields.js';
+import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
@@ -71,6 +72,27 @@ function profileFields(def: CollectionDef, profile: ProviderProfile): Record<str
   return out;
 }
 
+/**
+ * The custom fields of a new social account: what the profile gives, checked against the users
+ * schema like a sign-up (defaults filled in, required fields present). A required field without a
+ * default that the provider cannot fill leaves the account out: the app gets `profile_incomplete`
+ * and the person can sign up with email and password, filling that field in.
+ */
+function newAccountFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
+  const custom = { mode: def.mode, fields: def.fields.filter((f) => !AUTH_MANAGED_FIELDS.has(f.name)) };
+  try {
+    return validateDocument(custom, profileFields(def, profile), 'create');
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const missing = [...new Set((err.details ?? []).map((d) => d.path.split('.')[0]!))];
+    throw new ProviderError(
+      'profile_incomplete',
+      `The account needs fields the provider does not supply (${missing.join(', ')}); ` +
+        'sign up with email and password instead',
+    );
+  }
+}
+
 export function socialPart(
   kit: UserAuthKit,
   grants: AuthTokensRepo,
@@ -113,7 +135,7 @@ export function socialPart(
       if (takeover) await kit.sessions.revokeAll(project.id, existing.user._id);
       return result.user;
     }
-    const fields = { ...profileFields(def, profile), email, emailVerified: true, identities: [identity] };
+    const fields = { ...newAccountFields(def, profile), email, emailVerified: true, identities: [identity] };
     const passwordHash = await hashPassword(randomToken(32));
     await assertRoomForUser(kit.users, kit.quota, project, fields, passwordHash);
     const result = await kit.users.insert(project.id, fields, passwordHash);
