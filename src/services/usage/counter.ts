@@ -10,22 +10,36 @@ export const FLUSH_INTERVAL_MS = 5_000;
 
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
+const DAY_MS = 86_400_000;
+
 export function usageCounter(
   repo: Pick<UsageRepo, 'increment'>,
   log: Logger,
-  { now = () => new Date(), intervalMs = FLUSH_INTERVAL_MS }: { now?: () => Date; intervalMs?: number } = {},
+  { nowMs = Date.now, intervalMs = FLUSH_INTERVAL_MS }: { nowMs?: () => number; intervalMs?: number } = {},
 ) {
   /** projectId -> day -> counts */
   let pending = new Map<string, Map<string, Partial<Record<UsageMetric, number>>>>();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
 
+  // The day's key is formatted once per day, not per request.
+  let day = '';
+  let dayStart = 0;
+  function today(): string {
+    const t = nowMs();
+    if (t < dayStart || t >= dayStart + DAY_MS) {
+      dayStart = t - (t % DAY_MS);
+      day = utcDay(new Date(t));
+    }
+    return day;
+  }
+
   function add(projectId: string, metric: UsageMetric, n = 1): void {
-    const day = utcDay(now());
+    const key = today();
     let days = pending.get(projectId);
     if (!days) pending.set(projectId, (days = new Map()));
-    let counts = days.get(day);
-    if (!counts) days.set(day, (counts = {}));
+    let counts = days.get(key);
+    if (!counts) days.set(key, (counts = {}));
     counts[metric] = (counts[metric] ?? 0) + n;
     if (!timer) {
       timer = setTimeout(() => void flush(), intervalMs);
