@@ -10,7 +10,10 @@ import {
   createProjectFixture,
   type ProjectFixture,
 } from '../helpers/fixtures.js';
-import type { ApiClient } from '../helpers/client.js';
+import { ApiClient } from '../helpers/client.js';
+import type { AddressInfo } from 'node:net';
+import { createServices } from '../../src/services/index.js';
+import { createApp } from '../../src/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { bytes, upload } from './storage-shared.js';
 
@@ -113,6 +116,31 @@ describe('usage report', () => {
       storageBytes: file.length,
     });
     expect(daily[0]).to.include({ apiCalls: 0, databaseBytes: null });
+  });
+
+  it('adds up the API calls counted by several processes, flushing at the same time', async () => {
+    // A second public process over the same databases: its own services, so its own counter.
+    const services = createServices(apps.public.deps);
+    const server = createApp('public', apps.public.deps, services).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    try {
+      const other = new ApiClient(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        'public',
+      ).with({
+        'x-api-key': fx.secretKey,
+      });
+      const usedBefore = (await dash.get(path())).body.data.figures.apiCalls.used;
+      await Promise.all([
+        ...Array.from({ length: 3 }, () => secret.get('/api/data/posts')),
+        ...Array.from({ length: 4 }, () => other.get('/api/data/posts')),
+      ]);
+      await Promise.all([apps.public.services.usage.counter.flush(), services.usage.counter.flush()]);
+      expect((await dash.get(path())).body.data.figures.apiCalls.used).to.equal(usedBefore + 7);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('shows operator overrides as the limits in force', async () => {
