@@ -276,6 +276,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project's usage and its plan limits (members)
+         * @description This calendar month's figures (UTC; they start again from zero at 00:00 UTC on the first of the month) with the plan limit in force next to each (the owner's plan, operator overrides applied): API calls to the public API with the project's keys (limit: `requestsPerMinute`), database and storage bytes (the live counters; limits `databaseBytes`, `storageBytes`), mail accepted by the mail server (`mailPerMonth`), webhooks (`webhooksPerProject`), webhook delivery attempts (no limit) and AI requests per feature (`aiQueryBuilderPerMonth`, `aiCollectionCreatorPerMonth`). `daily` has one entry per UTC day for the last 90 days, oldest first; a day's byte figures are the worker's last snapshot of that day (null before the first one), today's are live. API calls are counted in each API process and written every few seconds, so they may lag by that much. Any member may read it.
+         */
+        get: operations["getProjectUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/storage": {
         parameters: {
             query?: never;
@@ -2487,6 +2513,130 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The calendar month (UTC) of the figures. */
+                            month: string;
+                            /**
+                             * Format: date-time
+                             * @description When the monthly figures start again from zero (the first of next month, 00:00 UTC).
+                             */
+                            resetsAt: string;
+                            /** @description Each figure with the plan limit next to it. */
+                            figures: {
+                                apiCalls: {
+                                    /** @description API calls this month. */
+                                    used: number;
+                                    /** @description API calls so far today (UTC). */
+                                    today: number;
+                                    /** @description The project's requests per minute. */
+                                    limit: number;
+                                    /** @enum {string} */
+                                    limitName: "requestsPerMinute";
+                                };
+                                databaseBytes: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                storageBytes: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                mailSent: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                webhooks: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                webhookDeliveries: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                aiQueryBuilder: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                aiCollectionCreator: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                            };
+                            /** @description One entry per UTC day, the last 90 days, oldest first. */
+                            daily: {
+                                /** Format: date */
+                                day: string;
+                                apiCalls: number;
+                                mailSent: number;
+                                webhookDeliveries: number;
+                                aiQueryBuilder: number;
+                                aiCollectionCreator: number;
+                                databaseBytes: number | null;
+                                storageBytes: number | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -48,7 +48,12 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     handlers,
     security: securityResolvers(services, deps.config.dashboardOrigins),
     log,
-    gate: role === 'public' ? rateLimitGates(services.rateLimits) : undefined,
+    gate:
+      role === 'public'
+        ? rateLimitGates(services.rateLimits, (projectId) =>
+            services.usage.counter.add(projectId, 'apiCalls'),
+          )
+        : undefined,
   });
   const docs = docsRouter(
     spec as unknown as Record<string, unknown>,

@@ -60,6 +60,8 @@ async function main() {
       worker?.stop(),
     ]);
     clearTimeout(force);
+    // The counts of the last few seconds (API calls, mail, deliveries) are written before exit.
+    await services.usage.counter.stop().catch((err) => log.error({ err }, 'usage flush failed'));
     await closeDeps(deps);
     log.info('stopped');
     process.exit(0);

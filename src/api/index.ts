@@ -16,6 +16,7 @@ import { storageSettingsHandlers } from './storage-settings.js';
 import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js';
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
+import { usageHandlers } from './usage.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -39,5 +40,6 @@ export function dashboardHandlers(services: Services) {
     ...dashboardEndUserHandlers(services),
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
+    ...usageHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

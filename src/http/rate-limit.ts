@@ -42,7 +42,8 @@ function refusal(check: RateCheck): ApiError {
 /** A failed key check is charged to the client IP: floods with bad keys are limited too. */
 const authFailure = (err: unknown) => err instanceof ApiError && (err.status === 401 || err.status === 403);
 
-export function rateLimitGates(limits: ApiRateLimits) {
+/** `onCall` is told of every request let through with a project's key (usage accounting; must be cheap). */
+export function rateLimitGates(limits: ApiRateLimits, onCall?: (projectId: string) => void) {
   const gate: SecurityGate = async (ctx, resolve) => {
     const secretKey = ctx.get('x-api-key').startsWith('sk_live_');
     const early = limits.refusedEarly(ctx.ip, secretKey);
@@ -61,6 +62,7 @@ export function rateLimitGates(limits: ApiRateLimits) {
     const check = await limits.charge({ ip: ctx.ip, project: principal.project, keyKind: principal.keyKind });
     if (check && !check.allowed) throw refusal(check);
     if (check) ctx.set(headersOf(check));
+    if (principal.project) onCall?.(principal.project.id);
     return principal;
   };
   /** The gate of an operation, chosen once at start: only operations that take an API key. */

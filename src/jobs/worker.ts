@@ -1,12 +1,18 @@
-// The worker role: periodic sweeps on node-cron and the webhook delivery loop. Jobs are idempotent
-// and deliveries leased, so running more than one worker is safe.
+// The worker role: periodic sweeps on node-cron and the webhook delivery loop. Every periodic job
+// claims its run per period in `job_runs` (jobs/lease.ts), so with several workers each period
+// is worked once; the jobs are idempotent besides, and deliveries leased.
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
+import { jobRunsRepo } from '../db/job-runs.js';
 import { uploadCleanupJob } from './upload-cleanup.js';
 import { trashPurgeJob } from './trash-purge.js';
 import { usageRecountJob } from './usage-recount.js';
 import { startWebhookDelivery } from './webhook-delivery.js';
+import { leased, periodOf, workerId, type LeasedJob } from './lease.js';
+import { usageRollup } from './usage-rollup.js';
+import { usageMonthClose, previousMonth } from './usage-month-close.js';
+import { expirySweep } from './expiry-sweep.js';
 
 export interface Job {
   name: string;
@@ -15,8 +21,66 @@ export interface Job {
   run(): Promise<void>;
 }
 
-export function workerJobs(deps: Deps, services: Services): Job[] {
-  return [uploadCleanupJob(deps, services), trashPurgeJob(deps, services), usageRecountJob(deps, services)];
+const MINUTE = 60_000;
+
+export interface WorkerOptions {
+  /** The worker's clock (tests move it); defaults to the system time. */
+  now?: () => Date;
+  /** This worker's name in `job_runs`. */
+  owner?: string;
+}
+
+export function workerJobs(
+  deps: Deps,
+  services: Services,
+  { now, owner = workerId() }: WorkerOptions = {},
+): LeasedJob[] {
+  const runs = jobRunsRepo(deps.db.platform);
+  const log = deps.log.child({ role: 'worker' });
+  const job = (
+    base: Job | { name: string; schedule: string; run(at: Date): Promise<unknown> },
+    period: (at: Date) => string,
+    leaseMs: number,
+  ) =>
+    leased(
+      runs,
+      owner,
+      log,
+      {
+        name: base.name,
+        schedule: base.schedule,
+        leaseMs,
+        period,
+        work: async (at) => {
+          await base.run(at);
+        },
+      },
+      now,
+    );
+  return [
+    job(uploadCleanupJob(deps, services), (at) => periodOf(at, { minutes: 5 }), 4 * MINUTE),
+    job(trashPurgeJob(deps, services), (at) => periodOf(at, 'hour'), 30 * MINUTE),
+    job(usageRecountJob(deps, services), (at) => periodOf(at, 'day'), 60 * MINUTE),
+    job(
+      { name: 'expiry-sweep', schedule: '*/15 * * * *', run: expirySweep(deps) },
+      (at) => periodOf(at, { minutes: 15 }),
+      10 * MINUTE,
+    ),
+    job(
+      { name: 'usage-rollup', schedule: '7 * * * *', run: usageRollup(deps, services, runs) },
+      (at) => periodOf(at, 'hour'),
+      30 * MINUTE,
+    ),
+    job(
+      {
+        name: 'usage-month-close',
+        schedule: '5 0 * * *',
+        run: usageMonthClose(deps, services, services.usage.mailSent),
+      },
+      previousMonth,
+      60 * MINUTE,
+    ),
+  ];
 }
 
 export function startWorker(deps: Deps, services: Services): { stop(): Promise<void> } {
@@ -31,7 +95,7 @@ export function startWorker(deps: Deps, services: Services): { stop(): Promise<v
         await run;
         running.delete(run);
       },
-      { name: job.name, noOverlap: true },
+      { name: job.name, noOverlap: true, timezone: 'Etc/UTC' },
     ),
   );
   const delivery = startWebhookDelivery(

@@ -27,6 +27,9 @@ import { tokenRevocations } from './end-users/revocations.js';
 import { apiRateLimits } from './rate-limits.js';
 import { mailServices } from './mail/index.js';
 import { webhookServices } from './webhooks/index.js';
+import { usageServices } from './usage/index.js';
+import { mailUsageRepo } from '../db/mail-usage.js';
+import { webhooksRepo } from '../db/webhooks.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -68,6 +71,10 @@ export function createServices(deps: Deps) {
     },
   );
   const quota = databaseQuota(repos.projects, projects.limitsOf);
+  const usage = usageServices(platform, deps.log, projects, {
+    mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
+    webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
+  });
   return {
     repos,
     events,
@@ -115,8 +122,9 @@ export function createServices(deps: Deps) {
       projects: repos.projects,
       deleteUserFiles: (projectId, userId) => storage.deleteUserFiles(projectId, userId),
     }),
-    mailApi: mailServices(deps.config, platform, mail, projects),
-    webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects),
+    mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
+    webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
+    usage,
   };
 }
 

@@ -74,6 +74,13 @@ use('/api/projects/{projectId}/keys/{kind}/rotate > Replace one API key (admins)
   cookie: admin,
   path: { [PROJECT]: () => state.projectId },
 });
+use(
+  "/api/projects/{projectId}/usage > A project's usage and its plan limits (members) > 200 > application/json",
+  {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId },
+  },
+);
 use('/api/projects/{projectId}/members > Members of a project (members) > 200 > application/json', {
   cookie: admin,
   path: { [PROJECT]: () => state.projectId },

@@ -11,19 +11,27 @@ import type { Project } from '../types.js';
 import { mailTemplatesService } from './templates.js';
 import { mailSmtpService } from './smtp.js';
 import { mailMonth, mailSendService } from './send.js';
+import type { UsageCounter } from '../usage/counter.js';
 
 export function mailServices(
   config: Config,
   platform: Database['platform'],
   platformMailer: Mailer,
   projects: ProjectsService,
+  counter?: Pick<UsageCounter, 'add'>,
 ) {
   const usage = mailUsageRepo(platform);
   const settingsRepo = mailSettingsRepo(platform);
   const templatesRepo = mailTemplatesRepo(platform);
   const templates = mailTemplatesService(templatesRepo, projects.limitsOf);
   const smtp = mailSmtpService(config, settingsRepo, platformMailer);
-  const { send } = mailSendService({ usage, templates, smtp, limitsOf: projects.limitsOf });
+  const { send } = mailSendService({
+    usage,
+    templates,
+    smtp,
+    limitsOf: projects.limitsOf,
+    onSent: (projectId) => counter?.add(projectId, 'mailSent'),
+  });
   projects.onDelete(async (projectId) => {
     await Promise.all([
       templatesRepo.deleteAll(projectId),

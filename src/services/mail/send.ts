@@ -52,9 +52,18 @@ export interface MailSendDeps {
   smtp: MailSmtpService;
   limitsOf: (project: Project) => Promise<PlanLimits>;
   now?: () => Date;
+  /** Told of every message the server accepted (usage accounting). */
+  onSent?: (projectId: string) => void;
 }
 
-export function mailSendService({ usage, templates, smtp, limitsOf, now = () => new Date() }: MailSendDeps) {
+export function mailSendService({
+  usage,
+  templates,
+  smtp,
+  limitsOf,
+  now = () => new Date(),
+  onSent,
+}: MailSendDeps) {
   return {
     async send(ctx: RequestContext, input: SendInput) {
       const { project, keyKind } = ctx.principal;
@@ -97,6 +106,7 @@ export function mailSendService({ usage, templates, smtp, limitsOf, now = () => 
         const { mailer, own } = await smtp.mailerFor(project, limits);
         try {
           const sent = await mailer.sendMail({ to: input.to, subject, text, html, replyTo: input.replyTo });
+          onSent?.(project.id);
           return {
             id: newId(),
             messageId: sent.messageId,

@@ -19,6 +19,8 @@ export interface DeliveryOptions {
   openSecret: (sealed: string) => string;
   random?: () => number;
   now?: () => Date;
+  /** Told of every request sent to an endpoint, whatever its answer (usage accounting). */
+  onAttempt?: (projectId: string) => void;
 }
 
 export const messageId = (deliveryId: string) => `msg_${deliveryId}`;
@@ -27,7 +29,14 @@ export function webhookDeliverer(
   repo: WebhookDeliveriesRepo,
   webhooks: WebhooksRepo,
   log: Logger,
-  { settings, allowPrivateHosts, openSecret, random = Math.random, now = () => new Date() }: DeliveryOptions,
+  {
+    settings,
+    allowPrivateHosts,
+    openSecret,
+    random = Math.random,
+    now = () => new Date(),
+    onAttempt,
+  }: DeliveryOptions,
 ) {
   function nextStep(
     result: PostResult,
@@ -67,6 +76,7 @@ export function webhookDeliverer(
         allowPrivate: allowPrivateHosts,
         allowHttp: settings.allowHttp,
       });
+      onAttempt?.(delivery.projectId);
     }
     const attempt: DeliveryAttempt = {
       number: delivery.attempts.length + 1,

@@ -13,6 +13,7 @@ import type { EventBus, ServiceEvent } from '../events.js';
 import type { ProjectsService } from '../projects.js';
 import { webhooksManager } from './manage.js';
 import { webhookDeliverer } from './delivery.js';
+import type { UsageCounter } from '../usage/counter.js';
 import { eventKey, eventPayload } from './payload.js';
 
 export const WEBHOOK_EVENTS = [
@@ -35,6 +36,7 @@ export function webhookServices(
   cache: ProjectCache,
   events: EventBus,
   projects: ProjectsService,
+  counter?: Pick<UsageCounter, 'add'>,
 ) {
   // Webhook changes mark the project changed, so every process sees them in its cached list.
   const repo = invalidating(webhooksRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cache);
@@ -76,6 +78,7 @@ export function webhookServices(
       settings: config.webhooks,
       allowPrivateHosts: config.allowPrivateHosts,
       openSecret: (sealed) => decrypt(key, sealed),
+      onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
     }),
   };
 }

@@ -1,0 +1,91 @@
+// The usage report of one project for its members: this month's figures with the plan limit next
+// to each, and a daily series of the last 90 days. Monthly figures are keyed by their UTC month,
+// so they start again from zero at 00:00 UTC on the first of the month whether or not the worker
+// has run yet. API calls reach the report when their process flushes (every few seconds).
+import type { UsageCounts, UsageDay, UsageRepo } from '../../db/usage.js';
+import type { PlanLimits, Project } from '../types.js';
+import { utcDay } from './counter.js';
+
+export const SERIES_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+export interface UsageFigure {
+  used: number;
+  limit: number | null;
+  /** The plan limit's name (overridable per project by the operator), or null when none applies. */
+  limitName: keyof PlanLimits | null;
+}
+
+export interface UsageReportDeps {
+  repo: Pick<UsageRepo, 'days' | 'monthTotals'>;
+  limitsOf(project: Project): Promise<PlanLimits>;
+  /** The month's mail count as the quota counts it (collection `mail_usage`). */
+  mailSent(projectId: string, month: string): Promise<number>;
+  webhookCount(projectId: string): Promise<number>;
+  now?: () => Date;
+}
+
+export function usageReport({
+  repo,
+  limitsOf,
+  mailSent,
+  webhookCount,
+  now = () => new Date(),
+}: UsageReportDeps) {
+  return async function report(project: Project) {
+    const at = now();
+    const month = at.toISOString().slice(0, 7);
+    const today = utcDay(at);
+    const from = utcDay(new Date(at.getTime() - (SERIES_DAYS - 1) * DAY_MS));
+    const [limits, stored, totals, mail, webhooks] = await Promise.all([
+      limitsOf(project),
+      repo.days(project.id, from, today),
+      repo.monthTotals(project.id, month),
+      mailSent(project.id, month),
+      webhookCount(project.id),
+    ]);
+    const figure = (used: number, limitName: keyof PlanLimits | null): UsageFigure => ({
+      used,
+      limit: limitName ? (limits[limitName] as number) : null,
+      limitName,
+    });
+    const byDay = new Map(stored.map((d) => [d.day, d]));
+    const daily: UsageDay[] = [];
+    for (let i = SERIES_DAYS - 1; i >= 0; i--) {
+      const day = utcDay(new Date(at.getTime() - i * DAY_MS));
+      daily.push(byDay.get(day) ?? { ...emptyCounts(totals), day, databaseBytes: null, storageBytes: null });
+    }
+    // Today's bytes are the live counters; earlier days keep the roll-up's snapshot.
+    const last = daily[daily.length - 1]!;
+    daily[daily.length - 1] = {
+      ...last,
+      databaseBytes: project.usage.databaseUsed,
+      storageBytes: project.usage.storageUsed,
+    };
+    return {
+      month,
+      resetsAt: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1)).toISOString(),
+      figures: {
+        apiCalls: {
+          used: totals.apiCalls,
+          today: last.apiCalls,
+          limit: limits.requestsPerMinute,
+          limitName: 'requestsPerMinute' as const,
+        },
+        databaseBytes: figure(project.usage.databaseUsed, 'databaseBytes'),
+        storageBytes: figure(project.usage.storageUsed, 'storageBytes'),
+        mailSent: figure(mail, 'mailPerMonth'),
+        webhooks: figure(webhooks, 'webhooksPerProject'),
+        webhookDeliveries: figure(totals.webhookDeliveries, null),
+        aiQueryBuilder: figure(totals.aiQueryBuilder, 'aiQueryBuilderPerMonth'),
+        aiCollectionCreator: figure(totals.aiCollectionCreator, 'aiCollectionCreatorPerMonth'),
+      },
+      daily,
+    };
+  };
+}
+
+const emptyCounts = (shape: UsageCounts): UsageCounts =>
+  Object.fromEntries(Object.keys(shape).map((m) => [m, 0])) as UsageCounts;
+
+export type UsageReport = Awaited<ReturnType<ReturnType<typeof usageReport>>>;
