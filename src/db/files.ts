@@ -172,20 +172,25 @@ export function filesRepo(db: Db) {
      * their bytes go back when the record is removed), and whether a confirm claimed since
      * `freshSince` may be charging right now (its bytes are counted before its record shows them).
      */
-    async chargedBytes(projectId: string, freshSince: Date): Promise<{ bytes: number; inFlight: boolean }> {
+    async chargedBytes(
+      projectId: string,
+      freshSince: Date,
+    ): Promise<{ bytes: number; inFlight: boolean; chargedIds: Set<string> }> {
       const pid = toObjectId(projectId);
       let bytes = 0;
       let inFlight = false;
-      if (!pid) return { bytes, inFlight };
+      const chargedIds = new Set<string>();
+      if (!pid) return { bytes, inFlight, chargedIds };
       const cursor = files.find(
         { projectId: pid, $or: [{ chargedBytes: { $gt: 0 } }, { state: 'confirming' }] },
         { projection: { chargedBytes: 1, state: 1, claimedAt: 1 } },
       );
       for await (const doc of cursor) {
         bytes += doc.chargedBytes ?? 0;
+        if (doc.chargedBytes) chargedIds.add(doc._id.toHexString());
         if (doc.state === 'confirming' && doc.claimedAt && doc.claimedAt >= freshSince) inFlight = true;
       }
-      return { bytes, inFlight };
+      return { bytes, inFlight, chargedIds };
     },
 
     async deleteForProject(projectId: string): Promise<void> {

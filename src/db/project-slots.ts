@@ -59,6 +59,11 @@ export function projectSlots(projects: Collection<ProjectDoc>) {
       );
       return chargeOf(earlier, fileId);
     },
+    /** The charge markers of confirms not settled yet (the usage recount counts them too). */
+    async uploadCharges(id: string): Promise<{ fileId: string; bytes: number }[]> {
+      const doc = await projects.findOne({ _id: new ObjectId(id) }, { projection: { storageCharges: 1 } });
+      return doc?.storageCharges ?? [];
+    },
     /** The upload's charge now stands on its confirmed file record: drops the marker. */
     async settleUploadCharge(id: string, fileId: string): Promise<void> {
       await projects.updateOne({ _id: new ObjectId(id) }, { $pull: { storageCharges: { fileId } } });

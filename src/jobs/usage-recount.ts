@@ -49,7 +49,13 @@ export function usageRecountJob(
         projectId,
         new Date(now().getTime() - CONFIRM_IN_FLIGHT_MS),
       );
-      const after = { databaseUsed, storageUsed: files.inFlight ? before.storageUsed : files.bytes };
+      // A confirm that charged and then died keeps its marker until it is retried or deleted;
+      // those bytes stay charged (unless the file record already holds them).
+      const unsettled = (await projects.uploadCharges(projectId))
+        .filter((charge) => !files.chargedIds.has(charge.fileId))
+        .reduce((sum, charge) => sum + charge.bytes, 0);
+      const storageUsed = files.inFlight ? before.storageUsed : files.bytes + unsettled;
+      const after = { databaseUsed, storageUsed };
       if (after.databaseUsed === before.databaseUsed && after.storageUsed === before.storageUsed) {
         return { status: 'exact', usage: before };
       }

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { usageRecountJob } from '../../src/jobs/usage-recount.js';
 import { startTestApps } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -71,6 +72,17 @@ describe('storage under failures', () => {
       expect(await storageUsed()).to.equal(2000);
       expect((await client.delete('/api/storage/file', { path: ticket.filePath })).status).to.equal(200);
       expect(await storageUsed()).to.equal(0);
+    });
+
+    it('keeps the charge through a usage recount that runs before the retry', async () => {
+      const ticket = await crashedConfirm(1800);
+      const recount = usageRecountJob(apps.public.deps, apps.public.services);
+      expect((await recount.recountProject(fx.project.id)).status).to.equal('exact');
+      expect(await storageUsed()).to.equal(1800);
+      const res = await client.post('/api/storage/upload-confirm', { filePath: ticket.filePath, size: 1800 });
+      expect(res.status, res.text).to.equal(200);
+      expect(await storageUsed()).to.equal(1800);
+      expect((await recount.recountProject(fx.project.id)).status).to.equal('exact');
     });
 
     it('gives the charge back when the file is deleted instead of confirmed', async () => {
