@@ -30,7 +30,8 @@ func main() {
 		os.Exit(2)
 	}
 
-	level := slog.LevelWarn
+	// At warn level FerretDB dumps every error response in full, which floods the log.
+	level := slog.LevelError
 	if *debug {
 		level = slog.LevelDebug
 	}
