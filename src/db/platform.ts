@@ -28,6 +28,7 @@ const NOT_IMPLEMENTED = 238;
 // collection, but FerretDB 1.x drops the connection when one command re-creates several
 // existing indexes, and MongoDB answers both forms the same.
 export async function ensurePlatformIndexes(db: Db): Promise<void> {
+  const skippedTtl: string[] = [];
   for (const [name, indexes] of Object.entries(INDEXES)) {
     for (const index of indexes) {
       try {
@@ -38,9 +39,14 @@ export async function ensurePlatformIndexes(db: Db): Promise<void> {
         // documents instead of refusing to start; MongoDB itself never takes this branch.
         const ttl = index.expireAfterSeconds !== undefined;
         if (!ttl || !(err instanceof MongoServerError && err.code === NOT_IMPLEMENTED)) throw err;
-        console.warn(`${name}: the server has no TTL indexes; expired documents stay until removed by hand`);
+        skippedTtl.push(name);
       }
     }
+  }
+  if (skippedTtl.length) {
+    console.warn(
+      `The server has no TTL indexes: expired documents of ${skippedTtl.join(', ')} stay until removed by hand`,
+    );
   }
 }
 
