@@ -8,6 +8,13 @@
 #   dev:  mongo-java-server (H2 backend, persistent file). The app uses its in-process cache,
 #         local file storage and local mail outbox in dev.
 #
+#   STACK_ENGINE=ferretdb (test profile only): FerretDB v1 over a private PostgreSQL cluster
+#         instead of mongo-java-server, on the same mongo port; the rest of the stack is the same.
+#         Its servers, pid files and secrets live in $STACK_DIR/test-ferretdb, and the env file
+#         is <repo>/.env.test-ferretdb, so it never touches the default test stack's state.
+#         PostgreSQL comes from Debian (apt-get install postgresql when missing); as root, the
+#         cluster runs as the `postgres` user, because initdb and postgres refuse to run as root.
+#
 # Everything is installed and run under $STACK_DIR (default <repo>/.stack, git-ignored); a
 # relative STACK_DIR is taken relative to the repo root. `start` writes <repo>/.env.<profile>.
 #
@@ -19,6 +26,9 @@
 #   STACK_ENV_FILE                   where to write the env file (two stacks with different
 #                                    STACK_DIR and ports would otherwise share .env.<profile>)
 #   STACK_START_TIMEOUT (s, 60), STACK_STOP_TIMEOUT (s, 15), STACK_MONGO_JAVA_OPTS
+#   STACK_ENGINE                     mongo-java-server (default) or ferretdb, see above
+#   STACK_PG_PORT                    PostgreSQL port for STACK_ENGINE=ferretdb (default: the
+#                                    mongo port + 10000, so stacks with distinct ports never clash)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,6 +38,8 @@ HELPERS="$SCRIPT_DIR/stack"
 # The pom is the one place that names the mongo-java-server version.
 MONGO_JAVA_SERVER_VERSION="$(sed -n 's:.*<mongo-java-server.version>\(.*\)</mongo-java-server.version>.*:\1:p' "$HELPERS/pom.xml")"
 VERSITYGW_VERSION=v1.7.0
+# scripts/stack/ferretdb/go.mod is the one place that names the FerretDB version.
+FERRETDB_VERSION="$(sed -n 's:^require github.com/FerretDB/FerretDB \(v[0-9.]*\)$:\1:p' "$HELPERS/ferretdb/go.mod")"
 OWN_S3_REGION=us-east-1
 OWN_S3_BUCKET=baas-test
 
@@ -76,11 +88,24 @@ case $PROFILE in
   dev) SERVICES=(mongo) ;;
   *) usage ;;
 esac
+ENGINE="${STACK_ENGINE:-mongo-java-server}"
+case $ENGINE in
+  mongo-java-server) STATE_NAME=$PROFILE ;;
+  ferretdb)
+    [[ $PROFILE == test ]] || die "STACK_ENGINE=ferretdb is for the test profile only"
+    # "mongo" stays the name of the MongoDB-compatible endpoint (STACK_SKIP=mongo, MONGODB_URI);
+    # postgres is its backend and starts first.
+    SERVICES=(postgres mongo redis s3 smtp)
+    STATE_NAME=$PROFILE-ferretdb
+    ;;
+  *) die "STACK_ENGINE: unknown engine '$ENGINE' (known: mongo-java-server, ferretdb)" ;;
+esac
 
 STACK_DIR="${STACK_DIR:-.stack}"
 [[ $STACK_DIR == /* ]] || STACK_DIR="$REPO_ROOT/$STACK_DIR"
-PROFILE_DIR="$STACK_DIR/$PROFILE"
-ENV_FILE="${STACK_ENV_FILE:-$REPO_ROOT/.env.$PROFILE}"
+PROFILE_DIR="$STACK_DIR/$STATE_NAME"
+ENV_FILE="${STACK_ENV_FILE:-$REPO_ROOT/.env.$STATE_NAME}"
+FERRETDB_BIN="$STACK_DIR/bin/ferretdb"
 MJS_LIB="$STACK_DIR/mongo-java-server/lib"
 VERSITYGW_BIN="$STACK_DIR/bin/versitygw"
 INSTALL_LOGS="$STACK_DIR/logs"
@@ -93,7 +118,8 @@ fi
 REDIS_PORT="${STACK_REDIS_PORT:-6579}"
 S3_PORT="${STACK_S3_PORT:-7270}"
 SMTP_PORT="${STACK_SMTP_PORT:-2625}"
-for p in "$MONGO_PORT" "$REDIS_PORT" "$S3_PORT" "$SMTP_PORT"; do
+PG_PORT="${STACK_PG_PORT:-$((10#$MONGO_PORT + 10000))}"
+for p in "$MONGO_PORT" "$REDIS_PORT" "$S3_PORT" "$SMTP_PORT" "$PG_PORT"; do
   if ! [[ $p =~ ^[1-9][0-9]{0,4}$ ]] || ((10#$p < 1 || 10#$p > 65535)); then
     die "invalid port '$p'"
   fi
@@ -101,6 +127,8 @@ done
 
 OWN_MONGO_URI="mongodb://127.0.0.1:$MONGO_PORT/?directConnection=true"
 MAIL_DIR="$PROFILE_DIR/mail"
+PG_DATA="$PROFILE_DIR/postgres"
+PG_DATABASE=ferretdb
 
 declare -A SKIP=()
 IFS=',' read -r -a _skip_list <<<"${STACK_SKIP:-}"
@@ -116,6 +144,10 @@ if [[ -n ${MONGODB_URI:-} && ${MONGODB_URI} != "$OWN_MONGO_URI" ]]; then
   EXTERNAL_MONGO_URI=$MONGODB_URI
   SKIP[mongo]=1
 fi
+# FerretDB's PostgreSQL is only its backend: no server of ours uses it when mongo is external.
+if [[ -n ${SKIP[mongo]:-} ]]; then
+  SKIP[postgres]=1
+fi
 
 is_skipped() { [[ -n ${SKIP[$1]:-} ]]; }
 
@@ -125,6 +157,7 @@ port_of() {
     redis) echo "$REDIS_PORT" ;;
     s3) echo "$S3_PORT" ;;
     smtp) echo "$SMTP_PORT" ;;
+    postgres) echo "$PG_PORT" ;;
   esac
 }
 
@@ -132,7 +165,8 @@ port_of() {
 # (pid reuse after a reboot or a crash) must not count as "running", nor be killed by stop.
 cmd_marker_of() {
   case $1 in
-    mongo) echo "MongoLauncher" ;;
+    mongo) if [[ $ENGINE == ferretdb ]]; then echo "-postgresql-url"; else echo "MongoLauncher"; fi ;;
+    postgres) echo "$PG_DATA" ;;
     redis) echo "redis-server" ;;
     s3) echo "versitygw" ;;
     smtp) echo "smtp-sink.mjs" ;;
@@ -351,40 +385,80 @@ as_root() {
   elif command -v sudo >/dev/null; then
     sudo "$@"
   else
-    die "installing redis-server needs root: run 'apt-get install -y redis-server' as root"
+    die "installing Debian packages needs root: run 'apt-get install -y ${APT_PACKAGE:-<package>}' as root"
   fi
 }
 
-install_redis() {
-  if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
-    return 0
-  fi
-  require_tool apt-get "redis-server is not on PATH and this is not a Debian-like system; install Redis 7 by hand"
-  log "installing redis-server with apt-get"
-  local t0 created_policy=""
+# apt-get install of one Debian package whose service must not start: our instance runs with its
+# own config on its own port, so the system one would only be a stray server.
+apt_install() {
+  local package=$1 t0 created_policy=""
+  APT_PACKAGE=$package
+  require_tool apt-get "$package is missing and this is not a Debian-like system; install it by hand"
+  log "installing $package with apt-get"
   t0=$(now)
-  # Debian starts the packaged service on install; our instance runs with its own config on its
-  # own port, so the system one would only be a stray server. policy-rc.d (exit 101) is the
-  # Debian way to forbid service starts during an install.
+  # Debian starts the packaged service on install. policy-rc.d (exit 101) is the Debian way to
+  # forbid service starts during an install.
   if [[ ! -e /usr/sbin/policy-rc.d ]]; then
     as_root sh -c 'printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
     created_policy=1
   fi
   local status=0
   (
-    run_logged "apt-get update" "$INSTALL_LOGS/install-redis.log" \
+    run_logged "apt-get update" "$INSTALL_LOGS/install-$package.log" \
       as_root env DEBIAN_FRONTEND=noninteractive apt-get update
-    run_logged "apt-get install redis-server" "$INSTALL_LOGS/install-redis-2.log" \
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends redis-server
+    run_logged "apt-get install $package" "$INSTALL_LOGS/install-$package-2.log" \
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$package"
   ) || status=$?
   [[ -n $created_policy ]] && as_root rm -f /usr/sbin/policy-rc.d
   ((status == 0)) || exit "$status"
   # On a systemd machine the unit would still start at the next boot.
   if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
-    as_root systemctl disable --now redis-server >/dev/null 2>&1 || true
+    as_root systemctl disable --now "$package" >/dev/null 2>&1 || true
   fi
+  log "$package installed in $(($(now) - t0))s"
+}
+
+install_redis() {
+  if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+    return 0
+  fi
+  apt_install redis-server
   command -v redis-server >/dev/null || die "apt-get installed redis-server but it is not on PATH"
-  log "redis-server installed in $(($(now) - t0))s ($(redis-server --version | cut -d' ' -f3 | sed 's/^v=//'))"
+  log "redis-server $(redis-server --version | cut -d' ' -f3 | sed 's/^v=//')"
+}
+
+# The newest server version Debian's postgresql package put under /usr/lib/postgresql.
+pg_bin_dir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [[ -n $dir && -x $dir/initdb && -x $dir/postgres && -x $dir/pg_ctl ]] && echo "$dir"
+}
+
+install_postgres() {
+  pg_bin_dir >/dev/null && return 0
+  apt_install postgresql
+  pg_bin_dir >/dev/null || die "apt-get installed postgresql but /usr/lib/postgresql/<version>/bin/initdb is missing"
+}
+
+# FerretDB embedded in our own small Go main (see scripts/stack/ferretdb/main.go for why).
+install_ferretdb() {
+  local marker="$FERRETDB_BIN.version" want
+  want="$(cat "$HELPERS/ferretdb/go.mod" "$HELPERS/ferretdb/go.sum" "$HELPERS/ferretdb/main.go" | sha256sum | cut -d' ' -f1)"
+  if [[ -x $FERRETDB_BIN && -f $marker && $(<"$marker") == "$want" ]]; then
+    return 0
+  fi
+  require_tool go "Go is required to build FerretDB"
+  log "building FerretDB $FERRETDB_VERSION with go build (a few minutes on a cold Go cache)"
+  local t0
+  t0=$(now)
+  mkdir -p "$(dirname "$FERRETDB_BIN")"
+  rm -f "$marker"
+  run_logged "go build ferretdb" "$INSTALL_LOGS/install-ferretdb.log" \
+    env -C "$HELPERS/ferretdb" go build -mod=readonly -o "$FERRETDB_BIN" .
+  [[ -x $FERRETDB_BIN ]] || die "go build ran but $FERRETDB_BIN is missing"
+  echo "$want" >"$marker"
+  log "FerretDB installed in $(($(now) - t0))s"
 }
 
 install_versitygw() {
@@ -419,7 +493,8 @@ install_profile() {
   for s in "${SERVICES[@]}"; do
     is_skipped "$s" && continue
     case $s in
-      mongo) install_mongo ;;
+      mongo) if [[ $ENGINE == ferretdb ]]; then install_ferretdb; else install_mongo; fi ;;
+      postgres) install_postgres ;;
       redis) install_redis ;;
       s3) install_versitygw && require_node_module @aws-sdk/client-s3 ;;
       smtp) install_smtp ;;
@@ -435,6 +510,10 @@ mongo_ready() {
 }
 
 start_mongo() {
+  if [[ $ENGINE == ferretdb ]]; then
+    start_ferretdb
+    return
+  fi
   local java_bin=java args
   [[ -n ${JAVA_HOME:-} && -x $JAVA_HOME/bin/java ]] && java_bin="$JAVA_HOME/bin/java"
   if [[ $PROFILE == test ]]; then
@@ -445,6 +524,52 @@ start_mongo() {
   # shellcheck disable=SC2086 # the options are meant to be split into words
   spawn mongo "$java_bin" $MONGO_JAVA_OPTS -cp "$MJS_LIB/*" "$HELPERS/MongoLauncher.java" "${args[@]}"
   wait_ready mongo mongo_ready
+}
+
+# Runs a PostgreSQL program as the cluster's owner: initdb and postgres refuse to run as root.
+# setpriv execs (no fork), so the pid written by spawn stays the server's pid.
+as_pg_owner() {
+  if [[ $(id -u) -eq 0 ]]; then
+    id postgres >/dev/null 2>&1 || die "running as root needs the 'postgres' user (Debian's postgresql package creates it)"
+    setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+  else
+    "$@"
+  fi
+}
+
+postgres_ready() {
+  "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -d postgres -U postgres
+}
+
+start_postgres() {
+  PG_BIN=$(pg_bin_dir) || die "PostgreSQL is not installed (/usr/lib/postgresql/<version>/bin)"
+  # A fresh cluster for every start, matching the memory-backed mongo: no leftovers between runs.
+  rm -rf "$PG_DATA"
+  mkdir -p "$PG_DATA"
+  [[ $(id -u) -eq 0 ]] && chown postgres: "$PG_DATA"
+  chmod 700 "$PG_DATA"
+  run_logged "initdb" "$PROFILE_DIR/postgres-initdb.log" \
+    as_pg_owner "$PG_BIN/initdb" -D "$PG_DATA" -U postgres -A trust -E UTF8 --no-locale --no-sync
+  # TCP on 127.0.0.1 only and no Unix socket (its default directory belongs to the system
+  # cluster). Durability is off: the data is thrown away at the next start anyway.
+  local owner=()
+  [[ $(id -u) -eq 0 ]] && owner=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+  spawn postgres "${owner[@]}" "$PG_BIN/postgres" -D "$PG_DATA" -p "$PG_PORT" \
+    -c listen_addresses=127.0.0.1 -c unix_socket_directories= \
+    -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200
+  wait_ready postgres postgres_ready
+  run_logged "createdb $PG_DATABASE" "$PROFILE_DIR/postgres-createdb.log" \
+    "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres "$PG_DATABASE"
+}
+
+ferretdb_ready() {
+  grep -q '^\[ferretdb\] ready on' "$(log_file mongo)" && tcp_open "$MONGO_PORT"
+}
+
+start_ferretdb() {
+  spawn mongo "$FERRETDB_BIN" -listen "127.0.0.1:$MONGO_PORT" \
+    -postgresql-url "postgres://postgres@127.0.0.1:$PG_PORT/$PG_DATABASE"
+  wait_ready mongo ferretdb_ready
 }
 
 redis_ready() {
@@ -587,8 +712,10 @@ cmd_start() {
 }
 
 cmd_stop() {
-  local s pid
-  for s in "${SERVICES[@]}"; do
+  local s pid i
+  # Reverse start order: FerretDB closes its PostgreSQL connections before PostgreSQL stops.
+  for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do
+    s=${SERVICES[i]}
     if pid=$(running_pid "$s"); then
       stop_service "$s"
       log "$s stopped (was pid $pid)"

@@ -1,5 +1,5 @@
 // The platform database: its collections and their indexes, created once at start (idempotent).
-import type { Db, Collection, Document, IndexDescription } from 'mongodb';
+import { MongoServerError, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
 
 const INDEXES: Record<string, IndexDescription[]> = {
   developers: [{ key: { email: 1 }, name: 'u_email', unique: true }],
@@ -21,9 +21,32 @@ export function registerPlatformIndexes(collection: string, indexes: IndexDescri
   INDEXES[collection] = [...(INDEXES[collection] ?? []), ...indexes];
 }
 
+// The server's answer to an index option it does not support.
+const NOT_IMPLEMENTED = 238;
+
+// One index per command, once per process start: a few more round trips than one command per
+// collection, but FerretDB 1.x drops the connection when one command re-creates several
+// existing indexes, and MongoDB answers both forms the same.
 export async function ensurePlatformIndexes(db: Db): Promise<void> {
+  const skippedTtl: string[] = [];
   for (const [name, indexes] of Object.entries(INDEXES)) {
-    if (indexes.length) await db.collection(name).createIndexes(indexes);
+    for (const index of indexes) {
+      try {
+        await db.collection(name).createIndexes([index]);
+      } catch (err) {
+        // TTL indexes only reclaim space: every read of an expiring document checks its
+        // expiresAt itself. A MongoDB-compatible server without them (FerretDB 1.x) keeps expired
+        // documents instead of refusing to start; MongoDB itself never takes this branch.
+        const ttl = index.expireAfterSeconds !== undefined;
+        if (!ttl || !(err instanceof MongoServerError && err.code === NOT_IMPLEMENTED)) throw err;
+        skippedTtl.push(name);
+      }
+    }
+  }
+  if (skippedTtl.length) {
+    console.warn(
+      `The server has no TTL indexes: expired documents of ${skippedTtl.join(', ')} stay until removed by hand`,
+    );
   }
 }
 
