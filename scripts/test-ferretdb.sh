@@ -22,23 +22,8 @@ bash scripts/stack.sh start test || { bash scripts/stack.sh stop test; exit 1; }
 trap 'bash scripts/stack.sh stop test' EXIT
 load_env_file .env.test-ferretdb
 
-passed=0
-failed=0
-log=$(mktemp)
+. scripts/counts.sh
 t0=$(date +%s)
-
-counted() { # a runner whose own summary gives the counts; $1 is the regex pair to read
-  local name=$1 pass_re=$2 fail_re=$3; shift 3
-  echo "== $name"
-  "$@" 2>&1 | tee "$log"
-  local code=${PIPESTATUS[0]}
-  local p f
-  p=$(grep -Eo "$pass_re" "$log" | tail -1 | grep -Eo '[0-9]+' | head -1)
-  f=$(grep -Eo "$fail_re" "$log" | tail -1 | grep -Eo '[0-9]+' | head -1)
-  passed=$((passed + ${p:-0}))
-  failed=$((failed + ${f:-0}))
-  if [ "$code" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then failed=$((failed + 1)); echo "FAILED: $name (exit $code)"; fi
-}
 
 if [ $# -gt 0 ]; then
   counted "mocha on FerretDB" '[0-9]+ passing' '[0-9]+ failing' npx mocha "$@"
@@ -50,7 +35,5 @@ else
   fi
 fi
 
-rm -f "$log"
 echo "FerretDB run took $(($(date +%s) - t0))s"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+counts_summary
