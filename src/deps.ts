@@ -19,6 +19,12 @@ const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
   const db = await connectDatabase(config.mongodbUri, config.platformDb, config.connectTimeoutMs);
+  if (db.skippedTtlIndexes.length) {
+    log.warn(
+      { collections: db.skippedTtlIndexes },
+      'the database server has no TTL indexes: expired records stay until the expiry sweep removes them',
+    );
+  }
   const cache = await createCache(config.redisUrl, config.platformDb, {
     timeoutMs: config.connectTimeoutMs,
   }).catch(async (err) => {

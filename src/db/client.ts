@@ -6,6 +6,8 @@ import { ensurePlatformIndexes } from './platform.js';
 export interface Database {
   readonly client: MongoClient;
   readonly platform: Db;
+  /** Platform collections whose TTL index the server lacks (FerretDB 1.x): expired records stay. */
+  readonly skippedTtlIndexes: string[];
   /** The database of one project on the managed deployment. */
   project(projectId: string): Db;
   ping(): Promise<void>;
@@ -26,10 +28,11 @@ export async function connectDatabase(uri: string, platformDb: string, timeoutMs
   });
   await client.connect();
   const platform = client.db(platformDb);
-  await ensurePlatformIndexes(platform);
+  const skippedTtlIndexes = await ensurePlatformIndexes(platform);
   return {
     client,
     platform,
+    skippedTtlIndexes,
     project: (projectId) => client.db(`p_${projectId}`),
     async ping() {
       await platform.command({ ping: 1 });

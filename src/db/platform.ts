@@ -27,7 +27,8 @@ const NOT_IMPLEMENTED = 238;
 // One index per command, once per process start: a few more round trips than one command per
 // collection, but FerretDB 1.x drops the connection when one command re-creates several
 // existing indexes, and MongoDB answers both forms the same.
-export async function ensurePlatformIndexes(db: Db): Promise<void> {
+/** Creates the indexes; returns the collections whose TTL index the server could not create. */
+export async function ensurePlatformIndexes(db: Db): Promise<string[]> {
   const skippedTtl: string[] = [];
   for (const [name, indexes] of Object.entries(INDEXES)) {
     for (const index of indexes) {
@@ -43,11 +44,7 @@ export async function ensurePlatformIndexes(db: Db): Promise<void> {
       }
     }
   }
-  if (skippedTtl.length) {
-    console.warn(
-      `The server has no TTL indexes: expired documents of ${skippedTtl.join(', ')} stay until removed by hand`,
-    );
-  }
+  return skippedTtl;
 }
 
 export const platformCollection = <T extends Document>(db: Db, name: string): Collection<T> =>
