@@ -590,7 +590,7 @@ export interface paths {
         get?: never;
         /**
          * Update the signed-in user
-         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`), nor fields the users schema marks `protected` (400 `FIELD_PROTECTED`); a value taken by another user in a unique field is a 409. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`), nor fields the users schema marks `protected` (400 `FIELD_PROTECTED`); a value taken by another user in a unique field is a 409. A change that would grow the user past the project's database size is a 403 `QUOTA_EXCEEDED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         put: operations["updateEndUserProfile"];
         post?: never;

@@ -81,7 +81,7 @@ describe('usage counters', () => {
     expect(await usage()).to.equal(await stored());
   });
 
-  it('charges sign-ups and profile updates, and refuses a sign-up at the limit with 403 QUOTA_EXCEEDED', async () => {
+  it('charges sign-ups and profile updates, and refuses a sign-up or a growing profile at the limit with 403 QUOTA_EXCEEDED', async () => {
     const start = await usage();
     const first = await signup({ name: 'Ada' });
     expect(first.status).to.equal(201);
@@ -106,6 +106,13 @@ describe('usage counters', () => {
     expect(refused.status).to.equal(403);
     expect(refused.body.code).to.equal('QUOTA_EXCEEDED');
     expect(await usage()).to.equal(await stored()); // nothing written, nothing charged
+    // A profile change that would grow the user past the limit is refused too; one that shrinks it is not.
+    const grown = await bearer.put('/api/userAuth/update-profile', { bio: 'g'.repeat(400) });
+    expect(grown.status).to.equal(403);
+    expect(grown.body.code).to.equal('QUOTA_EXCEEDED');
+    expect(await usage()).to.equal(await stored());
+    expect((await bearer.put('/api/userAuth/update-profile', { bio: 's' })).status).to.equal(200);
+    expect(await usage()).to.equal(await stored());
 
     await operator.put(`/api/admin/projects/${p.project.id}/limits`, { limits: {} });
     expect((await signup()).status).to.equal(201);

@@ -7,7 +7,7 @@ import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
 import { validateDocument } from '../schema/validate-document.js';
 import type { CollectionDef } from '../types.js';
-import { assertRoomForUser } from './usage.js';
+import { assertRoomForChange, assertRoomForUser } from './usage.js';
 import {
   AUTH_MANAGED_FIELDS,
   publicProfileView,
@@ -125,6 +125,9 @@ export function accountsPart(kit: UserAuthKit) {
       refuseManagedFields(body, []);
       refuseProtectedFields(def, body);
       const set = validateDocument(def, body, 'update');
+      const found = await users.findById(project.id, userId);
+      if (!found) throw userGone();
+      await assertRoomForChange(users, kit.quota, project, found.user, set);
       return written(await users.update(project.id, userId, { set }));
     },
 

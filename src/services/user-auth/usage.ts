@@ -1,7 +1,9 @@
 // End users count against the project's `databaseUsed` like any document (DECISIONS §5): every
 // write through the users repository charges what it changed, and a new account is refused with
-// 403 QUOTA_EXCEEDED when it would take the project over its database size.
-import type { UsersRepo, UserWrite } from '../../db/users.js';
+// 403 QUOTA_EXCEEDED when it would take the project over its database size, and so is a profile
+// change that would grow it past that size.
+import type { UserRecord, UsersRepo, UserWrite } from '../../db/users.js';
+import { applySet } from '../data/update-preview.js';
 import type { DatabaseQuota } from '../data/quota.js';
 import type { Project } from '../types.js';
 
@@ -27,3 +29,15 @@ export const assertRoomForUser = (
   fields: Record<string, unknown>,
   passwordHash: string,
 ) => quota.assertRoom(project, users.sizeOfNew(fields, passwordHash));
+
+/** Throws 403 QUOTA_EXCEEDED when setting these fields would take the project over its database size. */
+export function assertRoomForChange(
+  users: UsersRepo,
+  quota: DatabaseQuota,
+  project: Project,
+  user: UserRecord,
+  set: Record<string, unknown>,
+) {
+  const growth = users.sizeOfNew(applySet(user, set), '') - users.sizeOfNew(user, '');
+  return quota.assertRoom(project, growth);
+}
