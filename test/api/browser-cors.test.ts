@@ -17,6 +17,25 @@ import { authProject, newEmail, PASSWORD, type AuthProject } from '../helpers/us
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** Debian's Chromium with a page opened at `origin`; fails loudly when the browser is missing. */
+async function openPage(origin: string): Promise<{ browser: Browser; page: Page }> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: run bash scripts/install.sh (apt-get install chromium)`);
+  }
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const page = await browser.newPage();
+  await page.goto(origin);
+  return { browser, page };
+}
+
+/** Calls the API from inside the page, through the page's own `api` function. */
+const callApi = (page: Page, method: string, route: string, options: Record<string, unknown>) =>
+  page.evaluate(([m, r, o]) => (window as any).api(m, r, o), [
+    method,
+    route,
+    options,
+  ] as const) as Promise<Answer>;
+
 /** The app's page: `window.api(method, path, options)` calls the API the way a browser SDK does. */
 const pageHtml = (api: string, key: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>web app</title></head><body>
@@ -71,16 +90,9 @@ describe('a web app in a real browser, on another origin than the API', function
   const session = { accessToken: '', refreshToken: '', userId: '' };
 
   const call = (method: string, route: string, options: Record<string, unknown> = {}) =>
-    page.evaluate(([m, r, o]) => (window as any).api(m, r, o), [
-      method,
-      route,
-      options,
-    ] as const) as Promise<Answer>;
+    callApi(page, method, route, options);
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`No Chromium at ${CHROMIUM}: run bash scripts/install.sh (apt-get install chromium)`);
-    }
     dir = await mkdtemp(path.join(tmpdir(), 'baas-browser-'));
     app = await startTestApp('public', 'browser_cors', {
       S3_BUCKET: '',
@@ -105,9 +117,7 @@ describe('a web app in a real browser, on another origin than the API', function
       ],
       rls: { enabled: true, mode: 'private', ownerField: 'userId' },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    await page.goto(appPage.origin);
+    ({ browser, page } = await openPage(appPage.origin));
   });
 
   after(async () => {
@@ -219,14 +229,9 @@ describe('a web app in a real browser, uploading to the S3 bucket of the stack',
   let appPage: Awaited<ReturnType<typeof servePage>>;
 
   const call = (method: string, route: string, options: Record<string, unknown> = {}) =>
-    page.evaluate(([m, r, o]) => (window as any).api(m, r, o), [
-      method,
-      route,
-      options,
-    ] as const) as Promise<Answer>;
+    callApi(page, method, route, options);
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: run bash scripts/install.sh`);
     // The internal store is the stack's bucket, whose CORS rules scripts/stack/s3-bucket.mjs sets.
     app = await startTestApp('public', 'browser_s3', { USER_AUTH_SIGNUPS_PER_HOUR: '10000' });
     p = await authProject(app);
@@ -235,9 +240,7 @@ describe('a web app in a real browser, uploading to the S3 bucket of the stack',
       settings: { allowedOrigins: [appPage.origin] },
     });
     await app.services.storage.settings.update(p.project, { endUserUploads: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    await page.goto(appPage.origin);
+    ({ browser, page } = await openPage(appPage.origin));
   });
 
   after(async () => {

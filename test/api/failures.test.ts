@@ -58,39 +58,44 @@ async function until(
   return res;
 }
 
+/**
+ * A public app whose MongoDB or Redis connection goes through a TCP proxy the test can cut, with a
+ * project and a `posts` collection; registers its own before/after hooks in the calling describe.
+ */
+function behindProxy(env: 'MONGODB_URI' | 'REDIS_URL', suite: string) {
+  const state = {} as { proxy: TcpProxy; app: TestApp; fixture: ProjectFixture; client: ApiClient };
+  before(async function () {
+    const uri = testEnv[env];
+    if (!uri) return this.skip(); // the in-process cache cannot go away
+    state.proxy = await startTcpProxy(...hostPort(uri, env === 'REDIS_URL' ? 6379 : 27017));
+    state.app = await startTestApp('public', suite, { ...settings, [env]: throughProxy(uri, state.proxy) });
+    state.fixture = await createProjectFixture(state.app.services);
+    await createCollectionFixture(state.app.services, state.fixture.project.id, { name: 'posts' });
+    state.client = state.app.client.with({ 'x-api-key': state.fixture.secretKey });
+    expect((await state.client.get('/api/data/posts')).status).to.equal(200);
+  });
+  after(async () => {
+    await state.proxy?.restore().catch(() => undefined);
+    await state.app?.close();
+    await state.proxy?.close();
+  });
+  return state;
+}
+
 describe('when a dependency goes away', () => {
   describe('MongoDB', () => {
-    let proxy: TcpProxy;
-    let app: TestApp;
-    let fixture: ProjectFixture;
-    let client: ApiClient;
-    before(async () => {
-      proxy = await startTcpProxy(...hostPort(testEnv.MONGODB_URI!, 27017));
-      app = await startTestApp('public', 'failures_db', {
-        ...settings,
-        MONGODB_URI: throughProxy(testEnv.MONGODB_URI!, proxy),
-      });
-      fixture = await createProjectFixture(app.services);
-      await createCollectionFixture(app.services, fixture.project.id, { name: 'posts' });
-      client = app.client.with({ 'x-api-key': fixture.secretKey });
-      expect((await client.get('/api/data/posts')).status).to.equal(200);
-    });
-    after(async () => {
-      await proxy?.restore().catch(() => undefined);
-      await app?.close();
-      await proxy?.close();
-    });
+    const env = behindProxy('MONGODB_URI', 'failures_db');
 
     it('answers reads and writes 503 within the timeouts, health names it, then recovers', async function () {
       this.timeout(60_000);
-      await proxy.cut();
+      await env.proxy.cut();
       // Several requests at once, reads and writes: every one is answered, none hangs.
       const results = await Promise.all([
-        timed(client.get('/api/data/posts')),
-        timed(client.post('/api/data/posts', { title: 'while down' })),
-        timed(client.get('/api/data/posts', { query: { total: true } })),
+        timed(env.client.get('/api/data/posts')),
+        timed(env.client.post('/api/data/posts', { title: 'while down' })),
+        timed(env.client.get('/api/data/posts', { query: { total: true } })),
         // A key never seen by this process needs the database to be resolved.
-        timed(app.client.with({ 'x-api-key': `sk_live_${'a'.repeat(43)}` }).get('/api/data/posts')),
+        timed(env.app.client.with({ 'x-api-key': `sk_live_${'a'.repeat(43)}` }).get('/api/data/posts')),
       ]);
       for (const { value, ms } of results) {
         expectUnavailable(value, 'database');
@@ -98,48 +103,28 @@ describe('when a dependency goes away', () => {
         // whose connection broke retries once), far below QUERY_TIMEOUT_MS.
         expect(ms).to.be.below(QUERY_TIMEOUT_MS);
       }
-      const health = await app.client.get('/api/health');
+      const health = await env.app.client.get('/api/health');
       expect(health.status).to.equal(503);
       expect(health.body.message).to.equal('Unavailable: database');
 
-      await proxy.restore();
-      const back = await until(200, () => client.get('/api/data/posts'), 20_000);
+      await env.proxy.restore();
+      const back = await until(200, () => env.client.get('/api/data/posts'), 20_000);
       expect(back.status).to.equal(200);
-      expect((await client.post('/api/data/posts', { title: 'after' })).status).to.equal(201);
-      expect((await app.client.get('/api/health')).status).to.equal(200);
+      expect((await env.client.post('/api/data/posts', { title: 'after' })).status).to.equal(201);
+      expect((await env.app.client.get('/api/health')).status).to.equal(200);
     });
   });
 
   describe('Redis', () => {
-    let proxy: TcpProxy;
-    let app: TestApp;
-    let fixture: ProjectFixture;
-    let client: ApiClient;
-    before(async function () {
-      if (!testEnv.REDIS_URL) return this.skip(); // the in-process cache cannot go away
-      proxy = await startTcpProxy(...hostPort(testEnv.REDIS_URL, 6379));
-      app = await startTestApp('public', 'failures_cache', {
-        ...settings,
-        REDIS_URL: throughProxy(testEnv.REDIS_URL, proxy),
-      });
-      fixture = await createProjectFixture(app.services);
-      await createCollectionFixture(app.services, fixture.project.id, { name: 'posts' });
-      client = app.client.with({ 'x-api-key': fixture.secretKey });
-      expect((await client.get('/api/data/posts')).status).to.equal(200);
-    });
-    after(async () => {
-      await proxy?.restore().catch(() => undefined);
-      await app?.close();
-      await proxy?.close();
-    });
+    const env = behindProxy('REDIS_URL', 'failures_cache');
 
     it('answers 503 at once, health names it, then recovers', async function () {
       this.timeout(60_000);
-      await proxy.cut();
+      await env.proxy.cut();
       const results = await Promise.all([
-        timed(client.get('/api/data/posts')),
-        timed(client.post('/api/data/posts', { title: 'while down' })),
-        timed(app.client.with({ 'x-api-key': fixture.publishableKey }).get('/api/schemas/posts')),
+        timed(env.client.get('/api/data/posts')),
+        timed(env.client.post('/api/data/posts', { title: 'while down' })),
+        timed(env.app.client.with({ 'x-api-key': env.fixture.publishableKey }).get('/api/schemas/posts')),
       ]);
       for (const { value, ms } of results) {
         expectUnavailable(value, 'cache');
@@ -147,26 +132,26 @@ describe('when a dependency goes away', () => {
         // at worst after the command timeout.
         expect(ms).to.be.below(CONNECT_TIMEOUT_MS + 1000);
       }
-      const health = await app.client.get('/api/health');
+      const health = await env.app.client.get('/api/health');
       expect(health.status).to.equal(503);
       expect(health.body.message).to.equal('Unavailable: cache');
 
-      await proxy.restore();
-      const back = await until(200, () => client.get('/api/data/posts'), 20_000);
+      await env.proxy.restore();
+      const back = await until(200, () => env.client.get('/api/data/posts'), 20_000);
       expect(back.status).to.equal(200);
       expect(back.headers.get('ratelimit-limit')).to.equal('300');
-      expect((await app.client.get('/api/health')).status).to.equal(200);
+      expect((await env.app.client.get('/api/health')).status).to.equal(200);
     });
 
     it('answers 503 on every operation that takes an API key', async function () {
       this.timeout(60_000);
-      await proxy.cut();
+      await env.proxy.cut();
       try {
         const operations = validatorFor('public')
           .getOperations()
           .filter((op) => op.responses?.['503'] && JSON.stringify(op.security ?? []).includes('apiKey'));
         expect(operations.length).to.be.greaterThan(20);
-        const keyed = app.client.with({ 'x-api-key': fixture.publishableKey });
+        const keyed = env.app.client.with({ 'x-api-key': env.fixture.publishableKey });
         for (const op of operations) {
           const path = op.path.replace(/\{[^}]+\}/g, 'x');
           const res = await keyed.request(
@@ -177,7 +162,7 @@ describe('when a dependency goes away', () => {
           expect(res.status, op.operationId).to.equal(503);
         }
       } finally {
-        await proxy.restore();
+        await env.proxy.restore();
       }
     });
   });
