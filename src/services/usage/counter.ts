@@ -34,17 +34,23 @@ export function usageCounter(
     return day;
   }
 
-  function add(projectId: string, metric: UsageMetric, n = 1): void {
-    const key = today();
+  function addAt(projectId: string, day: string, metric: UsageMetric, n: number): void {
     let days = pending.get(projectId);
     if (!days) pending.set(projectId, (days = new Map()));
-    let counts = days.get(key);
-    if (!counts) days.set(key, (counts = {}));
+    let counts = days.get(day);
+    if (!counts) days.set(day, (counts = {}));
     counts[metric] = (counts[metric] ?? 0) + n;
-    if (!timer) {
-      timer = setTimeout(() => void flush(), intervalMs);
-      timer.unref();
-    }
+  }
+
+  function scheduleFlush(): void {
+    if (timer) return;
+    timer = setTimeout(() => void flush(), intervalMs);
+    timer.unref();
+  }
+
+  function add(projectId: string, metric: UsageMetric, n = 1): void {
+    addAt(projectId, today(), metric, n);
+    scheduleFlush();
   }
 
   async function write(): Promise<void> {
@@ -61,19 +67,8 @@ export function usageCounter(
       log.error({ err, rows: rows.length }, 'usage flush failed; counts kept for the next flush');
       for (const { projectId, day, counts } of rows)
         for (const [metric, n] of Object.entries(counts)) addAt(projectId, day, metric as UsageMetric, n);
-      if (!timer) {
-        timer = setTimeout(() => void flush(), intervalMs);
-        timer.unref();
-      }
+      scheduleFlush();
     }
-  }
-
-  function addAt(projectId: string, day: string, metric: UsageMetric, n: number) {
-    let days = pending.get(projectId);
-    if (!days) pending.set(projectId, (days = new Map()));
-    const counts = days.get(day) ?? {};
-    counts[metric] = (counts[metric] ?? 0) + n;
-    days.set(day, counts);
   }
 
   /** Writes what has been counted so far; concurrent calls are serialized. */
