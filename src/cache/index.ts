@@ -13,7 +13,9 @@ import {
   type RateBucket,
   type RateDecision,
 } from './rate-limit.js';
+import { memoryBus, redisBus, type Bus, type BusHandler, type Subscriber } from './bus.js';
 
+export type { Bus, BusHandler } from './bus.js';
 export type { RateBucket, RateDecision, RateState } from './rate-limit.js';
 
 export interface Cache {
@@ -28,6 +30,9 @@ export interface Cache {
   decr(key: string): Promise<void>;
   /** Charges one request to every bucket, or to none when one is empty (see rate-limit.ts). */
   consume(buckets: RateBucket[]): Promise<RateDecision>;
+  /** Messages between processes (Redis pub/sub, or in-process); channels are namespaced like keys. */
+  publish: Bus['publish'];
+  subscribe: Bus['subscribe'];
   close(): Promise<void>;
 }
 
@@ -54,6 +59,8 @@ export async function createCache(
     incr: (key, ttl) => run(() => cache.incr(k(key), ttl)),
     decr: (key) => run(() => cache.decr(k(key))),
     consume: (buckets) => run(() => cache.consume(buckets.map((b) => ({ ...b, key: k(b.key) })))),
+    publish: (channel, message) => run(() => cache.publish(k(channel), message)),
+    subscribe: (channel, handler: BusHandler) => run(() => cache.subscribe(k(channel), handler)),
   };
 }
 
@@ -86,8 +93,21 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
     // reconnects by itself.
   });
   await client.connect();
+  const bus = redisBus(
+    (channel, message) => client.publish(channel, message),
+    async () => {
+      const subscriber = client.duplicate();
+      subscriber.on('error', () => {
+        // Reconnects by itself and subscribes again; messages published meanwhile are missed.
+      });
+      await subscriber.connect();
+      return subscriber as unknown as Subscriber;
+    },
+  );
   return {
     kind: 'redis',
+    publish: bus.publish,
+    subscribe: bus.subscribe,
     async ping() {
       await client.ping();
     },
@@ -126,6 +146,7 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
       return parseScriptReply(reply as number[], buckets.length);
     },
     async close() {
+      await bus.close();
       await client.close();
     },
   };
@@ -147,8 +168,11 @@ function createMemoryCache(): Cache {
   }, 60_000);
   sweep.unref();
   const limiter = memoryRateLimiter();
+  const bus = memoryBus();
   return {
     kind: 'memory',
+    publish: bus.publish,
+    subscribe: bus.subscribe,
     async ping() {},
     async get(key) {
       return live(key)?.value ?? null;
@@ -178,6 +202,7 @@ function createMemoryCache(): Cache {
     async close() {
       clearInterval(sweep);
       limiter.close();
+      await bus.close();
       entries.clear();
     },
   };

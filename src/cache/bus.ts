@@ -1,0 +1,75 @@
+// The message bus between processes: Redis pub/sub when REDIS_URL is set, an in-process emitter
+// otherwise. Delivery is at most once and only to processes listening at the time (pub/sub keeps
+// nothing); what must survive a restart or a missed message belongs in the database. Subscribers
+// of one process share one Redis subscription per channel: node-redis sends SUBSCRIBE once for
+// the first listener of a channel and UNSUBSCRIBE after the last one leaves.
+import { EventEmitter } from 'node:events';
+
+export type BusHandler = (message: string) => void;
+
+export interface Bus {
+  /** Sends a message to every current subscriber of the channel, in every process. */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls handler for each message on the channel until the returned function is called. */
+  subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** What the bus needs of a Redis connection that subscribes. */
+export interface Subscriber {
+  subscribe(channel: string, listener: BusHandler): Promise<unknown>;
+  unsubscribe(channel: string, listener: BusHandler): Promise<unknown>;
+  close(): Promise<unknown>;
+}
+
+/** Publishes through `publish` (the cache's client); subscribes on a second connection, opened on first use. */
+export function redisBus(
+  publish: (channel: string, message: string) => Promise<unknown>,
+  openSubscriber: () => Promise<Subscriber>,
+): Bus {
+  let subscriber: Promise<Subscriber> | undefined;
+  const connection = () =>
+    (subscriber ??= openSubscriber().catch((err: unknown) => {
+      subscriber = undefined; // the next subscribe tries again
+      throw err;
+    }));
+  return {
+    async publish(channel, message) {
+      await publish(channel, message);
+    },
+    async subscribe(channel, handler) {
+      const sub = await connection();
+      // A listener of its own, so the same handler on two channels (or twice) unsubscribes apart.
+      const listener: BusHandler = (message) => handler(message);
+      await sub.subscribe(channel, listener);
+      return async () => {
+        await sub.unsubscribe(channel, listener);
+      };
+    },
+    async close() {
+      const sub = subscriber;
+      subscriber = undefined;
+      if (sub) await (await sub.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** One process: messages go straight to this process's subscribers, asynchronously as with Redis. */
+export function memoryBus(): Bus {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0); // a channel may have as many listeners as there are subscribers
+  return {
+    async publish(channel, message) {
+      setImmediate(() => emitter.emit(channel, message));
+    },
+    async subscribe(channel, handler) {
+      emitter.on(channel, handler);
+      return async () => {
+        emitter.off(channel, handler);
+      };
+    },
+    async close() {
+      emitter.removeAllListeners();
+    },
+  };
+}
