@@ -30,7 +30,7 @@ const layer = (files, allowed = [], ignores = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', '.data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
