@@ -2015,6 +2015,10 @@ export interface operations {
                  * @example lq3k2x9a1b2c-42
                  */
                 last_event_id?: string;
+                /** @description Free-form filters, one query parameter per filter: `<field>` or `<field>_<suffix>`, as on the list endpoint (see the operation description). The name `filters` itself is reserved. */
+                filters?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /**
