@@ -66,10 +66,10 @@ export class Connection {
     this.out.on('error', () => this.finish());
   }
 
-  /** Hands a live event to this subscriber (the hub's sink). */
-  readonly sink = (event: HubEvent): void => {
-    if (this.pending) this.pending.push(event);
-    else this.deliver(event);
+  /** Hands live events to this subscriber (the hub's sink), written in one chunk. */
+  readonly sink = (events: HubEvent[]): void => {
+    if (this.pending) this.pending.push(...events);
+    else this.write(events.map((event) => this.frame(event)).join(''));
   };
 
   /**
@@ -91,7 +91,7 @@ export class Connection {
     this.write(`id: ${id}\nevent: ready\ndata: ${JSON.stringify({ lastEventId: id })}\n\n`);
     const pending = this.pending ?? [];
     this.pending = undefined;
-    for (const event of pending) this.deliver(event);
+    this.write(pending.map((event) => this.frame(event)).join(''));
     this.timers.push(setInterval(() => void this.heartbeat(), this.settings.heartbeatMs));
     const expiresAt = this.subscriber.token?.expiresAt;
     if (expiresAt !== undefined) {
@@ -116,26 +116,27 @@ export class Connection {
     } catch {
       return;
     }
-    this.deliver({ ...wire, epoch: this.epoch, seq: entry.seq, def });
+    this.write(this.frame({ ...wire, epoch: this.epoch, seq: entry.seq, def }));
   }
 
-  private deliver(event: HubEvent): void {
-    if (this.ended) return;
+  /** What this subscriber gets of an event: its frame, a gap notice before it, or nothing. */
+  private frame(event: HubEvent): string {
+    if (this.ended) return '';
+    let out = '';
     if (event.epoch !== this.epoch) {
       // The log was lost and started again: what happened in between cannot be told.
       this.epoch = event.epoch;
       this.seq = event.seq - 1;
-      this.reset('EVENTS_MISSED');
+      out = this.resetFrame('EVENTS_MISSED');
     }
-    if (event.seq <= this.seq) return; // already sent (in the replay)
+    if (event.seq <= this.seq) return out; // already sent (in the replay)
     this.seq = event.seq;
     if (!event.def) {
-      this.end('COLLECTION_DELETED');
-      return;
+      queueMicrotask(() => this.end('COLLECTION_DELETED'));
+      return out;
     }
-    if (!this.visible(event)) return;
-    event.frame ??= frameOf(event);
-    this.write(event.frame);
+    if (!this.visible(event)) return out;
+    return out + (event.frame ??= frameOf(event));
   }
 
   /** Exactly the read rules: RLS private mode, no trashed document, the filters. */
@@ -151,8 +152,12 @@ export class Connection {
   }
 
   private reset(reason: string): void {
+    this.write(this.resetFrame(reason));
+  }
+
+  private resetFrame(reason: string): string {
     const id = eventId(this.epoch, this.seq);
-    this.write(`id: ${id}\nevent: reset\ndata: ${JSON.stringify({ reason, lastEventId: id })}\n\n`);
+    return `id: ${id}\nevent: reset\ndata: ${JSON.stringify({ reason, lastEventId: id })}\n\n`;
   }
 
   private async heartbeat(): Promise<void> {
@@ -167,7 +172,7 @@ export class Connection {
 
   /** Queues a chunk, or drops the client when too much already waits for it. */
   private write(chunk: string): void {
-    if (this.ended) return;
+    if (this.ended || chunk === '') return;
     if (this.out.writableLength + this.out.readableLength > this.settings.maxBufferedBytes) {
       this.out.destroy();
       this.finish();
