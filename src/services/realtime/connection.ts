@@ -2,7 +2,7 @@
 // each checked against the read rules of the moment (the collection's current RLS mode, the
 // token user, the filters); heartbeats; the end of the stream when the token expires or is
 // revoked; and a bound on what may wait unsent for a slow client, past which it is dropped.
-import { PassThrough, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { LogEntry, OpenedLog } from '../../cache/index.js';
 import type { CollectionDef, KeyKind } from '../types.js';
 import type { HubEvent, WireEvent } from './hub.js';
@@ -48,7 +48,8 @@ function frameOf(event: HubEvent): string {
 
 export class Connection {
   readonly stream: Readable;
-  private readonly out = new PassThrough();
+  // Pushed to directly (no transform step); what it holds unread is what waits for the client.
+  private readonly out = new Readable({ read() {} });
   private epoch = '';
   private seq = 0;
   /** Live events that arrive before the replay is written. */
@@ -105,7 +106,7 @@ export class Connection {
   end(reason: EndReason): void {
     if (this.ended) return;
     this.write(`event: close\ndata: ${JSON.stringify({ reason, message: END_MESSAGES[reason] })}\n\n`);
-    this.out.end();
+    this.out.push(null);
     this.finish();
   }
 
@@ -173,12 +174,12 @@ export class Connection {
   /** Queues a chunk, or drops the client when too much already waits for it. */
   private write(chunk: string): void {
     if (this.ended || chunk === '') return;
-    if (this.out.writableLength + this.out.readableLength > this.settings.maxBufferedBytes) {
+    if (this.out.readableLength > this.settings.maxBufferedBytes) {
       this.out.destroy();
       this.finish();
       return;
     }
-    this.out.write(chunk);
+    this.out.push(chunk);
   }
 
   private finish(): void {
