@@ -6,7 +6,8 @@
 //
 //   npm run bench:realtime -- [--subscribers 1000] [--writes 100] [--rate 10] [--burst 1000]
 //
-// Bounded: it stops by itself after the two phases.
+// Bounded: it stops by itself after the two phases. With BENCH_CPU_PROF=1 the server process
+// writes a CPU profile to /tmp/rtprof (open it in Chrome DevTools).
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
