@@ -1056,6 +1056,7 @@ export interface components {
             requestsPerMinute?: number;
             mailPerMonth?: number;
             webhooksPerProject?: number;
+            realtimeConnectionsPerProject?: number;
             aiQueryBuilderPerMonth?: number;
             aiCollectionCreatorPerMonth?: number;
             externalDatabase?: boolean;
@@ -3284,6 +3285,7 @@ export interface operations {
                         requestsPerMinute?: number;
                         mailPerMonth?: number;
                         webhooksPerProject?: number;
+                        realtimeConnectionsPerProject?: number;
                         aiQueryBuilderPerMonth?: number;
                         aiCollectionCreatorPerMonth?: number;
                         externalDatabase?: boolean;

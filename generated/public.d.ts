@@ -161,6 +161,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/realtime/{collectionName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A collection registered in the dashboard. `users` is reserved: its stream answers 403, like `/api/data/users`.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Stream a collection's document events (Server-Sent Events)
+         * @description Opens a `text/event-stream` of the collection's document events, `document.created`, `document.updated`, `document.deleted` and `document.restored`, written by any process of the installation, as they happen. Exactly the read rules of the list endpoint apply to every event, checked when it is sent: a publishable key suffices; on a collection in private RLS mode a token is required and only the token user's documents are streamed (the mode in force at the time of each event counts); the secret key sees every event. Trashed documents are never sent: a delete carries only the document's id.
+         *
+         *     **Credentials in a browser**: `EventSource` cannot send headers, so this operation also takes the publishable key as `?key=` and the end-user access token as `?access_token=` (accepted on this operation only, and removed from the query before anything reads or logs it). Never put the secret key in a URL: it is refused there. Where the client can set headers, send `x-api-key` and `Authorization: Bearer` instead.
+         *
+         *     **Filters**: the list endpoint's filter parameters (`<field>=value`, `<field>_<suffix>=value`, same suffixes, types and 400s) narrow the stream; they are evaluated against each event's document (for a delete, the document as it was deleted). The list's other options (`page`, `limit`, `sort`, `cursor`, `fields`, `meta`, `include_deleted`, `populate`, `total`, `count`, `filters`) do not apply to a stream and are a 400 `UNSUPPORTED_PARAMETER` naming them.
+         *
+         *     **Events**: each document event has `id: <epoch>-<seq>` (increasing per collection), `event: <type>` and `data: { type, id, at, document }` (`id` is the document's `_id`, `at` the time of the change, `document` the document after the change in the list's format, null for `document.deleted`). The stream starts with `retry: 2000`, then (when resuming) the missed events, then `event: ready` with `data: { lastEventId }`. Comment lines (`: ping`) are sent every 15 seconds. `event: reset` (`data: { reason, lastEventId }`) means events may have been missed (the position is older than the replay buffer, or the buffer was lost): read the collection again, then carry on. `event: close` (`data: { reason, message }`, reason `TOKEN_EXPIRED`, `TOKEN_REVOKED`, `COLLECTION_DELETED` or `SERVER_SHUTDOWN`) ends the stream; after an expiry or revocation, open a new stream with a fresh token and `last_event_id`.
+         *
+         *     **Reconnection**: `EventSource` reconnects by itself with the `Last-Event-ID` header; a new `EventSource` (after a token refresh) passes the last id as `?last_event_id=`. The last 1000 events of a collection are kept while it has subscribers and 5 minutes after the last one left; a position older than that is answered with `event: reset`.
+         *
+         *     **Limits**: open streams per project are capped by the plan (`realtimeConnectionsPerProject`: Free 200, Pro 5000, across every process); one more is a 429 `REALTIME_CONNECTION_LIMIT`. Opening a stream counts as one request against the rate limits. A client that stops reading is disconnected once 1 MiB waits unsent for it, rather than buffered without bound.
+         */
+        get: operations["streamDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1966,6 +2002,71 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamDocuments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same position as `Last-Event-ID`, for a new `EventSource` (which cannot set it). The header wins when both are given.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                last_event_id?: string;
+                /** @description Free-form filters, one query parameter per filter: `<field>` or `<field>_<suffix>`, as on the list endpoint (see the operation description). The name `filters` itself is reserved. */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The `id` of the last event received; sent by `EventSource` when it reconnects.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /**
+                 * @description A collection registered in the dashboard. `users` is reserved: its stream answers 403, like `/api/data/users`.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the client leaves, the token expires or is revoked, or the server ends it (`event: close`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-cache, no-transform`: proxies must neither cache nor buffer the stream. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: lq3k2x9a1b2c-42
+                     *     event: ready
+                     *     data: {"lastEventId":"lq3k2x9a1b2c-42"}
+                     *
+                     *     id: lq3k2x9a1b2c-43
+                     *     event: document.created
+                     *     data: {"type":"document.created","id":"65f1c2a4b7e8d90012345678","at":"2026-01-05T10:00:00.000Z","document":{"_id":"65f1c2a4b7e8d90012345678","title":"Hello","isDeleted":false,"deletedAt":null,"createdAt":"2026-01-05T10:00:00.000Z","updatedAt":"2026-01-05T10:00:00.000Z"}}
+                     *
+                     *     : ping
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -48,6 +48,7 @@ export interface Config {
   readonly rateLimitIpPerMinute: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
+  readonly realtime: RealtimeSettings;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
   readonly trustedProxyHops: number;
@@ -67,6 +68,18 @@ export interface WebhookSettings {
   /** How long a claimed delivery stays with its worker; longer than the timeout. */
   readonly leaseMs: number;
   readonly timeoutMs: number;
+}
+
+/** Realtime streams (`GET /api/realtime/:collectionName`); the defaults suit production. */
+export interface RealtimeSettings {
+  /** Events kept per collection for reconnects (`Last-Event-ID`). */
+  readonly replayEvents: number;
+  /** How long a collection's replay log lives after its last subscriber left. */
+  readonly replaySeconds: number;
+  /** Interval of the comment lines that keep idle connections (and proxies) open. */
+  readonly heartbeatMs: number;
+  /** Bytes a connection may have queued and unsent before it is dropped as too slow. */
+  readonly maxBufferedBytes: number;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -252,6 +265,12 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       leaseMs: r.int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    },
+    realtime: {
+      replayEvents: r.int('REALTIME_REPLAY_EVENTS', 1000, 1, 100_000),
+      replaySeconds: r.int('REALTIME_REPLAY_SECONDS', 300, 10, 86_400),
+      heartbeatMs: r.int('REALTIME_HEARTBEAT_MS', 15_000, 50, 300_000),
+      maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
     },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),

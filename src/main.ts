@@ -49,6 +49,8 @@ async function main() {
       for (const server of servers) server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
+    // Open realtime streams would hold their connections: they end, telling clients to reconnect.
+    services.realtime.close();
     await Promise.all([
       ...servers.map(
         (server) =>

@@ -17,6 +17,7 @@ import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js'
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
+import { realtimeHandlers } from './realtime.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -27,6 +28,7 @@ export function publicHandlers(services: Services) {
     ...dataHandlers(services),
     ...publicEndUserHandlers(services),
     ...mailSendHandlers(services),
+    ...realtimeHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 

@@ -14,8 +14,12 @@ import {
   type RateDecision,
 } from './rate-limit.js';
 import { memoryBus, redisBus, type Bus, type BusHandler, type Subscriber } from './bus.js';
+import { memoryEventLog, redisEventLog, type EventLog } from './event-log.js';
+import { memoryLeases, redisLeases, type Leases } from './leases.js';
 
 export type { Bus, BusHandler } from './bus.js';
+export type { EventLog, LogEntry, LogLimits, OpenedLog } from './event-log.js';
+export type { Leases } from './leases.js';
 export type { RateBucket, RateDecision, RateState } from './rate-limit.js';
 
 export interface Cache {
@@ -33,6 +37,10 @@ export interface Cache {
   /** Messages between processes (Redis pub/sub, or in-process); channels are namespaced like keys. */
   publish: Bus['publish'];
   subscribe: Bus['subscribe'];
+  /** Replay logs of realtime streams, published on the bus channel of the stream's name. */
+  eventLog: EventLog;
+  /** Capped counts of things held across processes (open realtime connections). */
+  leases: Leases;
   close(): Promise<void>;
 }
 
@@ -61,6 +69,15 @@ export async function createCache(
     consume: (buckets) => run(() => cache.consume(buckets.map((b) => ({ ...b, key: k(b.key) })))),
     publish: (channel, message) => run(() => cache.publish(k(channel), message)),
     subscribe: (channel, handler: BusHandler) => run(() => cache.subscribe(k(channel), handler)),
+    eventLog: {
+      append: (stream, payload, limits) => run(() => cache.eventLog.append(k(stream), payload, limits)),
+      open: (stream, limits, after) => run(() => cache.eventLog.open(k(stream), limits, after)),
+    },
+    leases: {
+      acquire: (set, member, limit, ttl) => run(() => cache.leases.acquire(k(set), member, limit, ttl)),
+      renew: (set, members, ttl) => run(() => cache.leases.renew(k(set), members, ttl)),
+      release: (set, member) => run(() => cache.leases.release(k(set), member)),
+    },
   };
 }
 
@@ -104,10 +121,27 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
       return subscriber as unknown as Subscriber;
     },
   );
+  // Scripts go by digest (EVALSHA); a server that lost them (restart) gets them again once.
+  const shas = new Map<string, string>();
+  const runScript = async (script: string, keys: string[], args: string[]) => {
+    const options = { keys, arguments: args };
+    const sha = shas.get(script);
+    if (sha) {
+      try {
+        return await client.evalSha(sha, options);
+      } catch (err) {
+        if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
+      }
+    }
+    shas.set(script, await client.scriptLoad(script));
+    return client.eval(script, options);
+  };
   return {
     kind: 'redis',
     publish: bus.publish,
     subscribe: bus.subscribe,
+    eventLog: redisEventLog({ run: runScript }),
+    leases: redisLeases({ run: runScript, zrem: (key, member) => client.zRem(key, member) }),
     async ping() {
       await client.ping();
     },
@@ -169,10 +203,14 @@ function createMemoryCache(): Cache {
   sweep.unref();
   const limiter = memoryRateLimiter();
   const bus = memoryBus();
+  const eventLog = memoryEventLog(bus);
+  const leases = memoryLeases();
   return {
     kind: 'memory',
     publish: bus.publish,
     subscribe: bus.subscribe,
+    eventLog,
+    leases,
     async ping() {},
     async get(key) {
       return live(key)?.value ?? null;
@@ -202,6 +240,8 @@ function createMemoryCache(): Cache {
     async close() {
       clearInterval(sweep);
       limiter.close();
+      eventLog.close();
+      leases.close();
       await bus.close();
       entries.clear();
     },

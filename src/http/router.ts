@@ -87,6 +87,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
     const operation = api.getOperation(entry.operationId)!;
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
     const guard = gate?.(entry.security);
+    const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
     for (const requirement of entry.security) {
       for (const scheme of Object.keys(requirement)) {
         if (!security[scheme])
@@ -97,7 +98,8 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       const input: SecurityInput = {
         method: ctx.method,
         headers: ctx.headers,
-        queryKey: takeQueryKey(ctx),
+        queryKey: takeQueryParam(ctx, 'key'),
+        queryToken: tokenInQuery ? takeQueryParam(ctx, 'access_token') : undefined,
         cookies: ctx.cookies,
         ip: ctx.ip,
       };
@@ -137,15 +139,18 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
   return router;
 }
 
+/** The security scheme of an access token in the query (realtime streams: EventSource sends no headers). */
+const QUERY_TOKEN_SCHEME = 'accessTokenQuery';
+
 /**
- * Removes `key` from the query before anything else reads it (an API key must not reach filters,
- * logs of the query or handlers) and returns it for the security resolvers.
+ * Removes a credential (`key`, `access_token`) from the query before anything else reads it (it
+ * must not reach filters, logs of the query or handlers) and returns it for the resolvers.
  */
-function takeQueryKey(ctx: Context): string | undefined {
-  const { key, ...rest } = ctx.query;
-  if (key === undefined) return undefined;
+function takeQueryParam(ctx: Context, name: string): string | undefined {
+  const { [name]: value, ...rest } = ctx.query;
+  if (value === undefined) return undefined;
   ctx.query = rest;
-  return Array.isArray(key) ? key[0] : key;
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -4,11 +4,13 @@
 //   origin (SameSite=Lax cookie plus an Origin/Referer check against cross-site requests).
 // - apiKey / apiKeyQuery: the project of an API key; `?key=` only for publishable keys; a
 //   publishable key used from a browser must come from one of the project's allowed origins.
-// - bearerAuth: an end-user access token, verified against the API key's project.
+// - bearerAuth / accessTokenQuery: an end-user access token (header, or `?access_token=` where an
+//   operation accepts it), verified against the API key's project.
 import type { Services } from '../services/index.js';
 import { SESSION_COOKIE } from '../services/accounts.js';
 import { ORIGIN_NOT_ALLOWED } from './cors.js';
 import { forbidden, unauthorized } from './errors.js';
+import type { Principal } from '../services/context.js';
 import type { SecurityInput, SecurityResolver } from './types.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -45,6 +47,20 @@ export function securityResolvers(
     return { project, keyKind: kind };
   }
 
+  async function endUserOf(token: string, resolved: Principal) {
+    if (!resolved.project)
+      throw unauthorized('An API key is required with a Bearer token', 'MISSING_API_KEY');
+    const claims = await services.tokens.claims(resolved.project.id, token);
+    return {
+      endUser: {
+        id: claims.userId,
+        projectId: resolved.project.id,
+        issuedAt: claims.issuedAt,
+        expiresAt: claims.expiresAt,
+      },
+    };
+  }
+
   return {
     async sessionCookie(input) {
       const token = input.cookies.get(SESSION_COOKIE);
@@ -78,10 +94,11 @@ export function securityResolvers(
       if (!authorization) return undefined;
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
       if (!match) throw unauthorized('Authorization must be "Bearer <accessToken>"', 'INVALID_TOKEN');
-      if (!resolved.project)
-        throw unauthorized('An API key is required with a Bearer token', 'MISSING_API_KEY');
-      const userId = await services.tokens.verify(resolved.project.id, match[1]!);
-      return { endUser: { id: userId, projectId: resolved.project.id } };
+      return endUserOf(match[1]!, resolved);
+    },
+
+    async accessTokenQuery(input, resolved) {
+      return input.queryToken ? endUserOf(input.queryToken, resolved) : undefined;
     },
   };
 }

@@ -67,6 +67,8 @@ export interface SecurityInput {
   headers: Record<string, string | string[] | undefined>;
   /** The `key` query parameter, already removed from the query the handler sees. */
   queryKey: string | undefined;
+  /** The `access_token` query parameter, taken (and removed) only on operations that accept it. */
+  queryToken: string | undefined;
   cookies: { get(name: string): string | undefined };
   ip: string;
 }

@@ -14,7 +14,13 @@ export interface Principal {
   project?: Project;
   keyKind?: KeyKind;
   /** From `Authorization: Bearer <accessToken>`; verified against the key's project. */
-  endUser?: { id: string; projectId: string };
+  endUser?: {
+    id: string;
+    projectId: string;
+    /** Token times in seconds since the epoch (a realtime stream ends at expiry or revocation). */
+    issuedAt?: number;
+    expiresAt?: number;
+  };
 }
 
 export interface RequestContext {

@@ -13,6 +13,8 @@ export interface ServiceEvent {
   documentId: string;
   /** The document after the change (without secret fields), or null for a delete. */
   document: Record<string, unknown> | null;
+  /** For a delete: the document as moved to the trash, so listeners can tell who could read it. */
+  removed?: Record<string, unknown>;
   at: Date;
 }
 

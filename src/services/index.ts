@@ -30,6 +30,7 @@ import { webhookServices } from './webhooks/index.js';
 import { usageServices } from './usage/index.js';
 import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
+import { realtimeService } from './realtime/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -71,6 +72,15 @@ export function createServices(deps: Deps) {
     },
   );
   const quota = databaseQuota(repos.projects, projects.limitsOf);
+  const realtime = realtimeService({
+    cache: deps.cache,
+    definitions: definition,
+    limitsOf: projects.limitsOf,
+    isRevoked: revocations.isRevoked,
+    log: deps.log,
+    settings: deps.config.realtime,
+  });
+  events.on(realtime.publish);
   const usage = usageServices(platform, deps.log, projects, {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
@@ -125,6 +135,7 @@ export function createServices(deps: Deps) {
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
     usage,
+    realtime,
   };
 }
 

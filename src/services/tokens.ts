@@ -36,17 +36,30 @@ export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo, isR
     /** A new sealed secret for a project being created. */
     newSealedSecret: () => encrypt(sealingKey, randomToken(48)),
 
-    async issue(projectId: string, userId: string): Promise<{ accessToken: string; expiresIn: number }> {
+    /** `ttlSeconds` other than the standard 15 minutes is for tests of expiry only. */
+    async issue(
+      projectId: string,
+      userId: string,
+      ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+    ): Promise<{ accessToken: string; expiresIn: number }> {
       const accessToken = jwt.sign({ userId, pid: projectId }, await secretOf(projectId), {
         algorithm: 'HS256',
         subject: userId,
-        expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+        expiresIn: ttlSeconds,
       });
-      return { accessToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+      return { accessToken, expiresIn: ttlSeconds };
     },
 
     /** The user id of a valid token of this project; 401 otherwise. */
     async verify(projectId: string, token: string): Promise<string> {
+      return (await this.claims(projectId, token)).userId;
+    },
+
+    /** A valid token's user and times (seconds since the epoch; long-lived streams end at `expiresAt`). */
+    async claims(
+      projectId: string,
+      token: string,
+    ): Promise<{ userId: string; issuedAt: number | undefined; expiresAt: number | undefined }> {
       let claims: jwt.JwtPayload;
       try {
         claims = jwt.verify(token, await secretOf(projectId), { algorithms: ['HS256'] }) as jwt.JwtPayload;
@@ -60,7 +73,7 @@ export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo, isR
       if (isRevoked && (await isRevoked(projectId, claims.sub, claims.iat))) {
         throw unauthorized('Access token revoked; sign in again', 'TOKEN_REVOKED');
       }
-      return claims.sub;
+      return { userId: claims.sub, issuedAt: claims.iat, expiresAt: claims.exp };
     },
   };
 }

@@ -51,6 +51,8 @@ export interface PlanLimits {
   requestsPerMinute: number;
   mailPerMonth: number;
   webhooksPerProject: number;
+  /** Open realtime streams of the project at one time, across every process. */
+  realtimeConnectionsPerProject: number;
   aiQueryBuilderPerMonth: number;
   aiCollectionCreatorPerMonth: number;
   externalDatabase: boolean;

@@ -66,13 +66,20 @@ export function documentWrites(
   quota: DatabaseQuota,
   events: EventBus,
 ) {
-  const emit = (name: EventName, target: Target, documentId: string, document: ApiDocument | null) =>
+  const emit = (
+    name: EventName,
+    target: Target,
+    documentId: string,
+    document: ApiDocument | null,
+    removed?: ApiDocument,
+  ) =>
     events.emit({
       name,
       projectId: target.ref.projectId,
       collection: target.ref.collection,
       documentId,
       document,
+      ...(removed ? { removed } : {}),
       at: new Date(),
     });
 
@@ -195,7 +202,7 @@ export function documentWrites(
       const trashed = await repo.trash(target.ref, filter, deletedAt);
       if (!trashed) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
       await quota.charge(target.caller.project, trashed.delta);
-      await emit('document.deleted', target, trashed.doc._id, null);
+      await emit('document.deleted', target, trashed.doc._id, null, toApi(trashed.doc));
       return { id: trashed.doc._id, deletedAt: deletedAt.toISOString() };
     },
 

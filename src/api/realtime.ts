@@ -1,0 +1,29 @@
+// /api/realtime/:collectionName: a collection's document events as Server-Sent Events.
+import type { operations } from '../../generated/public.js';
+import type { Handler } from '../http/types.js';
+import type { Services } from '../services/index.js';
+
+const header = (headers: Record<string, string | string[] | undefined>, name: string) => {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** No caching or buffering by proxies (nginx reads X-Accel-Buffering), so events flow at once. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
+
+export function realtimeHandlers(services: Services) {
+  const streamDocuments: Handler<operations['streamDocuments']> = async ({ params, query, headers }, ctx) => {
+    const stream = await services.realtime.open(
+      ctx,
+      params.collectionName,
+      query as Record<string, unknown>,
+      header(headers, 'last-event-id'),
+    );
+    return { status: 200, body: stream, headers: STREAM_HEADERS };
+  };
+  return { streamDocuments };
+}
