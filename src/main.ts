@@ -26,20 +26,7 @@ async function main() {
   announceDefaults(config, log);
 
   const servers: Server[] = [];
-  for (const role of roles.filter((r): r is HttpRole => r !== 'worker')) {
-    const port = role === 'public' ? config.publicPort : config.dashboardPort;
-    const app = createApp(role, deps, services);
-    const server = app.listen(port, config.host);
-    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-    const url = role === 'public' ? config.publicUrl : config.dashboardUrl;
-    log.info(
-      { role, url, docs: `${url}/docs` },
-      `${role} API listening on ${url} (reference at ${url}/docs)`,
-    );
-    servers.push(server);
-  }
-  const worker = roles.includes('worker') ? startWorker(deps, services) : undefined;
-
+  let worker: ReturnType<typeof startWorker> | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -68,8 +55,25 @@ async function main() {
     log.info('stopped');
     process.exit(0);
   };
+  // Handlers before anything is announced: a signal that arrives right after the first log line
+  // must find them (without one, SIGTERM kills the process at once).
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  for (const role of roles.filter((r): r is HttpRole => r !== 'worker')) {
+    if (stopping) return;
+    const port = role === 'public' ? config.publicPort : config.dashboardPort;
+    const app = createApp(role, deps, services);
+    const server = app.listen(port, config.host);
+    servers.push(server);
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+    const url = role === 'public' ? config.publicUrl : config.dashboardUrl;
+    log.info(
+      { role, url, docs: `${url}/docs` },
+      `${role} API listening on ${url} (reference at ${url}/docs)`,
+    );
+  }
+  if (!stopping && roles.includes('worker')) worker = startWorker(deps, services);
 }
 
 /** `recount`: the usage recount of the worker, once, for the operator; exits when done. */
