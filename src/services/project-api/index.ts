@@ -10,8 +10,8 @@ import type { CollectionDef, Project } from '../types.js';
 import type { Cache } from '../../cache/index.js';
 import { buildProjectDocument } from './document.js';
 
-/** Documents are larger than the other cached values: a bounded number of projects is kept. */
-const MAX_DOCUMENTS = 500;
+/** Documents are larger than the other cached values (about 40 KiB per collection): fewer are kept. */
+const MAX_DOCUMENTS = 100;
 
 export interface ProjectApiDocument {
   /** The document as JSON text, ready to send. */
