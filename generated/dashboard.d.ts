@@ -276,6 +276,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's own OpenAPI document (members)
+         * @description The document `GET /api/openapi.json` of the public API serves for this project's keys (see there): its collections as typed operations and schemas, its end-user operations typed by the users schema, `servers` set to the public URL. Any member may read it. Same `ETag` and `If-None-Match` handling (304 when unchanged).
+         */
+        get: operations["getProjectOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/usage": {
         parameters: {
             query?: never;
@@ -1367,6 +1393,38 @@ export interface components {
             };
             message: string;
         };
+        /**
+         * @description An OpenAPI 3.1 document (see https://spec.openapis.org/oas/v3.1.0): `info.version` is the document's version (the same as the ETag), `servers` the public API, `paths` one set of data operations per collection and the end-user operations, `components.schemas` one schema per collection (`<name>`) with `<name>.Create`, `<name>.Update`, `<name>.Populated` and the answers' envelopes.
+         * @example {
+         *       "openapi": "3.1.0",
+         *       "info": {
+         *         "title": "Blog (project API)",
+         *         "version": "Xq3v9k1LmN0pQr2s"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://api.example.com"
+         *         }
+         *       ],
+         *       "paths": {},
+         *       "components": {}
+         *     }
+         */
+        ProjectApiDocument: {
+            /** @enum {string} */
+            openapi: "3.1.0";
+            info: {
+                title: string;
+                version: string;
+            };
+            servers: {
+                url: string;
+            }[];
+            paths: Record<string, never>;
+            components: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         DataPagination: {
             /** @description The page served; null when the page was chosen by `cursor`. */
             page: number | null;
@@ -1728,6 +1786,25 @@ export interface components {
         };
     };
     responses: {
+        /** @description The project's OpenAPI 3.1 document, as the body itself. `Cache-Control: private, no-cache`: clients keep it and revalidate with `If-None-Match`. */
+        ProjectApiDocument: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProjectApiDocument"];
+            };
+        };
+        /** @description The document has not changed since the copy named by `If-None-Match`; no body. */
+        ProjectApiDocumentNotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request is malformed or fails validation; `details` names each problem. */
         BadRequest: {
             headers: {
@@ -1800,6 +1877,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The `ETag` of a copy the client holds (several may be given, comma-separated, or `*`): the answer is a 304 without a body while the document has not changed.
+         * @example "Xq3v9k1LmN0pQr2s"
+         */
+        IfNoneMatch: string;
+        /**
          * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
          * @example 65f1c2a4b7e8d90012345678
          */
@@ -1827,6 +1909,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The version of the document, quoted (its content hash). Send it back as `If-None-Match` to get a 304 while it is unchanged. */
+        ETag: string;
         /** @description Identifier of this request; also in the logs and in 500 bodies. */
         RequestId: string;
         /** @description Requests per minute allowed by the limit this answer reports (the project's, or the client IP's when that one is closer to running out). Sent on every answer of an operation that takes an API key. */
@@ -2514,6 +2598,35 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client holds (several may be given, comma-separated, or `*`): the answer is a 304 without a body while the document has not changed.
+                 * @example "Xq3v9k1LmN0pQr2s"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ProjectApiDocument"];
+            304: components["responses"]["ProjectApiDocumentNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -350,6 +350,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's own OpenAPI document, typed by its collections
+         * @description An OpenAPI 3.1 document of this project alone, for generating a typed client (`openapi-typescript`, `openapi-generator`, ...): for every collection (`users` aside) its list (with one filter parameter per field and suffix, `sort`, paging, `count=true`), get, create, bulk create, update (PUT and PATCH), delete, restore and aggregate operations, each with schemas built from the collection's fields (types, `required`, defaults, `unique` as `x-unique`, Ref fields as ids with a `<collection>.Populated` shape for `populate`; schema collections closed to other fields, flexible ones open), and the end-user operations (`/api/userAuth`) typed by the project's users schema (the password never, private fields only in the user's own view, protected fields not in sign-up or profile bodies). Security schemes `publishableKey`, `secretKey` and `bearerAuth`; each operation lists the keys it accepts for that collection, and what the key or the collection's RLS rules out is described with its 403 (or 401). `servers` is the public URL. The document is the body itself (no envelope). Either key reads it (the publishable key also as `?key=`, so that a generator can fetch the URL).
+         *
+         *     It changes when the project's collections or settings change: `info.version` and the `ETag` header name its content (a hash, the same in every process), and a request whose `If-None-Match` names the current ETag is a 304 without a body. The document is built once per change of the project, not per request.
+         */
+        get: operations["getProjectApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schemas/{collectionName}": {
         parameters: {
             query?: never;
@@ -1123,6 +1145,38 @@ export interface components {
             message: string;
         };
         /**
+         * @description An OpenAPI 3.1 document (see https://spec.openapis.org/oas/v3.1.0): `info.version` is the document's version (the same as the ETag), `servers` the public API, `paths` one set of data operations per collection and the end-user operations, `components.schemas` one schema per collection (`<name>`) with `<name>.Create`, `<name>.Update`, `<name>.Populated` and the answers' envelopes.
+         * @example {
+         *       "openapi": "3.1.0",
+         *       "info": {
+         *         "title": "Blog (project API)",
+         *         "version": "Xq3v9k1LmN0pQr2s"
+         *       },
+         *       "servers": [
+         *         {
+         *           "url": "https://api.example.com"
+         *         }
+         *       ],
+         *       "paths": {},
+         *       "components": {}
+         *     }
+         */
+        ProjectApiDocument: {
+            /** @enum {string} */
+            openapi: "3.1.0";
+            info: {
+                title: string;
+                version: string;
+            };
+            servers: {
+                url: string;
+            }[];
+            paths: Record<string, never>;
+            components: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
          * @example {
          *       "_id": "65f1c2a4b7e8d90012345678",
@@ -1500,6 +1554,25 @@ export interface components {
         };
     };
     responses: {
+        /** @description The project's OpenAPI 3.1 document, as the body itself. `Cache-Control: private, no-cache`: clients keep it and revalidate with `If-None-Match`. */
+        ProjectApiDocument: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProjectApiDocument"];
+            };
+        };
+        /** @description The document has not changed since the copy named by `If-None-Match`; no body. */
+        ProjectApiDocumentNotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request is malformed or fails validation; `details` names each problem. */
         BadRequest: {
             headers: {
@@ -1590,6 +1663,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The `ETag` of a copy the client holds (several may be given, comma-separated, or `*`): the answer is a 304 without a body while the document has not changed.
+         * @example "Xq3v9k1LmN0pQr2s"
+         */
+        IfNoneMatch: string;
+        /**
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678
          */
@@ -1597,6 +1675,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The version of the document, quoted (its content hash). Send it back as `If-None-Match` to get a 304 while it is unchanged. */
+        ETag: string;
         /** @description Identifier of this request; also in the logs and in 500 bodies. */
         RequestId: string;
         /** @description Requests per minute allowed by the limit this answer reports (the project's, or the client IP's when that one is closer to running out). Sent on every answer of an operation that takes an API key. */
@@ -2342,6 +2422,30 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a copy the client holds (several may be given, comma-separated, or `*`): the answer is a 304 without a body while the document has not changed.
+                 * @example "Xq3v9k1LmN0pQr2s"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ProjectApiDocument"];
+            304: components["responses"]["ProjectApiDocumentNotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

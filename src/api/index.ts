@@ -18,6 +18,7 @@ import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
 import { realtimeHandlers } from './realtime.js';
+import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project-api.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -29,6 +30,7 @@ export function publicHandlers(services: Services) {
     ...publicEndUserHandlers(services),
     ...mailSendHandlers(services),
     ...realtimeHandlers(services),
+    ...publicProjectApiHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -43,5 +45,6 @@ export function dashboardHandlers(services: Services) {
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
     ...usageHandlers(services),
+    ...dashboardProjectApiHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

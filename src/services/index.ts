@@ -31,6 +31,7 @@ import { usageServices } from './usage/index.js';
 import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
 import { realtimeService } from './realtime/index.js';
+import { projectApiService } from './project-api/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -136,6 +137,12 @@ export function createServices(deps: Deps) {
     webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
     usage,
     realtime,
+    projectApi: projectApiService({
+      cache: deps.cache,
+      projects,
+      listCollections: (projectId) => repos.collections.list(projectId),
+      publicUrl: deps.config.publicUrl,
+    }),
   };
 }
 

@@ -19,12 +19,12 @@ interface Entry {
   expiresAt: number;
 }
 
-export function projectCache(cache: Cache) {
+export function projectCache(cache: Cache, { maxEntries = MAX_ENTRIES }: { maxEntries?: number } = {}) {
   const entries = new Map<string, Entry>();
   const versionOf = async (projectId: string) => (await cache.get(`pv:${projectId}`)) ?? '0';
 
   function store(key: string, entry: Omit<Entry, 'expiresAt'>) {
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
     entries.set(key, { ...entry, expiresAt: Date.now() + ENTRY_TTL_MS });
   }
 

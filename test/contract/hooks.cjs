@@ -119,6 +119,20 @@ use(
   },
 );
 
+// Both roles: a project's own OpenAPI document, with the fixture project's publishable key (the
+// spec's If-None-Match example names no current version, so the answer is the 200).
+hooks.before(
+  "/api/openapi.json > The project's own OpenAPI document, typed by its collections > 200 > application/json",
+  (transaction, done) => {
+    transaction.request.headers['x-api-key'] = state.publishableKey;
+    done();
+  },
+);
+use(
+  "/api/projects/{projectId}/openapi.json > The project's own OpenAPI document (members) > 200 > application/json",
+  { cookie: admin, path: { [PROJECT]: () => state.projectId } },
+);
+
 // Dashboard: collections. The create example registers `posts` in the fixture project; the get,
 // update and delete examples then work on it, in that order.
 for (const name of [
