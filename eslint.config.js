@@ -30,7 +30,9 @@ const layer = (files, allowed = [], ignores = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', '.data/', 'coverage/'] },
+  {
+    ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', 'coverage/', '.data/', 'test/typed-client/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2482,6 +2482,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description The request does not fit the operation (code `VALIDATION_FAILED`, `details` name the parameter): a collection name over 64 characters, or a query parameter it does not take (only `key`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3456,6 +3465,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The JSON body is over the server's body limit (`BODY_LIMIT_BYTES`, 1 MiB by default; code `PAYLOAD_TOO_LARGE`). The lengths of `text` and `html` count characters, and a character can take up to 4 bytes (12 as a JSON escape), so content near those lengths may not fit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             /** @description The mail server refused the message or could not be reached; the quota slot was given back. With the project's own server, the message carries the server's reason. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm dependencies when they are missing or the lockfile changed since the last
-# install, and Chromium for the browser test. Servers (MongoDB-compatible, Redis, S3, SMTP sink)
-# are installed by scripts/stack.sh.
+# install, Chromium for the browser test and schemathesis for the fuzz step. Servers
+# (MongoDB-compatible, Redis, S3, SMTP sink) are installed by scripts/stack.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,5 +24,31 @@ if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
   if ! { $sudo apt-get install -y -qq chromium >/dev/null 2>&1 ||
     { $sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null; }; }; then
     echo "[install] warning: could not install chromium; the browser test will fail" >&2
+  fi
+fi
+
+# schemathesis (PyPI) for the property-based contract run (test/contract/fuzz.ts), pinned, in a
+# virtualenv of its own under .stack/tools (git-ignored). Debian's python3-venv is installed when
+# `python3 -m venv` cannot create one. A failure is reported, not fatal: only that step needs it.
+SCHEMATHESIS_VERSION=4.32.5
+st_venv=.stack/tools/schemathesis
+if [ "$(cat "$st_venv/.version" 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]; then
+  echo "[install] schemathesis $SCHEMATHESIS_VERSION into $st_venv"
+  rm -rf "$st_venv"
+  mkdir -p .stack/tools
+  if ! python3 -m venv "$st_venv" >/dev/null 2>&1; then
+    rm -rf "$st_venv"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -qq python3-venv >/dev/null 2>&1 ||
+      { $sudo apt-get update -qq && $sudo apt-get install -y -qq python3-venv >/dev/null 2>&1; } || true
+    python3 -m venv "$st_venv" >/dev/null 2>&1 || true
+  fi
+  if [ -x "$st_venv/bin/pip" ] &&
+    "$st_venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"; then
+    echo "$SCHEMATHESIS_VERSION" > "$st_venv/.version"
+  else
+    echo "[install] warning: could not install schemathesis; the fuzz step will fail" >&2
   fi
 fi

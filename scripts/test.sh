@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, starts the test stack (real servers), runs lint, the type
 # check, the generated-code check, the OpenAPI lint (Redocly and Spectral), the unit and
-# integration tests and the contract tests, stops the stack, and closes with one line
-# `N passed, N failed`. Exits non-zero on any failure.
+# integration tests, the contract tests (Dredd through Prism) and the property-based contract run
+# (schemathesis), stops the stack, and closes with one line `N passed, N failed`. Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
@@ -25,5 +25,6 @@ step lint:spec bash scripts/lint-spec.sh
 CHECK_RESPONSE_COVERAGE=1 counted "unit and integration tests" '[0-9]+ passing' '[0-9]+ failing' \
   npx mocha 'test/unit/**/*.test.ts' 'test/api/**/*.test.ts'
 counted "contract tests" 'contract: [0-9]+ passed' '[0-9]+ failed$' npx tsx test/contract/run.ts
+counted "fuzz (schemathesis)" 'fuzz: [0-9]+ passed' '[0-9]+ failed$' npx tsx test/contract/fuzz.ts
 
 counts_summary

@@ -161,18 +161,29 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
     count: (projectId: string, query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>) =>
       users(projectId).countDocuments(listFilter(query)),
 
-    /** Disables (with the time) or enables a user; undefined when the user is gone. */
-    async setDisabled(projectId: string, id: string, disabled: boolean): Promise<UserRecord | undefined> {
+    /**
+     * Disables (with the time) or enables a user, with how much that changed the stored size
+     * (`disabled` and `disabledAt` come and go); undefined when the user is gone.
+     */
+    async setDisabled(
+      projectId: string,
+      id: string,
+      disabled: boolean,
+    ): Promise<{ user: UserRecord; bytes: number } | undefined> {
       const _id = toObjectId(id);
       if (!_id) return undefined;
       const now = new Date();
       const update = disabled
         ? { $set: { disabled: true, disabledAt: now, updatedAt: now } }
         : { $set: { updatedAt: now }, $unset: { disabled: '', disabledAt: '' } };
+      const [before] = await users(projectId).find({ _id }, { raw: true }).toArray();
+      const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
       const doc = await users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, {
         returnDocument: 'after',
       });
-      return doc ? toRecord(doc).user : undefined;
+      return doc
+        ? { user: toRecord(doc).user, bytes: BSON.calculateObjectSize(doc) - sizeBefore }
+        : undefined;
     },
 
     /**

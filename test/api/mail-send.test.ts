@@ -59,6 +59,19 @@ describe('mail API: POST /api/mail/send', () => {
     expect(publishable.body.code).to.equal('SECRET_KEY_REQUIRED');
   });
 
+  it('answers 413 to content within the documented lengths whose bytes pass the body limit', async () => {
+    // '€' is three bytes in UTF-8: 300 000 of them in `html` and 200 000 in `text` are within
+    // the documented lengths (characters) and make a body of 1.5 MB, over the 1 MiB default.
+    const res = await free.secret.post('/api/mail/send', {
+      to: uniqueAddress('huge'),
+      subject: 'Too big',
+      text: '€'.repeat(200_000),
+      html: '€'.repeat(300_000),
+    });
+    expect(res.status).to.equal(413);
+    expect(res.body.code).to.equal('PAYLOAD_TOO_LARGE');
+  });
+
   it('answers a clear 400 for each bad shape, and sends nothing', async () => {
     const to = uniqueAddress('bad');
     const cases: [unknown, RegExp][] = [

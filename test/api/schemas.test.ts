@@ -86,6 +86,17 @@ describe('GET /api/schemas/:collectionName (public)', () => {
     expect(res.body.code).to.equal('INVALID_API_KEY');
   });
 
+  it('answers 400 naming the parameter for an unknown query parameter or a name over 64 characters', async () => {
+    const keyed = client.with({ 'x-api-key': mine.publishableKey });
+    const extra = await keyed.get('/api/schemas/posts', { query: { limit: '5' } });
+    expect(extra.status).to.equal(400);
+    expect(extra.body.code).to.equal('VALIDATION_FAILED');
+    expect(extra.body.message).to.include('limit');
+    const long = await keyed.get(`/api/schemas/${'p'.repeat(65)}`);
+    expect(long.status).to.equal(400);
+    expect(long.body.code).to.equal('VALIDATION_FAILED');
+  });
+
   it('answers 404 for a collection that is not registered, or registered in another project', async () => {
     for (const name of ['ghosts', 'secrets']) {
       const res = await client.with({ 'x-api-key': mine.publishableKey }).get(`/api/schemas/${name}`);

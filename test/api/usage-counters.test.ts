@@ -119,6 +119,19 @@ describe('usage counters', () => {
     expect(await usage()).to.equal(await stored());
   });
 
+  it('charges disabling and enabling an end user, so deleting them later gives back exactly what was charged', async () => {
+    const user = await signup();
+    expect(user.status).to.equal(201);
+    const id = user.body.data.user._id;
+    expect((await secret.post(`/api/users/${id}/disable`)).status).to.equal(200);
+    expect(await usage()).to.equal(await stored());
+    expect((await dashboard.post(`/api/projects/${p.project.id}/users/${id}/enable`)).status).to.equal(200);
+    expect(await usage()).to.equal(await stored());
+    expect((await secret.post(`/api/users/${id}/disable`)).status).to.equal(200);
+    expect((await secret.delete(`/api/users/${id}`)).status).to.equal(200);
+    expect(await usage()).to.equal(await stored());
+  });
+
   it('the recount repairs a counter corrupted by hand, logs it, and is idempotent', async () => {
     await secret.post('/api/data/users_notes', {}); // an unregistered collection: 404, nothing stored
     const truth = await stored();

@@ -159,7 +159,7 @@ export function endUsersService(deps: EndUsersDeps) {
     /** Disables the user and signs them out everywhere at once. */
     async setDisabled(project: Project, id: string, disabled: boolean) {
       await usersDefinition(project);
-      const user = await users.setDisabled(project.id, checkUserId(id), disabled);
+      const user = (await users.setDisabled(project.id, checkUserId(id), disabled))?.user;
       if (!user) throw userNotFound();
       if (disabled) await signOut(project.id, user._id);
       return managedUserView(user);

@@ -7,7 +7,7 @@ import { applySet } from '../data/update-preview.js';
 import type { DatabaseQuota } from '../data/quota.js';
 import type { Project } from '../types.js';
 
-/** The users repository, charging each successful insert and update to the project's counter. */
+/** The users repository, charging each successful insert, update and (en|dis)abling to the project's counter. */
 export function chargedUsers(users: UsersRepo, quota: DatabaseQuota): UsersRepo {
   const charged = async <T extends UserWrite | undefined>(projectId: string, result: T) => {
     if (result?.ok) await quota.chargeProject(projectId, result.bytes);
@@ -18,6 +18,11 @@ export function chargedUsers(users: UsersRepo, quota: DatabaseQuota): UsersRepo 
     insert: async (projectId, fields, passwordHash) =>
       charged(projectId, await users.insert(projectId, fields, passwordHash)),
     update: async (projectId, id, changes) => charged(projectId, await users.update(projectId, id, changes)),
+    setDisabled: async (projectId, id, disabled) => {
+      const result = await users.setDisabled(projectId, id, disabled);
+      if (result) await quota.chargeProject(projectId, result.bytes);
+      return result;
+    },
   };
 }
 
