@@ -51,7 +51,8 @@ export function DailyBars({
   format: (n: number) => string;
 }) {
   const id = useId();
-  const max = Math.max(1, ...values.map((v) => v ?? 0));
+  const peak = Math.max(0, ...values.map((v) => v ?? 0));
+  const max = Math.max(1, peak);
   const width = 300;
   const height = 80;
   const step = width / Math.max(values.length, 1);
