@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, ApiFailure, call, type Developer } from './api';
 import { match, navigate, usePath } from './router';
 import { SessionContext } from './session';
-import { Link, Progress } from './components/ui';
+import { ErrorBox, Link, Progress } from './components/ui';
 import { AuthPage } from './pages/auth';
 import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
@@ -13,14 +13,17 @@ import { ProjectShell } from './pages/project-shell';
 export function App() {
   const path = usePath();
   const [developer, setDeveloper] = useState<Developer | null | undefined>(undefined);
+  const [down, setDown] = useState<unknown>(undefined);
 
   const refresh = useCallback(async () => {
     try {
       const data = await call(api.GET('/api/user/me'));
       setDeveloper(data.data.developer);
+      setDown(undefined);
     } catch (err) {
+      // Signed out is a 401; anything else (server down, network) is said as such, with a retry.
       if (err instanceof ApiFailure && err.status === 401) setDeveloper(null);
-      else setDeveloper(null);
+      else setDown(err);
     }
   }, []);
   useEffect(() => {
@@ -38,6 +41,17 @@ export function App() {
     navigate('/login');
   };
 
+  if (developer === undefined && down) {
+    return (
+      <main id="main" className="narrow">
+        <h1>The dashboard cannot load</h1>
+        <ErrorBox error={down} />
+        <button type="button" onClick={() => void refresh()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
   if (developer === undefined) return <Progress label="Loading the dashboard…" />;
 
   let page;

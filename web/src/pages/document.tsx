@@ -211,6 +211,10 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
               onChange={(e) => setJson(e.target.value)}
               aria-invalid={localError.json ? true : undefined}
             />
+            <small className="hint">
+              Saving sets the fields given here; a field left out keeps its value (set it to null to clear
+              it).
+            </small>
             <FieldError message={localError.json} />
           </div>
         )}
