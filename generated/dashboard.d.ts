@@ -302,6 +302,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/data/{collectionName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`): end users are managed under `/api/projects/{projectId}/users`.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a collection's documents, or its trash (members)
+         * @description The data API's list (`GET /api/data/{collectionName}`) with the rights of the secret key: RLS does not apply. Filters, `sort`, `page`/`limit`, `cursor`, `fields`, `total` and `count` work the same way and give the same 400s. `trash=true` lists only the trashed documents (the dashboard's trash view; restore them with `.../{id}/restore`). Any member of the project (admin or member).
+         */
+        get: operations["listProjectDocuments"];
+        put?: never;
+        /**
+         * Add a document (members)
+         * @description The data API's create with the secret key's rights: the same validation (400 naming the field), defaults, quota (403 `QUOTA_EXCEEDED`), unique values (409) and events (webhooks).
+         */
+        post: operations["createProjectDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/data/{collectionName}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The document's `_id` (24 hex characters; anything else is a 400).
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one document (members)
+         * @description One active document, or a trashed one with `include_deleted=true`; RLS does not apply. 404 when the document does not exist (or is trashed without `include_deleted`).
+         */
+        get: operations["getProjectDocument"];
+        put?: never;
+        post?: never;
+        /**
+         * Move a document to the trash (members)
+         * @description Soft delete, as on the data API: the document leaves normal reads, stays restorable for 30 days, then the worker removes it.
+         */
+        delete: operations["deleteProjectDocument"];
+        options?: never;
+        head?: never;
+        /**
+         * Change fields of a document (members)
+         * @description The data API's update (set semantics, dot paths) with the secret key's rights: the same validation (400), unique values (409), quota (403 `QUOTA_EXCEEDED`) and the immutable owner field (403 `Owner field immutable`).
+         */
+        patch: operations["updateProjectDocument"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/data/{collectionName}/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The trashed document's `_id`.
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a document out of the trash (members)
+         * @description The data API's restore: 404 when the document is not in the trash, 409 when one of its unique values is now taken by an active document (nothing changes).
+         */
+        post: operations["restoreProjectDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the project's files, newest first (members)
+         * @description Confirmed files only (uploads in progress are not listed), newest first, paged by `cursor` (`pagination.nextCursor` of the page before).
+         */
+        get: operations["listProjectFiles"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file permanently (members)
+         * @description The storage API's delete with the secret key's rights; 404 when the path is unknown.
+         */
+        delete: operations["deleteProjectFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/files/upload-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a presigned URL to upload one file (members)
+         * @description The storage API's upload-request with the secret key's rights: 413 over the 10 MB per-file limit, 403 `QUOTA_EXCEEDED` over the project's storage. The browser then `PUT`s the bytes to `signedUrl` (the public API's own URL on the filesystem store, or the bucket) and confirms.
+         */
+        post: operations["requestProjectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/files/upload-confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an upload once its bytes are stored (members)
+         * @description The storage API's upload-confirm: idempotent, charges the stored size; 409 `UPLOAD_NOT_READY` while the object is not there yet (retry shortly).
+         */
+        post: operations["confirmProjectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/usage": {
         parameters: {
             query?: never;
@@ -1149,6 +1346,137 @@ export interface components {
             data: Record<string, never>;
             message: string;
         };
+        StorageUploadRequest: {
+            /**
+             * @description The client's file name. Stored in the path in a safe form: the last path segment only, letters, digits, `.`, `_` and `-` (anything else becomes `_`), no leading dots, at most 100 characters, extension kept.
+             * @example avatar.png
+             */
+            filename: string;
+            /**
+             * @description MIME type. The upload must send exactly this `Content-Type`; it is part of the URL's signature and the file is served with it.
+             * @example image/png
+             */
+            contentType: string;
+            /**
+             * @description Bytes. Over 10 MB (10485760) is a 413; over the project's remaining storage a 403.
+             * @example 1024
+             */
+            size: number;
+        };
+        UploadTicket: {
+            /**
+             * @description Presigned URL: `PUT` the raw bytes there with the requested `Content-Type` (the body may not be larger than the requested size). Valid for 15 minutes.
+             * @example http://localhost:3000/api/storage/objects/65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png?expires=1767225600&maxSize=1024&signature=abc
+             */
+            signedUrl: string;
+            /**
+             * @description `<project_id>/<uuid>_<sanitized filename>`; pass it to upload-confirm and to delete.
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            filePath: string;
+            /** @description Only for providers that need a token besides the URL (none of the current ones). */
+            token?: string;
+            /** @enum {string} */
+            provider: "internal" | "external";
+            /**
+             * Format: date-time
+             * @description When `signedUrl` stops working.
+             */
+            expiresAt: string;
+        };
+        UploadTicketEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UploadTicket"];
+            message: string;
+        };
+        StorageUploadConfirm: {
+            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
+            filePath: string;
+            /**
+             * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
+             * @example 1024
+             */
+            size: number;
+        };
+        UploadConfirmation: {
+            /** @example File uploaded successfully */
+            message: string;
+            /**
+             * @description The file's path, used for deletion.
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            path: string;
+            /** @enum {string} */
+            provider: "internal" | "external";
+            /** @description Public URL of the file; null when the provider has no public URL (then `warning` says so). */
+            url: string | null;
+            /** @description Bytes stored and charged to the project's storage. */
+            size: number;
+            /** @description Present when `url` is null. */
+            warning?: string;
+        };
+        UploadConfirmationEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["UploadConfirmation"];
+            message: string;
+        };
+        StorageFileDelete: {
+            /**
+             * @description The path returned by upload-request/confirm (not the public URL).
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            path: string;
+        };
+        StorageFileDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: Record<string, never>;
+            /** @enum {string} */
+            message: "File deleted successfully";
+        };
+        ProjectFile: {
+            /**
+             * @description The file's path, used for deletion.
+             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+             */
+            path: string;
+            /**
+             * @description The name given at upload.
+             * @example avatar.png
+             */
+            filename: string;
+            /** @example image/png */
+            contentType: string;
+            /** @description Bytes stored. */
+            size: number;
+            /** @enum {string} */
+            provider: "internal" | "external";
+            /** @description Public URL; null when the provider has none. */
+            url: string | null;
+            /** @description The end user who uploaded it; null for uploads with the secret key or from the dashboard. */
+            ownerUserId: string | null;
+            /**
+             * Format: date-time
+             * @description When the upload was confirmed.
+             */
+            createdAt: string;
+        };
+        ProjectFileListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["ProjectFile"][];
+            message: string;
+            pagination: {
+                /** @description The page size in force. */
+                limit: number;
+                /** @description Whether older files follow. */
+                hasMore: boolean;
+                /** @description Pass as `cursor` for the next page; null on the last page. */
+                nextCursor: string | null;
+            };
+        };
         StorageSettings: {
             /**
              * @description Where new uploads go. `external` only while a bucket is set and the plan includes external storage (Pro); otherwise `internal`.
@@ -1425,6 +1753,61 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description A stored document: its own fields as sent (Date fields as ISO 8601 strings, Ref fields as id strings), plus the system fields. `fields=` and `meta=false` leave fields out; `_id` is always there.
+         * @example {
+         *       "_id": "65f1c2a4b7e8d90012345678",
+         *       "title": "Hello",
+         *       "views": 3,
+         *       "isDeleted": false,
+         *       "deletedAt": null,
+         *       "createdAt": "2025-01-01T10:00:00.000Z",
+         *       "updatedAt": "2025-01-01T10:00:00.000Z"
+         *     }
+         */
+        Document: {
+            /** @example 65f1c2a4b7e8d90012345678 */
+            _id: string;
+            /** @description true while the document is in the trash. */
+            isDeleted?: boolean;
+            /** Format: date-time */
+            deletedAt?: string | null;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The fields of a new document. Field names: no leading `$`, no `.`, not `__proto__`, `constructor` or `prototype`, no leading or trailing white space, none of the system fields `_id`, `isDeleted`, `deletedAt`, `createdAt`, `updatedAt` (400 naming the field).
+         * @example {
+         *       "title": "Hello",
+         *       "views": 3
+         *     }
+         */
+        DocumentInput: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @example {
+         *       "views": 4
+         *     }
+         */
+        DocumentUpdate: {
+            [key: string]: unknown;
+        };
+        DocumentEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Document"];
+            /** @description "" on reads, `Updated` or `Restored` after a change. */
+            message: string;
+        };
+        DocumentCount: {
+            count: number;
+        };
         DataPagination: {
             /** @description The page served; null when the page was chosen by `cursor`. */
             page: number | null;
@@ -1436,6 +1819,23 @@ export interface components {
             nextCursor: string | null;
             /** @description Number of matching documents; only with `total=true`. */
             total?: number;
+        };
+        DocumentListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Document"][] | components["schemas"]["DocumentCount"];
+            message: string;
+            pagination?: components["schemas"]["DataPagination"];
+        };
+        DocumentDeletedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                id: string;
+                /** Format: date-time */
+                deletedAt: string;
+            };
+            message: string;
         };
         /** @description An end user of the project, as stored in its `users` collection: `_id`, `email` (lowercased), `emailVerified`, the custom fields of the users schema and the timestamps. The password hash is never part of it. */
         EndUser: {
@@ -1844,6 +2244,15 @@ export interface components {
         };
         /** @description The request conflicts with the current state (duplicate value, not ready yet). */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request body, or the declared file size, is over the limit. */
+        PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2627,6 +3036,419 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjectDocuments: {
+        parameters: {
+            query?: {
+                /** @description `true`: only documents in the trash. */
+                trash?: boolean;
+                /** @description Page number, 1-indexed; not combinable with `cursor`. */
+                page?: number;
+                /** @description Documents per page; default 100, larger values are clamped to 1000. */
+                limit?: number;
+                /** @description Sort keys as on the data API (`-createdAt`, `price:asc`). */
+                sort?: string;
+                /** @description The `pagination.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Comma-separated fields to return; `_id` is always returned. */
+                fields?: string;
+                /** @description Add `pagination.total`. */
+                total?: boolean;
+                /** @description Answer `data: { count }` alone. */
+                count?: boolean;
+                /** @description Free-form filters, one query parameter per filter: `<field>` or `<field>_<suffix>` as on the data API. The name `filters` itself is reserved. */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`): end users are managed under `/api/projects/{projectId}/users`.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents and `pagination` (or `data.count` with `count=true`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createProjectDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`): end users are managed under `/api/projects/{projectId}/users`.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentInput"];
+            };
+        };
+        responses: {
+            /** @description The saved document. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectDocument: {
+        parameters: {
+            query?: {
+                /** @description Also find the document when it is in the trash. */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The document's `_id` (24 hex characters; anything else is a 400).
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProjectDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The document's `_id` (24 hex characters; anything else is a 400).
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document's id and when it was trashed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateProjectDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The document's `_id` (24 hex characters; anything else is a 400).
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentUpdate"];
+            };
+        };
+        responses: {
+            /** @description `message: Updated` and the full updated document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreProjectDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The trashed document's `_id`.
+                 * @example 65f1c2a4b7e8d90012345670
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `message: Restored` and the document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listProjectFiles: {
+        parameters: {
+            query?: {
+                /** @description Files per page; default 50, larger values are clamped to 100. */
+                limit?: number;
+                /** @description The `pagination.nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectFileListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProjectFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageFileDelete"];
+            };
+        };
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageFileDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestProjectUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The presigned upload URL and the file's path. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadTicketEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmProjectUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StorageUploadConfirm"];
+            };
+        };
+        responses: {
+            /** @description The stored file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadConfirmationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -15,6 +15,7 @@ if [ "$embedded_db" = 1 ]; then
 fi
 echo "[start] building"
 npm run -s build
+bash scripts/build-web.sh
 
 node dist/main.js "${ROLE:-all}" &
 app=$!

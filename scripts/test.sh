@@ -20,10 +20,12 @@ step lint npx eslint .
 # meanwhile or on a folder another user owns.
 step format npx prettier --check . '!.stack/**' '!.data/**'
 step typecheck npx tsc -p tsconfig.json --noEmit
+step typecheck:web npx tsc -p web/tsconfig.json --noEmit
 step check:generated npx tsx scripts/generate.ts --check
 step lint:spec bash scripts/lint-spec.sh
+step build:web bash scripts/build-web.sh
 CHECK_RESPONSE_COVERAGE=1 counted "unit and integration tests" '[0-9]+ passing' '[0-9]+ failing' \
-  npx mocha 'test/unit/**/*.test.ts' 'test/api/**/*.test.ts'
+  npx mocha 'test/unit/**/*.test.ts' 'test/api/**/*.test.ts' 'test/e2e/**/*.test.ts'
 counted "contract tests" 'contract: [0-9]+ passed' '[0-9]+ failed$' npx tsx test/contract/run.ts
 counted "fuzz (schemathesis)" 'fuzz: [0-9]+ passed' '[0-9]+ failed$' npx tsx test/contract/fuzz.ts
 

@@ -16,6 +16,7 @@ import { repoPath } from './lib/paths.js';
 import { usersBlocked } from './services/data/access.js';
 import { rateLimitGates } from './http/rate-limit.js';
 import { databaseUnavailable } from './db/errors.js';
+import { webApp } from './http/web.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
@@ -72,6 +73,10 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   if (role === 'public') app.use(blockUsersPaths);
   app.use(docs.routes());
   app.use(api.routes());
+  if (role === 'dashboard') {
+    const { config } = deps;
+    app.use(webApp(repoPath('dist', 'web'), [config.publicUrl, config.s3?.endpoint, config.s3?.publicUrl]));
+  }
   app.use(notFoundFallback([docs, api]));
   return app;
 }

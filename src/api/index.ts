@@ -19,6 +19,7 @@ import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
 import { realtimeHandlers } from './realtime.js';
 import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project-api.js';
+import { projectContentHandlers } from './project-content.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -46,5 +47,6 @@ export function dashboardHandlers(services: Services) {
     ...webhookHandlers(services),
     ...usageHandlers(services),
     ...dashboardProjectApiHandlers(services),
+    ...projectContentHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -159,6 +159,22 @@ export function filesRepo(db: Db) {
       return docs.map(toRecord);
     },
 
+    /** A page of a project's confirmed files, newest first (the dashboard's file browser). */
+    async listConfirmed(projectId: string, beforeId: string | undefined, limit: number) {
+      const pid = toObjectId(projectId);
+      if (!pid) return [];
+      const docs = await files
+        .find({
+          projectId: pid,
+          state: 'confirmed',
+          ...(beforeId ? { _id: { $lt: new ObjectId(beforeId) } } : {}),
+        })
+        .sort({ _id: -1 })
+        .limit(limit)
+        .toArray();
+      return docs.map(toRecord);
+    },
+
     /** Records of the files an end user uploaded (user erasure), a page at a time. */
     async listForOwner(projectId: string, userId: string, limit: number) {
       const pid = toObjectId(projectId);

@@ -32,6 +32,7 @@ import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
 import { realtimeService } from './realtime/index.js';
 import { projectApiService } from './project-api/index.js';
+import { projectContentService } from './project-content.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -86,6 +87,13 @@ export function createServices(deps: Deps) {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
   });
+  const data = dataService({
+    documents,
+    projects: repos.projects,
+    definitions: definition,
+    limitsOf: projects.limitsOf,
+    events,
+  });
   return {
     repos,
     events,
@@ -111,13 +119,8 @@ export function createServices(deps: Deps) {
     operator: operatorService(repos.developers, repos.projects),
     collections,
     documents,
-    data: dataService({
-      documents,
-      projects: repos.projects,
-      definitions: definition,
-      limitsOf: projects.limitsOf,
-      events,
-    }),
+    data,
+    content: projectContentService(projects, data, storage.uploads, storage.files),
     tokens,
     storage,
     endUsers: endUsersService({

@@ -3,30 +3,17 @@
 // `credentials: 'include'` on every call, end-user sign-up, RLS writes and reads, a presigned upload
 // to the filesystem store, a session refresh; and a page from an origin the project does not list,
 // which the browser refuses to let read anything.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openPage } from '../helpers/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { contextFor } from '../helpers/fixtures.js';
 import { authProject, newEmail, PASSWORD, type AuthProject } from '../helpers/user-auth.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Debian's Chromium with a page opened at `origin`; fails loudly when the browser is missing. */
-async function openPage(origin: string): Promise<{ browser: Browser; page: Page }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: run bash scripts/install.sh (apt-get install chromium)`);
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const page = await browser.newPage();
-  await page.goto(origin);
-  return { browser, page };
-}
 
 /** Calls the API from inside the page, through the page's own `api` function. */
 const callApi = (page: Page, method: string, route: string, options: Record<string, unknown>) =>

@@ -26,13 +26,15 @@ export async function startTestApp(
   role: HttpRole,
   suite: string,
   overrides: Record<string, string | undefined> = {},
+  /** A fixed port, for pages whose origin must be known before start (PUBLIC_URL, DASHBOARD_URL). */
+  port = 0,
 ): Promise<TestApp> {
   const platformDb = suiteDatabase(suite);
   const config = loadConfig({ ...testEnv, NODE_ENV: 'test', PLATFORM_DB: platformDb, ...overrides });
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const deps = await createDeps(config, log);
   const services = createServices(deps);
-  const server: Server = createApp(role, deps, services).listen(0, '127.0.0.1');
+  const server: Server = createApp(role, deps, services).listen(port, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

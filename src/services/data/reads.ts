@@ -26,6 +26,7 @@ export const MAX_AGGREGATE_RESULTS = 1000;
 /** BSON bytes of all result documents of one aggregation (their JSON is of the same order). */
 export const MAX_AGGREGATE_BYTES = 8 * 1024 * 1024;
 const ACTIVE: Condition = { isDeleted: { $ne: true } };
+const TRASHED: Condition = { isDeleted: { $eq: true } };
 
 export interface DocumentPage {
   documents: ApiDocument[];
@@ -62,13 +63,20 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
   }
 
   return {
-    async list(ctx: RequestContext, name: string, query: Record<string, unknown>): Promise<ListResult> {
+    /** `trashedOnly`: only documents in the trash (the dashboard's trash view). */
+    async list(
+      ctx: RequestContext,
+      name: string,
+      query: Record<string, unknown>,
+      trashedOnly = false,
+    ): Promise<ListResult> {
       const target = await openCollection(ctx, name, definitions);
       const scope = readScope(target);
       const options = parseListOptions(target.def, query);
       const conditions = parseFilters(target.def, query);
       if (options.populate.length) populateFields(target.def, options.populate);
-      if (!options.includeDeleted) conditions.push(ACTIVE);
+      if (trashedOnly) conditions.push(TRASHED);
+      else if (!options.includeDeleted) conditions.push(ACTIVE);
       if (scope) conditions.push(scope);
       if (options.count) return { count: await repo.count(target.ref, allOf(conditions)) };
 

@@ -1,0 +1,81 @@
+// /api/projects/{projectId}/data/... and /files...: a project's documents, trash and files for its
+// members in the dashboard (session cookie), through the data and storage services.
+import type { operations as Ops } from '../../generated/dashboard.js';
+import type { Handler } from '../http/types.js';
+import type { Services } from '../services/index.js';
+
+type Query = Record<string, unknown>;
+const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
+
+export function projectContentHandlers({ content }: Services) {
+  const listProjectDocuments: Handler<Ops['listProjectDocuments']> = async ({ params, query }, ctx) => {
+    const result = await content.listDocuments(ctx, params.projectId, params.collectionName, query as Query);
+    if ('count' in result) return { status: 200, body: ok(result) };
+    return { status: 200, body: { ...ok(result.documents), pagination: result.pagination } };
+  };
+  const createProjectDocument: Handler<Ops['createProjectDocument']> = async ({ params, body }, ctx) => ({
+    status: 201,
+    body: ok(await content.createDocument(ctx, params.projectId, params.collectionName, body), 'Created'),
+  });
+  const getProjectDocument: Handler<Ops['getProjectDocument']> = async ({ params, query }, ctx) => ({
+    status: 200,
+    body: ok(
+      await content.getDocument(ctx, params.projectId, params.collectionName, params.id, query as Query),
+    ),
+  });
+  const updateProjectDocument: Handler<Ops['updateProjectDocument']> = async ({ params, body }, ctx) => ({
+    status: 200,
+    body: ok(
+      await content.updateDocument(ctx, params.projectId, params.collectionName, params.id, body),
+      'Updated',
+    ),
+  });
+  const deleteProjectDocument: Handler<Ops['deleteProjectDocument']> = async ({ params }, ctx) => ({
+    status: 200,
+    body: ok(
+      await content.deleteDocument(ctx, params.projectId, params.collectionName, params.id),
+      'Deleted',
+    ),
+  });
+  const restoreProjectDocument: Handler<Ops['restoreProjectDocument']> = async ({ params }, ctx) => ({
+    status: 200,
+    body: ok(
+      await content.restoreDocument(ctx, params.projectId, params.collectionName, params.id),
+      'Restored',
+    ),
+  });
+
+  const listProjectFiles: Handler<Ops['listProjectFiles']> = async ({ params, query }, ctx) => {
+    const { files, pagination } = await content.listFiles(ctx, params.projectId, query.cursor, query.limit);
+    const data = files.map((f) => ({ ...f, createdAt: f.createdAt.toISOString() }));
+    return { status: 200, body: { ...ok(data), pagination } };
+  };
+  const requestProjectUpload: Handler<Ops['requestProjectUpload']> = async ({ params, body }, ctx) => ({
+    status: 200,
+    body: ok(await content.requestUpload(ctx, params.projectId, body), 'Upload URL created'),
+  });
+  const confirmProjectUpload: Handler<Ops['confirmProjectUpload']> = async ({ params, body }, ctx) => {
+    const data = await content.confirmUpload(ctx, params.projectId, body);
+    return { status: 200, body: ok(data, data.message) };
+  };
+  const deleteProjectFile: Handler<Ops['deleteProjectFile']> = async ({ params, body }, ctx) => {
+    await content.deleteFile(ctx, params.projectId, body.path);
+    return {
+      status: 200,
+      body: { success: true, data: {}, message: 'File deleted successfully' },
+    };
+  };
+
+  return {
+    listProjectDocuments,
+    createProjectDocument,
+    getProjectDocument,
+    updateProjectDocument,
+    deleteProjectDocument,
+    restoreProjectDocument,
+    listProjectFiles,
+    requestProjectUpload,
+    confirmProjectUpload,
+    deleteProjectFile,
+  };
+}

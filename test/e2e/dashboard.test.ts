@@ -1,0 +1,227 @@
+// The web dashboard in a real browser (Debian's Chromium through playwright-core) against both
+// real HTTP roles on the test stack: a developer signs up, creates a project and copies its keys,
+// creates a collection with a schema (and sees the API's message next to a bad field), adds,
+// edits, trashes and restores a document, uploads and deletes a file, and invites a member.
+// Screenshots of the main pages go to screenshots/ (git-ignored).
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
+import { createDeveloper } from '../helpers/fixtures.js';
+import { repoPath } from '../../src/lib/paths.js';
+
+const SHOTS = repoPath('screenshots');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+describe('web dashboard in a real browser', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let publicApp: TestApp;
+  let dashboard: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let origin: string;
+  let projectUrl: string;
+  const email = `e2e-${Date.now()}@example.test`;
+  const consoleErrors: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  /** Follows an in-app link by its accessible name, as a keyboard or mouse user would. */
+  const go = async (name: string) => {
+    await page.getByRole('link', { name, exact: true }).first().click();
+  };
+
+  before(async () => {
+    await mkdir(SHOTS, { recursive: true });
+    dir = await mkdtemp(path.join(tmpdir(), 'baas-e2e-'));
+    const [publicPort, dashboardPort] = [await freePort(), await freePort()];
+    origin = `http://127.0.0.1:${dashboardPort}`;
+    const shared = {
+      PLATFORM_DB: suiteDatabase('web_e2e'),
+      S3_BUCKET: '',
+      STORAGE_DIR: dir,
+      PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
+      DASHBOARD_URL: origin,
+    };
+    publicApp = await startTestApp('public', 'web_e2e', shared, publicPort);
+    dashboard = await startTestApp('dashboard', 'web_e2e', shared, dashboardPort);
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    page = await context.newPage();
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    page.on('dialog', (d) => void d.accept(d.type() === 'prompt' ? 'Shop' : undefined));
+  });
+  afterEach(async function () {
+    // What the page showed when a step failed, to see why.
+    if (this.currentTest?.state === 'failed' && page) await shot('failed-step').catch(() => undefined);
+  });
+  after(async () => {
+    await browser?.close();
+    await dashboard?.close();
+    await publicApp?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the app at / with a strict content security policy and cache headers', async () => {
+    const res = await fetch(`${origin}/projects/anything`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/text\/html/);
+    expect(res.headers.get('cache-control')).to.equal('no-cache');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'none'");
+    const html = await res.text();
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const js = await fetch(origin + asset);
+    expect(js.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+    expect((await fetch(`${origin}/assets/missing.js`)).status).to.equal(404);
+    const api404 = await fetch(`${origin}/api/nothing`);
+    expect(api404.status).to.equal(404);
+    expect((await api404.json()).code).to.equal('ROUTE_NOT_FOUND');
+  });
+
+  it('signs up, and keyboard users can skip to the content', async () => {
+    await page.goto(origin);
+    await page.waitForURL(/\/login$/);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Skip to content');
+    await go('Create an account');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    // The API's own message, next to the field it names.
+    await page
+      .locator('.field-error')
+      .filter({ hasText: /password/ })
+      .waitFor();
+    await shot('signup');
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  });
+
+  it('creates a project and copies its keys, shown once', async () => {
+    await page.getByLabel('Project name').fill('Shop');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByText('shown only this once').waitFor();
+    const secret = await page.getByTestId('key-secret').inputValue();
+    expect(secret).to.match(/^sk_live_/);
+    expect(await page.getByTestId('key-publishable').inputValue()).to.match(/^pk_live_/);
+    await page.getByRole('button', { name: 'Copy secret key: copy to clipboard' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(secret);
+    await shot('project-created-keys');
+    await go('Open the project');
+    await page.getByText('Against your plan limits').waitFor();
+    projectUrl = new URL(page.url()).pathname;
+    await shot('project-overview-usage');
+  });
+
+  it('creates a collection with a schema; the API’s message shows next to the field', async () => {
+    await go('Collections');
+    await go('New collection');
+    await page.getByLabel('Collection name').fill('products');
+    await page.locator('#fe-fields-0-name').fill('$title');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    const fieldMessage = page.locator('#fe-fields-0-name ~ .field-error');
+    await fieldMessage.waitFor();
+    expect(await fieldMessage.textContent()).to.match(/\$title/);
+    await page.locator('#fe-fields-0-name').fill('title');
+    await page.getByRole('checkbox', { name: 'Required' }).first().check();
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.locator('#fe-fields-1-name').fill('price');
+    await page.locator('#fe-fields-1-type').selectOption('Number');
+    await page.locator('#fe-fields-1-default').fill('1');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.locator('#fe-fields-2-name').fill('meta');
+    await page.locator('#fe-fields-2-type').selectOption('Object');
+    await page.getByRole('button', { name: 'Add sub-field' }).click();
+    await page.locator('#fe-fields-2-fields-0-name').fill('color');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await page.getByRole('heading', { name: 'Collection “products”' }).waitFor();
+    await shot('collection-schema-editor');
+    const def = await dashboard.services.repos.collections.findByName(projectUrl.split('/')[2]!, 'products');
+    expect(def?.mode).to.equal('schema');
+    expect(def?.fields.map((f) => f.name)).to.deep.equal(['title', 'price', 'meta']);
+    expect(def?.fields[1]).to.include({ type: 'Number', default: 1 });
+    expect(def?.fields[2]!.fields![0]).to.include({ name: 'color', type: 'String' });
+  });
+
+  it('adds, edits, trashes and restores a document', async () => {
+    await page.goto(`${origin}${projectUrl}/data/products`);
+    await go('Add document');
+    await page.getByLabel(/^title/).fill('Lamp');
+    await page.getByRole('button', { name: 'Add document' }).click();
+    await page.getByRole('heading', { name: /^Document [0-9a-f]{24}$/ }).waitFor();
+    await page.getByLabel(/^price/).fill('15');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await shot('document-form');
+    await page.getByRole('button', { name: 'Move to trash' }).click();
+    await page.getByText('This document is in the trash').waitFor();
+
+    await go('← products');
+    await page.getByText('No documents match.').waitFor();
+    await page.getByRole('button', { name: 'Show trash' }).click();
+    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
+    await shot('data-browser-trash');
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Document restored.').waitFor();
+    await page.getByRole('button', { name: 'Back to documents' }).click();
+    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
+    await page.getByRole('cell', { name: '15' }).waitFor();
+    await shot('data-browser');
+  });
+
+  it('uploads a file through the presigned flow and deletes it', async () => {
+    await go('Files');
+    await page.getByLabel('File (at most 10 MB)').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('hello from the dashboard'),
+    });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Uploaded notes.txt.').waitFor();
+    await page.getByRole('rowheader', { name: 'notes.txt' }).waitFor();
+    await shot('files');
+    await page.getByRole('button', { name: 'Delete notes.txt' }).click();
+    await page.getByText('Deleted notes.txt.').waitFor();
+    await page.getByText('No files yet.').waitFor();
+  });
+
+  it('invites a member', async () => {
+    const invitee = await createDeveloper(dashboard.services);
+    await go('Members');
+    await page.getByLabel('Email').fill(invitee.developer.email);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('rowheader', { name: new RegExp(invitee.developer.email) }).waitFor();
+    await shot('members');
+  });
+
+  it('fits a phone’s width', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${origin}${projectUrl}`);
+    await page.getByText('Against your plan limits').waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).to.be.at.most(0);
+    await shot('phone-overview');
+    await page.goto(`${origin}${projectUrl}/data/products`);
+    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
+    await shot('phone-data-browser');
+    expect(consoleErrors.filter((e) => /Content Security Policy/.test(e))).to.deep.equal([]);
+  });
+});

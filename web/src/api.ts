@@ -1,0 +1,90 @@
+// The typed client of the dashboard API (openapi-fetch over the generated paths) and the one place
+// that turns a failed call into words a person can act on.
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../../generated/dashboard';
+
+export type Schemas = components['schemas'];
+export type Project = Schemas['Project'];
+export type Developer = Schemas['Developer'];
+export type FieldDef = Schemas['FieldDef'];
+export type Collection = Schemas['CollectionDef'];
+export type ApiDocument = Schemas['Document'];
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+
+export interface Detail {
+  path: string;
+  message: string;
+}
+
+/** A refused or failed call: the API's own message, its code and the fields it names. */
+export class ApiFailure extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly details: Detail[],
+  ) {
+    super(message);
+  }
+
+  /** The API's message for one field path (`fields.0.name`), if it named that field. */
+  forField(path: string): string | undefined {
+    return this.details.find((d) => d.path === path)?.message;
+  }
+}
+
+const PLAIN: Record<number, string> = {
+  401: 'You are signed out. Log in again to continue.',
+  413: 'That is too large for the server to accept.',
+  429: 'Too many attempts. Wait a moment and try again.',
+  500: 'The server ran into a problem. Try again; if it keeps happening, tell the operator.',
+  503: 'A service the dashboard depends on is down. Try again in a minute.',
+};
+
+/** `body.fields.0.name` (request validation) and `fields.0.name` (services) name the same field. */
+const normalize = (path: string) => path.replace(/^body\.?/, '').replace(/\[(\d+)\]/g, '.$1');
+
+export function failureOf(status: number, error: unknown): ApiFailure {
+  const body = (error ?? {}) as { message?: string; code?: string; details?: Detail[] };
+  const message = body.message || PLAIN[status] || `The request failed (HTTP ${status}).`;
+  const details = (body.details ?? []).map((d) => ({ ...d, path: normalize(d.path) }));
+  return new ApiFailure(message, status, body.code ?? 'ERROR', details);
+}
+
+/** Unwraps an openapi-fetch answer: its data, or an ApiFailure. A network error gets plain words. */
+export async function call<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<NonNullable<T>> {
+  let result: { data?: T; error?: unknown; response: Response };
+  try {
+    result = await request;
+  } catch {
+    throw new ApiFailure(
+      'Could not reach the server. Check your connection and try again.',
+      0,
+      'NETWORK_ERROR',
+      [],
+    );
+  }
+  if (result.error !== undefined || !result.response.ok) {
+    throw failureOf(result.response.status, result.error);
+  }
+  return result.data as NonNullable<T>;
+}
+
+export const errorText = (err: unknown) =>
+  err instanceof Error ? err.message : 'Something went wrong. Try again.';
+
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

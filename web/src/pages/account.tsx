@@ -1,0 +1,71 @@
+// Account settings: who is logged in, and the password change (which ends every other session).
+import { useState, type FormEvent } from 'react';
+import { api, ApiFailure, call } from '../api';
+import { useSession } from '../session';
+import { ErrorBox, Field, Notice } from '../components/ui';
+import { useAction } from '../hooks';
+
+export function AccountPage() {
+  const { developer } = useSession();
+  const [currentPassword, setCurrent] = useState('');
+  const [newPassword, setNew] = useState('');
+  const [done, setDone] = useState(false);
+  const { busy, error, run } = useAction();
+  const failure = error instanceof ApiFailure ? error : undefined;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setDone(false);
+    void run(async () => {
+      await call(api.PUT('/api/user/me/password', { body: { currentPassword, newPassword } }));
+      setCurrent('');
+      setNew('');
+      setDone(true);
+    });
+  };
+
+  return (
+    <main id="main" className="narrow">
+      <h1>Account</h1>
+      <dl className="facts">
+        <dt>Email</dt>
+        <dd>{developer?.email}</dd>
+        <dt>Name</dt>
+        <dd>{developer?.name ?? '—'}</dd>
+        <dt>Plan</dt>
+        <dd>{developer?.plan === 'pro' ? 'Pro' : 'Free'}</dd>
+        {developer?.isOperator && (
+          <>
+            <dt>Role</dt>
+            <dd>Operator of this installation</dd>
+          </>
+        )}
+      </dl>
+      <h2>Change password</h2>
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={currentPassword}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={failure?.forField('currentPassword')}
+        />
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          hint="8 to 128 characters. Your other sessions will be logged out."
+          value={newPassword}
+          onChange={(e) => setNew(e.target.value)}
+          error={failure?.forField('newPassword')}
+        />
+        <ErrorBox error={error} />
+        {done && <Notice>Password changed. Other sessions have been logged out.</Notice>}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Change password'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,198 @@
+// Create or edit a collection: name, mode, fields (with sub-fields to three levels) and RLS. The
+// API checks everything again; its message appears next to the field it names, or above the form.
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, ApiFailure, call, type Collection } from '../api';
+import { navigate } from '../router';
+import { FieldEditor, newField, type DraftField } from '../components/field-editor';
+import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui';
+import { useAction, useLoad } from '../hooks';
+import { fromDraft, toDraft } from '../schema-draft';
+import type { ProjectPageProps } from './project-shell';
+
+type Rls = Collection['rls'];
+const USERS_FIXED = new Set(['email', 'password']);
+
+export function CollectionEditorPage({ project, name }: ProjectPageProps & { name?: string }) {
+  const projectId = project.id;
+  const all = useLoad(
+    async () =>
+      (await call(api.GET('/api/projects/{projectId}/collections', { params: { path: { projectId } } }))).data
+        .collections,
+    [projectId],
+  );
+  const existing = name ? all.value?.find((c) => c.name === name) : undefined;
+  const [draftName, setName] = useState('');
+  const [mode, setMode] = useState<'flexible' | 'schema'>('schema');
+  const [fields, setFields] = useState<DraftField[]>([newField()]);
+  const [rls, setRls] = useState<Rls>({ enabled: false, mode: 'public-read', ownerField: 'userId' });
+  const [saved, setSaved] = useState(false);
+  const { busy, error, run } = useAction();
+  const remove = useAction();
+  const failure = error instanceof ApiFailure ? error : undefined;
+
+  useEffect(() => {
+    if (!existing) return;
+    setName(existing.name);
+    setMode(existing.mode);
+    setFields(existing.fields.map(toDraft));
+    setRls(existing.rls);
+  }, [existing]);
+
+  if (all.error) return <ErrorBox error={all.error} />;
+  if (!all.value) return <Progress label="Loading…" />;
+  if (name && !existing) return <ErrorBox error={new Error(`There is no collection named “${name}”.`)} />;
+
+  const targets = [...new Set([...all.value.map((c) => c.name), draftName].filter(Boolean))];
+  const ownerChoices = fields
+    .filter((f) => f.name && (f.type === 'String' || f.type === 'Ref'))
+    .map((f) => f.name);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    void run(async () => {
+      const body = { mode, fields: fields.map(fromDraft), rls };
+      if (existing) {
+        await call(
+          api.PUT('/api/projects/{projectId}/collections/{collectionName}', {
+            params: { path: { projectId, collectionName: existing.name } },
+            body,
+          }),
+        );
+        setSaved(true);
+        await all.reload();
+      } else {
+        await call(
+          api.POST('/api/projects/{projectId}/collections', {
+            params: { path: { projectId } },
+            body: { name: draftName, ...body },
+          }),
+        );
+        navigate(`/projects/${projectId}/collections/${encodeURIComponent(draftName)}`);
+      }
+    });
+  };
+
+  const destroy = () => {
+    if (
+      !existing ||
+      !confirm(`Delete the collection “${existing.name}” and all its documents? This cannot be undone.`)
+    )
+      return;
+    void remove.run(async () => {
+      await call(
+        api.DELETE('/api/projects/{projectId}/collections/{collectionName}', {
+          params: { path: { projectId, collectionName: existing.name } },
+        }),
+      );
+      navigate(`/projects/${projectId}/collections`);
+    });
+  };
+
+  const isUsers = (existing?.name ?? draftName) === 'users';
+  return (
+    <>
+      <h1>{existing ? `Collection “${existing.name}”` : 'New collection'}</h1>
+      <form onSubmit={submit} noValidate className="schema-form">
+        {!existing && (
+          <Field
+            label="Collection name"
+            value={draftName}
+            onChange={(e) => setName(e.target.value)}
+            hint="1 to 64 letters, digits, _ or -, starting with a letter. Fixed once created."
+            error={failure?.forField('name')}
+          />
+        )}
+        <fieldset>
+          <legend>Mode</legend>
+          <label className="check">
+            <input type="radio" name="mode" checked={mode === 'schema'} onChange={() => setMode('schema')} />
+            Schema: every write is checked against the fields below
+          </label>
+          <label className="check">
+            <input
+              type="radio"
+              name="mode"
+              checked={mode === 'flexible'}
+              onChange={() => setMode('flexible')}
+            />
+            Flexible: any JSON is stored as sent (defaults still apply)
+          </label>
+          <FieldError message={failure?.forField('mode')} />
+        </fieldset>
+        <h2>Fields</h2>
+        {fields.map((f, i) => (
+          <FieldEditor
+            key={f.key}
+            field={f}
+            path={`fields.${i}`}
+            level={1}
+            targets={targets}
+            failure={failure}
+            locked={isUsers && USERS_FIXED.has(f.name) && !!existing}
+            onChange={(next) => setFields(fields.map((x, j) => (j === i ? next : x)))}
+            onRemove={() => setFields(fields.filter((_, j) => j !== i))}
+          />
+        ))}
+        <FieldError message={failure?.forField('fields')} />
+        <button type="button" className="secondary" onClick={() => setFields([...fields, newField()])}>
+          Add field
+        </button>
+        <fieldset>
+          <legend>Row-level security</legend>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={rls.enabled}
+              onChange={(e) => setRls({ ...rls, enabled: e.target.checked })}
+            />
+            Enabled: end users write only their own documents (publishable key + access token)
+          </label>
+          {rls.enabled && (
+            <div className="row">
+              <div className="field">
+                <label htmlFor="rls-mode">Reads</label>
+                <select
+                  id="rls-mode"
+                  value={rls.mode}
+                  onChange={(e) => setRls({ ...rls, mode: e.target.value as Rls['mode'] })}
+                >
+                  <option value="public-read">public-read: anyone with the publishable key reads</option>
+                  <option value="private">private: only the owner reads</option>
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor="rls-owner">Owner field (String or Ref)</label>
+                <select
+                  id="rls-owner"
+                  value={rls.ownerField}
+                  onChange={(e) => setRls({ ...rls, ownerField: e.target.value })}
+                >
+                  {[...new Set([rls.ownerField, ...ownerChoices])].map((o) => (
+                    <option key={o}>{o}</option>
+                  ))}
+                </select>
+                <FieldError message={failure?.forField('rls.ownerField')} />
+              </div>
+            </div>
+          )}
+          <FieldError message={failure?.forField('rls') ?? failure?.forField('rls.mode')} />
+        </fieldset>
+        <ErrorBox error={error} />
+        {saved && <Notice>Collection saved.</Notice>}
+        {busy && <Progress label="Saving the collection (indexes are built now)…" />}
+        <div className="row">
+          <button type="submit" disabled={busy}>
+            {existing ? 'Save changes' : 'Create collection'}
+          </button>
+          {existing && (
+            <button type="button" className="danger" onClick={destroy} disabled={remove.busy}>
+              Delete collection
+            </button>
+          )}
+        </div>
+        <ErrorBox error={remove.error} />
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,66 @@
+// The project's collections: each with its mode, field count and RLS, links to its documents and
+// its schema.
+import { api, call } from '../api';
+import { ErrorBox, Link, Progress } from '../components/ui';
+import { useLoad } from '../hooks';
+import type { ProjectPageProps } from './project-shell';
+
+export function CollectionsPage({ project }: ProjectPageProps) {
+  const list = useLoad(
+    async () =>
+      (
+        await call(
+          api.GET('/api/projects/{projectId}/collections', { params: { path: { projectId: project.id } } }),
+        )
+      ).data.collections,
+    [project.id],
+  );
+  const base = `/projects/${project.id}`;
+  return (
+    <>
+      <div className="heading-row">
+        <h1>Collections</h1>
+        <Link to={`${base}/collections/new`} className="button">
+          New collection
+        </Link>
+      </div>
+      <ErrorBox error={list.error} />
+      {list.loading && !list.value && <Progress label="Loading collections…" />}
+      {list.value?.length === 0 && <p>No collections yet.</p>}
+      {list.value && list.value.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="sr-only">Collections</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Fields</th>
+                <th scope="col">Row-level security</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.value.map((c) => (
+                <tr key={c.name}>
+                  <th scope="row">{c.name}</th>
+                  <td>{c.mode === 'schema' ? 'Schema' : 'Flexible'}</td>
+                  <td>{c.fields.length}</td>
+                  <td>{c.rls.enabled ? `${c.rls.mode} on ${c.rls.ownerField}` : 'off'}</td>
+                  <td className="actions">
+                    {c.name === 'users' ? (
+                      <Link to={`${base}/users`}>End users</Link>
+                    ) : (
+                      <Link to={`${base}/data/${encodeURIComponent(c.name)}`}>Documents</Link>
+                    )}
+                    <Link to={`${base}/collections/${encodeURIComponent(c.name)}`}>Schema</Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,247 @@
+// One document: a form of the collection's fields in schema mode, JSON in flexible mode. Saving
+// sends only what is edited; the API's message appears next to the field it names.
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../api';
+import { navigate } from '../router';
+import { ErrorBox, FieldError, Link, Notice, Progress } from '../components/ui';
+import { useAction, useLoad } from '../hooks';
+import type { ProjectPageProps } from './project-shell';
+
+const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
+
+/** The text an input shows for a stored value. */
+function toText(field: FieldDef, value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (field.type === 'Object' || field.type === 'Array') return JSON.stringify(value, null, 2);
+  return String(value);
+}
+
+/** The typed value of an input, or an Error in words. Empty means "leave out" (or null on edit). */
+function fromText(field: FieldDef, text: string): unknown {
+  if (text === '') return undefined;
+  switch (field.type) {
+    case 'Number': {
+      const n = Number(text);
+      if (!Number.isFinite(n)) throw new Error(`${field.name} must be a number`);
+      return n;
+    }
+    case 'Boolean':
+      return text === 'true';
+    case 'Object':
+    case 'Array':
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`${field.name} is not valid JSON`);
+      }
+    default:
+      return text;
+  }
+}
+
+export function DocumentPage({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
+  const projectId = project.id;
+  const path = { projectId, collectionName: name };
+  const def = useLoad(
+    async () =>
+      (await call(api.GET('/api/projects/{projectId}/collections/{collectionName}', { params: { path } })))
+        .data.collection,
+    [projectId, name],
+  );
+  const doc = useLoad(async () => {
+    if (!id) return undefined;
+    const params = { path: { ...path, id }, query: { include_deleted: true } };
+    return (await call(api.GET('/api/projects/{projectId}/data/{collectionName}/{id}', { params }))).data;
+  }, [projectId, name, id]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [json, setJson] = useState('{\n  \n}');
+  const [localError, setLocalError] = useState<Record<string, string>>({});
+  const [saved, setSaved] = useState('');
+  const { busy, error, run } = useAction();
+  const failure = error instanceof ApiFailure ? error : undefined;
+  const base = `/projects/${projectId}/data/${encodeURIComponent(name)}`;
+
+  useEffect(() => {
+    if (!def.value) return;
+    const current = doc.value ?? {};
+    setValues(
+      Object.fromEntries(def.value.fields.map((f) => [f.name, toText(f, (current as ApiDocument)[f.name])])),
+    );
+    const editable = Object.fromEntries(Object.entries(current).filter(([k]) => !SYSTEM.has(k)));
+    setJson(JSON.stringify(editable, null, 2));
+  }, [def.value, doc.value]);
+
+  if (def.error || doc.error) return <ErrorBox error={def.error ?? doc.error} />;
+  if (!def.value || (id && !doc.value)) return <Progress label="Loading the document…" />;
+  const collection = def.value;
+  const schemaMode = collection.mode === 'schema';
+  const current = doc.value;
+
+  const body = (): Record<string, unknown> | undefined => {
+    if (!schemaMode) {
+      try {
+        const parsed = JSON.parse(json) as unknown;
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error();
+        setLocalError({});
+        return parsed as Record<string, unknown>;
+      } catch {
+        setLocalError({ json: 'This is not a JSON object. Check the brackets, quotes and commas.' });
+        return undefined;
+      }
+    }
+    const out: Record<string, unknown> = {};
+    const problems: Record<string, string> = {};
+    for (const field of collection.fields) {
+      const text = values[field.name] ?? '';
+      if (current && text === toText(field, current[field.name])) continue;
+      try {
+        const value = fromText(field, text);
+        if (value !== undefined) out[field.name] = value;
+        else if (current && current[field.name] !== undefined) out[field.name] = null;
+      } catch (err) {
+        problems[field.name] = (err as Error).message;
+      }
+    }
+    setLocalError(problems);
+    return Object.keys(problems).length ? undefined : out;
+  };
+
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    setSaved('');
+    const payload = body();
+    if (!payload) return;
+    void run(async () => {
+      if (current) {
+        await call(
+          api.PATCH('/api/projects/{projectId}/data/{collectionName}/{id}', {
+            params: { path: { ...path, id: id! } },
+            body: payload,
+          }),
+        );
+        setSaved('Saved.');
+        await doc.reload();
+      } else {
+        const created = await call(
+          api.POST('/api/projects/{projectId}/data/{collectionName}', { params: { path }, body: payload }),
+        );
+        navigate(`${base}/${String(created.data._id)}`);
+      }
+    });
+  };
+  const lifecycle = (kind: 'trash' | 'restore') =>
+    run(async () => {
+      const params = { params: { path: { ...path, id: id! } } };
+      if (kind === 'trash')
+        await call(api.DELETE('/api/projects/{projectId}/data/{collectionName}/{id}', params));
+      else await call(api.POST('/api/projects/{projectId}/data/{collectionName}/{id}/restore', params));
+      setSaved(kind === 'trash' ? 'Moved to the trash.' : 'Restored from the trash.');
+      await doc.reload();
+    });
+
+  const message = (field: string) => localError[field] ?? failure?.forField(field);
+  return (
+    <>
+      <p>
+        <Link to={base}>← {name}</Link>
+      </p>
+      <h1>{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
+      {current?.isDeleted && (
+        <p className="warning">
+          This document is in the trash since {new Date(String(current.deletedAt)).toLocaleString()}.
+        </p>
+      )}
+      <form onSubmit={save} noValidate className="doc-form">
+        {schemaMode ? (
+          collection.fields.map((f) => {
+            const inputId = `doc-${f.name}`;
+            const err = message(f.name);
+            const common = {
+              id: inputId,
+              'aria-invalid': err ? true : undefined,
+              'aria-describedby': err ? `${inputId}-err` : undefined,
+              value: values[f.name] ?? '',
+            };
+            const onText = (v: string) => setValues({ ...values, [f.name]: v });
+            return (
+              <div className="field" key={f.name}>
+                <label htmlFor={inputId}>
+                  {f.name}{' '}
+                  <span className="muted">
+                    ({f.type}
+                    {f.required ? ', required' : ''}
+                    {f.type === 'Ref' && f.ref ? ` → ${f.ref}` : ''})
+                  </span>
+                </label>
+                {f.type === 'Boolean' ? (
+                  <select {...common} onChange={(e) => onText(e.target.value)}>
+                    <option value="">(not set)</option>
+                    <option value="true">true</option>
+                    <option value="false">false</option>
+                  </select>
+                ) : f.type === 'Object' || f.type === 'Array' ? (
+                  <textarea {...common} rows={4} className="mono" onChange={(e) => onText(e.target.value)} />
+                ) : (
+                  <input
+                    {...common}
+                    type={f.type === 'Number' ? 'number' : 'text'}
+                    step="any"
+                    placeholder={
+                      f.type === 'Date'
+                        ? '2026-01-31T12:00:00Z'
+                        : f.type === 'Ref'
+                          ? '24 hex characters'
+                          : undefined
+                    }
+                    onChange={(e) => onText(e.target.value)}
+                  />
+                )}
+                <FieldError message={err} id={`${inputId}-err`} />
+              </div>
+            );
+          })
+        ) : (
+          <div className="field">
+            <label htmlFor="doc-json">Document (JSON)</label>
+            <textarea
+              id="doc-json"
+              className="mono"
+              rows={14}
+              value={json}
+              onChange={(e) => setJson(e.target.value)}
+              aria-invalid={localError.json ? true : undefined}
+            />
+            <small className="hint">
+              Saving sets the fields given here; a field left out keeps its value (set it to null to clear
+              it).
+            </small>
+            <FieldError message={localError.json} />
+          </div>
+        )}
+        <ErrorBox error={error} />
+        {saved && <Notice>{saved}</Notice>}
+        <div className="row">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : current ? 'Save' : 'Add document'}
+          </button>
+          {current && !current.isDeleted && (
+            <button type="button" className="danger" onClick={() => lifecycle('trash')} disabled={busy}>
+              Move to trash
+            </button>
+          )}
+          {current?.isDeleted && (
+            <button type="button" onClick={() => lifecycle('restore')} disabled={busy}>
+              Restore
+            </button>
+          )}
+        </div>
+      </form>
+      {current && (
+        <details>
+          <summary>Raw JSON</summary>
+          <pre className="mono">{JSON.stringify(current, null, 2)}</pre>
+        </details>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,17 @@
+// Builds the web dashboard into dist/web, which the dashboard role serves at `/` (src/http/web.ts).
+// No inline script or style is emitted, so the served Content-Security-Policy can stay strict.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
+    emptyOutDir: true,
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+    sourcemap: false,
+  },
+});
