@@ -17,6 +17,7 @@ import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js'
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
+import { aiHandlers } from './ai.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -41,5 +42,6 @@ export function dashboardHandlers(services: Services) {
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
     ...usageHandlers(services),
+    ...aiHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -30,6 +30,7 @@ import { webhookServices } from './webhooks/index.js';
 import { usageServices } from './usage/index.js';
 import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
+import { aiServices } from './ai/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -125,6 +126,15 @@ export function createServices(deps: Deps) {
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
     usage,
+    ai: aiServices({
+      deps,
+      cache: cached,
+      projects,
+      collections,
+      collectionsRepo: repos.collections,
+      definitions: definition,
+      counter: usage.counter,
+    }),
   };
 }
 
