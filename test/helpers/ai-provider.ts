@@ -25,8 +25,8 @@ export interface AiProviderServer {
   readonly keys: Set<string>;
   /** Queues replies, used in order; when none is queued the default answer is sent. */
   queue(...replies: ProviderReply[]): void;
-  /** The answer sent when nothing is queued. */
-  fallback: ProviderReply;
+  /** The answer sent when nothing is queued (or a function of the call that picks it). */
+  fallback: ProviderReply | ((call: ProviderCall) => ProviderReply);
   close(): Promise<void>;
 }
 
@@ -97,7 +97,9 @@ export async function startAiProvider(keys: string[]): Promise<AiProviderServer>
     if (typeof body.model !== 'string' || !Array.isArray(body.messages)) {
       return send(400, JSON.stringify({ error: { message: 'model and messages are required' } }));
     }
-    const reply = pending.shift() ?? state.fallback;
+    const reply =
+      pending.shift() ??
+      (typeof state.fallback === 'function' ? state.fallback(calls.at(-1)!) : state.fallback);
     if ('delayMs' in reply) {
       await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       return send(200, completion(reply.content));
