@@ -52,6 +52,14 @@ describe('AI Query Builder', () => {
     expect(call.body.messages![1]).to.deep.equal({ role: 'user', content: 'paid orders' });
   });
 
+  it('clamps a limit over the maximum as the data API does', async () => {
+    const { fx, dash } = await suite.project('free');
+    suite.provider.queue({ json: { type: 'filter', filters: { status: 'paid' }, limit: 5000 } });
+    const res = await ask(dash, fx.project.id, {});
+    expect(res.status).to.equal(200);
+    expect(res.body.data.query.params).to.deep.equal({ status: 'paid', limit: '1000' });
+  });
+
   it('returns an allowlisted pipeline, $lookup into a registered collection included', async () => {
     const { fx, dash } = await suite.project('free');
     const pipeline = [
@@ -139,6 +147,7 @@ describe('AI Query Builder', () => {
         { json: { type: 'filter', filters: { status_regex: 'a'.repeat(200) } } },
         /128/,
       ],
+      ['a limit below 1', { json: { type: 'filter', filters: {}, limit: 0 } }, /limit/],
       ['a sort on an unknown field', { json: { type: 'filter', filters: {}, sort: '-secret' } }, /secret/],
       [
         'a stage outside the allowlist',

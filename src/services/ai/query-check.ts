@@ -83,7 +83,9 @@ function filterQuery(def: CollectionDef, answer: Record<string, unknown>): Recor
   }
   try {
     parseFilters(def, params);
-    parseListOptions(def, options);
+    // A limit over the maximum is clamped as the data API would; the params show the real one.
+    if (options.limit) options.limit = String(parseListOptions(def, options).limit);
+    else parseListOptions(def, options);
   } catch (err) {
     asModelProblem(err, WHAT);
   }
