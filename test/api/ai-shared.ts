@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { PLATFORM_KEY, startAiApp, type AiTestApp } from '../helpers/ai-app.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
-import type { ApiClient } from '../helpers/client.js';
+import { ApiClient } from '../helpers/client.js';
 
 export const DEVELOPER_KEY = 'gsk_developer_aaaaaaaaaaaaaaaaaaaaaaaa';
 export const PROJECT_KEY = 'gsk_project_bbbbbbbbbbbbbbbbbbbbbbbbbb';
@@ -17,7 +17,7 @@ export interface AiSuite {
   app: AiTestApp;
   project(plan?: 'free' | 'pro'): Promise<{ fx: ProjectFixture; dash: ApiClient }>;
   setPlan(fx: ProjectFixture, plan: 'free' | 'pro'): Promise<void>;
-  /** Fails when any log line so far holds one of the keys. */
+  /** Fails when any log line or response body so far holds one of the keys. */
   expectNoKeyLogged(): void;
   close(): Promise<void>;
 }
@@ -25,6 +25,14 @@ export interface AiSuite {
 export async function startAiSuite(name: string, overrides: Record<string, string> = {}): Promise<AiSuite> {
   const provider = await startAiProvider([PLATFORM_KEY, DEVELOPER_KEY, PROJECT_KEY]);
   const app = await startAiApp(name, provider, overrides);
+  // Every response body of the suite is kept (the test client is patched while the suite runs).
+  const bodies: string[] = [];
+  const request = ApiClient.prototype.request;
+  ApiClient.prototype.request = async function (this: ApiClient, ...args: Parameters<typeof request>) {
+    const res = await request.apply(this, args);
+    bodies.push(res.text);
+    return res;
+  } as typeof request;
   const setPlan = async (fx: ProjectFixture, plan: 'free' | 'pro') => {
     await app.services.repos.developers.setPlan(fx.developer.id, plan);
   };
@@ -56,8 +64,13 @@ export async function startAiSuite(name: string, overrides: Record<string, strin
       for (const line of app.logLines) {
         for (const key of ALL_KEYS) expect(line, 'a log line').not.to.include(key);
       }
+      expect(bodies.length, 'responses were captured').to.be.greaterThan(0);
+      for (const body of bodies) {
+        for (const key of ALL_KEYS) expect(body, 'a response body').not.to.include(key);
+      }
     },
     async close() {
+      ApiClient.prototype.request = request;
       await app.close();
       await provider.close();
     },
