@@ -225,7 +225,12 @@ describe('AI provider keys', () => {
   describe('the structured log', () => {
     it('holds the AI requests but never a key', () => {
       suite.expectNoKeyLogged();
-      expect(suite.app.logLines.some((l) => l.includes('"keySource":"project"'))).to.equal(true);
+      const calls = suite.app.logLines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'AI provider request');
+      expect(calls.map((l) => l.keySource)).to.include.members(['project', 'developer', 'platform']);
+      // Each line carries the request id of the dashboard request it served.
+      for (const line of calls) expect(line.requestId).to.be.a('string');
     });
   });
 });

@@ -93,7 +93,10 @@ export function collectionCreator(
       }
       const existing = await listNames(target.project.id);
       const history = claimed.messages.map(({ role, content }) => ({ role, content }));
-      const content = await kit.complete(key)([
+      const content = await kit.complete(
+        target,
+        key,
+      )([
         { role: 'system', content: collectionCreatorPrompt(existing) },
         ...history,
         { role: 'user', content: message },

@@ -58,8 +58,8 @@ export function aiProvider(settings: AiSettings, log: Logger) {
   }
 
   return {
-    /** The model's answer (the first choice's message content). */
-    async complete(key: ResolvedKey, messages: ChatMessage[]): Promise<string> {
+    /** The model's answer (the first choice's message content); `requestLog` carries the request id. */
+    async complete(key: ResolvedKey, messages: ChatMessage[], requestLog: Logger = log): Promise<string> {
       const started = Date.now();
       let res: Response;
       let text: string | undefined;
@@ -80,8 +80,9 @@ export function aiProvider(settings: AiSettings, log: Logger) {
         text = res.ok ? await readCapped(res) : (await res.body?.cancel(), '');
       } catch (err) {
         const timedOut = (err as Error).name === 'TimeoutError';
-        log.warn(
+        requestLog.warn(
           {
+            component: 'ai',
             keySource: key.source,
             durationMs: Date.now() - started,
             reason: timedOut ? 'timeout' : 'network',
@@ -97,8 +98,9 @@ export function aiProvider(settings: AiSettings, log: Logger) {
         }
         throw badGateway('AI_PROVIDER_UNAVAILABLE', 'The AI provider could not be reached; try again later');
       }
-      log.info(
+      requestLog.info(
         {
+          component: 'ai',
           keySource: key.source,
           status: res.status,
           durationMs: Date.now() - started,

@@ -7,6 +7,7 @@ import type { UsageMetric } from '../../db/usage.js';
 import type { RequestContext } from '../context.js';
 import { requireDeveloper, type ProjectsService } from '../projects.js';
 import type { UsageCounter } from '../usage/counter.js';
+import type { Logger } from '../../lib/logger.js';
 import type { Developer, PlanLimits, Project } from '../types.js';
 import type { AiCaps, TakenSlot } from './caps.js';
 import type { AiKeys } from './keys.js';
@@ -17,6 +18,8 @@ export interface AiTarget {
   project: Project;
   developer: Developer;
   limits: PlanLimits;
+  /** The request's log (with its request id). */
+  log: Logger;
 }
 
 export type Complete = (messages: ChatMessage[]) => Promise<string>;
@@ -46,13 +49,13 @@ export function aiRequestKit(
     async open(ctx: RequestContext, projectId: string): Promise<AiTarget> {
       const developer = requireDeveloper(ctx);
       const project = await projects.requireAccess(ctx, projectId, 'member');
-      return { project, developer, limits: await projects.limitsOf(project) };
+      return { project, developer, limits: await projects.limitsOf(project), log: ctx.log };
     },
 
     complete:
-      (key: ResolvedKey): Complete =>
+      (target: AiTarget, key: ResolvedKey): Complete =>
       (messages) =>
-        provider.complete(key, messages),
+        provider.complete(key, messages, target.log),
 
     /** One capped request: the slot is taken on the platform key only, and given back on failure. */
     async run<T>(target: AiTarget, feature: AiFeature, fn: (complete: Complete) => Promise<T>) {
@@ -60,7 +63,7 @@ export function aiRequestKit(
       let slot: TakenSlot | undefined;
       if (key.source === 'platform') slot = await caps.take(target.project.id, feature, target.limits);
       try {
-        return { result: await fn((messages) => provider.complete(key, messages)), key };
+        return { result: await fn((messages) => provider.complete(key, messages, target.log)), key };
       } catch (err) {
         if (slot) await caps.refund(target.project.id, slot);
         throw err;
