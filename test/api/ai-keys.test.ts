@@ -48,15 +48,18 @@ describe('AI provider keys', () => {
     it('checks the format: the prefix, at most 200 characters, no spaces', async () => {
       const { dash } = await suite.project('pro');
       const cases: [unknown, RegExp][] = [
-        ['sk-0123456789abcdef', /invalid.*must start with "gsk_"/i],
-        ['gsk_' + 'a'.repeat(197), /invalid.*at most 200 characters/i],
-        ['gsk_has space', /invalid/i],
+        ['sk-0123456789abcdef', /"message":"it must start with \\"gsk_\\""/],
+        ['gsk_' + 'a'.repeat(197), /"message":"it must be at most 200 characters"/],
+        ['gsk_has space', /"message":"it may contain only printable characters without spaces"/],
         [42, /aiProviderKey/],
       ];
       for (const [aiProviderKey, message] of cases) {
         const res = await dash.put('/api/user/me/byok', { aiProviderKey });
         expect(res.status, String(aiProviderKey)).to.equal(400);
-        expect(res.body.message).to.match(message);
+        expect(JSON.stringify(res.body)).to.match(message);
+        if (typeof aiProviderKey === 'string') {
+          expect(res.body.message).to.match(/^Invalid Groq API key: it must start with "gsk_"/);
+        }
       }
       const missing = await dash.put('/api/user/me/byok', {});
       expect(missing.status).to.equal(400);

@@ -32,8 +32,10 @@ export function aiKeys(settings: AiSettings, encryptionKey: Buffer, repo: AiKeys
           ? 'it may contain only printable characters without spaces'
           : undefined;
     if (problem) {
+      // The message always states the rule (the spec: invalid, must start with the prefix); the
+      // detail names what this key breaks.
       throw badRequest(
-        `Invalid ${settings.providerName} API key: ${problem}`,
+        `Invalid ${settings.providerName} API key: it must start with "${prefix}" and be at most ${MAX_AI_KEY_LENGTH} printable characters without spaces`,
         [{ path: 'body.aiProviderKey', message: problem }],
         'INVALID_AI_KEY_FORMAT',
       );
