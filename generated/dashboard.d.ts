@@ -1117,7 +1117,7 @@ export interface paths {
         put?: never;
         /**
          * Create the proposed collection (members)
-         * @description Creates the session's latest proposal through the collections API (`POST /api/projects/{projectId}/collections`: the same validation, plan limit and indexes), then ends the session. No proposal yet, or a name taken meanwhile: 409.
+         * @description Creates the session's latest proposal through the collections API (`POST /api/projects/{projectId}/collections`: the same validation, plan limit and indexes), then ends the session. No proposal yet, or a name taken meanwhile: 409; the plan's collection limit reached: 403 `PLAN_LIMIT` (the session stays).
          */
         post: operations["confirmAiCollection"];
         delete?: never;
@@ -4430,6 +4430,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];

@@ -218,6 +218,18 @@ describe('AI Collection Creator', () => {
       expect((await suite.app.client.post(`${base(fx.project.id)}/${id}/confirm`)).status).to.equal(401);
     });
 
+    it("answers 403 PLAN_LIMIT when the project's collection limit is reached; the session stays", async () => {
+      const { fx, dash } = await suite.project('pro');
+      suite.provider.queue({ json: products() });
+      const { id } = (await start(dash, fx.project.id)).body.data.session;
+      await suite.app.services.repos.projects.setLimits(fx.project.id, { collectionsPerProject: 0 });
+      const res = await dash.post(`${base(fx.project.id)}/${id}/confirm`);
+      expect(res.status).to.equal(403);
+      expect(res.body.code).to.equal('PLAN_LIMIT');
+      await suite.app.services.repos.projects.setLimits(fx.project.id, {});
+      expect((await dash.post(`${base(fx.project.id)}/${id}/confirm`)).status).to.equal(201);
+    });
+
     it('answers 409 when the proposed name was taken meanwhile', async () => {
       const { fx, dash } = await suite.project('pro');
       suite.provider.queue({ json: products() });
