@@ -1189,6 +1189,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/user/me/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save or clear the account's AI provider key (Pro)
+         * @description The developer-level AI provider key (bring your own key), used by the AI tools on every project of the account that has no project key of its own. `aiProviderKey` must start with the provider's prefix (`gsk_` by default, `AI_KEY_PREFIX`) and be at most 200 printable characters without spaces, else 400. Storing a key is a Pro feature (403 `Bring Your Own AI Key (<provider>) is a Pro feature. Please upgrade to continue.`); `null` clears the key on any plan. The key is stored encrypted and never returned: answers show only `hasAiProviderKey`. The provider checks the key at the first AI request (401 `Invalid BYOK <provider> key provided` when it refuses it).
+         */
+        put: operations["setDeveloperAiKey"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/byok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save or clear the project's AI provider key (Pro, admins)
+         * @description The project-level AI provider key: it overrides every member's account key for AI requests on this project. Same rules as the account key (prefix, at most 200 characters, Pro by the project's limits, `null` clears, stored encrypted, never returned). Admins only: anyone else gets 404 `Project not found or access denied`; a malformed id is a 400 `Invalid project ID`.
+         */
+        put: operations["setProjectAiKey"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/ai/query-builder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a plain-language request into a data API query (members)
+         * @description The model proposes a query of one collection: list filters for `GET /api/data/{collection}` (the suffix parameters, `sort`, `limit`) or an aggregation pipeline for `POST /api/data/{collection}/aggregate`. Before it is returned the query is checked by the data API's own parsers (typed by the collection's definition; unknown fields of a schema collection, operators in values, stages outside the allowlist, `$where`, `$function`, `$out`, `$merge` and `$lookup` outside the project are refused); it is never run by this operation. An answer that is not a valid query is a 502 `AI_INVALID_OUTPUT` naming the problem. The key is the project's, else the caller's account key, else the platform key; on the platform key each request counts against the plan's `aiQueryBuilderPerMonth` (403 `AI_LIMIT_REACHED` when reached, until the first of the next month, UTC, or until a key is added; a failed request is not counted). `users` is refused (403 `USERS_COLLECTION`). The provider refusing a supplied key is a 401 `Invalid BYOK <provider> key provided`; a provider failure is a 502, no answer in time a 504.
+         */
+        post: operations["buildAiQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/ai/collection-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a Collection Creator chat (members)
+         * @description Opens a chat in which the model designs a collection with the caller; the first message is answered at once. Each answer carries the model's `reply` and, once it has one, a `proposal`: a definition already checked by the collections API's validator (an answer whose definition the collections API would refuse is a 502 `AI_INVALID_OUTPUT` naming the problem, and the session is not kept). Sessions belong to the caller and the project and expire 24 hours after their last message. On the platform key a session takes one slot of the plan's `aiCollectionCreatorPerMonth` (403 `AI_LIMIT_REACHED` when none is left) and allows 20 iterations (403 `AI_SESSION_LIMIT` after); on a project or account key neither applies.
+         */
+        post: operations["startAiCollectionSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/ai/collection-sessions/{sessionId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The Collection Creator session's id.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                sessionId: components["parameters"]["AiSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue a Collection Creator chat (members)
+         * @description Sends the next message; the model sees the conversation so far (the last 40 messages) and may revise its proposal. One iteration each; on the platform key at most 20 per session (403 `AI_SESSION_LIMIT`). A failed answer (401, 502, 504) takes no iteration. A session of another developer, or expired, is a 404.
+         */
+        post: operations["sendAiCollectionMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/ai/collection-sessions/{sessionId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The Collection Creator session's id.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                sessionId: components["parameters"]["AiSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the proposed collection (members)
+         * @description Creates the session's latest proposal through the collections API (`POST /api/projects/{projectId}/collections`: the same validation, plan limit and indexes), then ends the session. No proposal yet, or a name taken meanwhile: 409; the plan's collection limit reached: 403 `PLAN_LIMIT` (the session stays).
+         */
+        post: operations["confirmAiCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1225,6 +1385,8 @@ export interface components {
             plan: "free" | "pro";
             /** @description The first account of an installation; may change plans and project limits. */
             isOperator: boolean;
+            /** @description The account has an AI provider key (the key itself is never returned). */
+            hasAiProviderKey: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1309,6 +1471,8 @@ export interface components {
                 /** @description Bytes of confirmed files. */
                 storageUsed: number;
             };
+            /** @description The project has an AI provider key (the key itself is never returned). */
+            hasAiProviderKey: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2184,6 +2348,91 @@ export interface components {
             };
             message: string;
         };
+        AiKeyInput: {
+            /**
+             * @description The provider's key (its prefix, `gsk_` by default, then at most 200 characters in all), or null to clear the stored key.
+             * @example gsk_0123456789abcdefghijklmnopqrstuvwxyz
+             */
+            aiProviderKey: string | null;
+        };
+        AiKeyEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                hasAiProviderKey: boolean;
+            };
+            /** @example BYOK key saved successfully */
+            message: string;
+        };
+        /**
+         * @description The key the request ran on: the project's, the caller's account key, or the platform's (the only one subject to the plan's AI caps).
+         * @enum {string}
+         */
+        AiKeySource: "project" | "developer" | "platform";
+        AiQueryInput: {
+            /** @example orders */
+            collection: string;
+            /** @example the 20 most expensive paid orders of this year */
+            prompt: string;
+        };
+        /** @description `filter`: `params` are the query parameters of `GET /api/data/{collection}`. `pipeline`: the body `pipeline` of `POST /api/data/{collection}/aggregate`. `request` shows the call. */
+        AiQuery: {
+            /** @enum {string} */
+            type: "filter" | "pipeline";
+            params?: {
+                [key: string]: string;
+            };
+            pipeline?: {
+                [key: string]: unknown;
+            }[];
+            /** @example GET /api/data/orders?status=paid&sort=-total&limit=20 */
+            request: string;
+            explanation: string | null;
+        };
+        AiQueryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                collection: string;
+                keySource: components["schemas"]["AiKeySource"];
+                query: components["schemas"]["AiQuery"];
+            };
+            message: string;
+        };
+        AiMessageInput: {
+            /** @example A shop's products with a name, a price, tags and the category they belong to */
+            message: string;
+        };
+        AiSession: {
+            id: string;
+            /** @description The model's latest answer. */
+            reply: string;
+            /** @description The latest proposed definition, as the collections API checked it (the body `POST /api/projects/{projectId}/collections` would take); null until the model proposes one. */
+            proposal: {
+                [key: string]: unknown;
+            } | null;
+            messages: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                content: string;
+                /** Format: date-time */
+                at: string;
+            }[];
+            iterations: number;
+            /** @description Iterations left on the platform key (20 per session); supplied keys have no cap. */
+            platformIterationsLeft: number;
+            keySource: components["schemas"]["AiKeySource"];
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        AiSessionEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                session: components["schemas"]["AiSession"];
+            };
+            message: string;
+        };
     };
     responses: {
         /** @description The project's OpenAPI 3.1 document, as the body itself. `Cache-Control: private, no-cache`: clients keep it and revalidate with `If-None-Match`. */
@@ -2274,6 +2523,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The AI provider failed (code `AI_PROVIDER_ERROR`, `AI_PROVIDER_UNAVAILABLE`, `AI_PROVIDER_RATE_LIMITED`), its answer was too large (`AI_ANSWER_TOO_LARGE`), or the model's answer is not valid (`AI_INVALID_OUTPUT`, the message names the problem). Nothing was changed or counted. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The AI provider did not answer in time (`AI_PROVIDER_TIMEOUT`); nothing was counted. */
+        GatewayTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected failure; the body carries a generic message and the request id. */
         InternalError: {
             headers: {
@@ -2310,6 +2577,11 @@ export interface components {
          * @example 65f1c2a4b7e8d9001234567a
          */
         WebhookId: string;
+        /**
+         * @description The Collection Creator session's id.
+         * @example 65f1c2a4b7e8d9001234567c
+         */
+        AiSessionId: string;
         /**
          * @description The delivery's id.
          * @example 65f1c2a4b7e8d9001234567b
@@ -4880,6 +5152,222 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setDeveloperAiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Saved (or cleared). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiKeyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setProjectAiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description Saved (or cleared). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiKeyEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    buildAiQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiQueryInput"];
+            };
+        };
+        responses: {
+            /** @description A checked query, not run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiQueryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    startAiCollectionSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiMessageInput"];
+            };
+        };
+        responses: {
+            /** @description The session with the model's first answer. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    sendAiCollectionMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The Collection Creator session's id.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                sessionId: components["parameters"]["AiSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AiMessageInput"];
+            };
+        };
+        responses: {
+            /** @description The session with the model's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    confirmAiCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The Collection Creator session's id.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                sessionId: components["parameters"]["AiSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Collection registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];

@@ -49,6 +49,7 @@ export interface Config {
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
+  readonly ai: AiSettings;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
   readonly trustedProxyHops: number;
@@ -80,6 +81,22 @@ export interface RealtimeSettings {
   readonly heartbeatMs: number;
   /** Bytes a connection may have queued and unsent before it is dropped as too slow. */
   readonly maxBufferedBytes: number;
+}
+
+/**
+ * The AI tools' provider (DECISIONS §8): an OpenAI-compatible chat-completions API. The platform
+ * key is optional: without it, AI requests need a project or developer key.
+ */
+export interface AiSettings {
+  /** Base URL of the API; `/chat/completions` is appended. */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Shown in messages (`Invalid BYOK <provider> key provided`). */
+  readonly providerName: string;
+  /** The fixed prefix of the provider's keys: 3 characters and an underscore. */
+  readonly keyPrefix: string;
+  readonly platformKey: string | undefined;
+  readonly timeoutMs: number;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -272,6 +289,14 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: r.int('REALTIME_HEARTBEAT_MS', 15_000, 50, 300_000),
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
     },
+    ai: {
+      baseUrl: r.url('AI_BASE_URL', ['http:', 'https:'], 'https://api.groq.com/openai/v1') ?? '',
+      model: r.string('AI_MODEL', 'llama-3.3-70b-versatile'),
+      providerName: r.string('AI_PROVIDER_NAME', 'Groq'),
+      keyPrefix: r.string('AI_KEY_PREFIX', 'gsk_'),
+      platformKey: r.optional('AI_PLATFORM_KEY'),
+      timeoutMs: r.int('AI_TIMEOUT_MS', 30_000, 100, 300_000),
+    },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -292,6 +317,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.webhooks.leaseMs <= config.webhooks.timeoutMs) {
     r.problems.push('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS');
+  }
+  if (!/^[A-Za-z0-9]{3}_$/.test(config.ai.keyPrefix)) {
+    r.problems.push('AI_KEY_PREFIX must be 3 letters or digits and an underscore, like gsk_');
   }
   if (r.problems.length) throw new ConfigError(r.problems);
   return Object.freeze(config);

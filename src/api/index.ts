@@ -20,6 +20,7 @@ import { usageHandlers } from './usage.js';
 import { realtimeHandlers } from './realtime.js';
 import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project-api.js';
 import { projectContentHandlers } from './project-content.js';
+import { aiHandlers } from './ai.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -48,5 +49,6 @@ export function dashboardHandlers(services: Services) {
     ...usageHandlers(services),
     ...dashboardProjectApiHandlers(services),
     ...projectContentHandlers(services),
+    ...aiHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

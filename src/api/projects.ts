@@ -27,6 +27,7 @@ export function projectHandlers({ projects, members, operator }: Services) {
       keys: { publishable: key(project.keys.publishable), secret: key(project.keys.secret) },
       limits: await projects.limitsOf(project),
       usage: project.usage,
+      hasAiProviderKey: project.hasAiProviderKey,
       createdAt: project.createdAt.toISOString(),
       updatedAt: project.updatedAt.toISOString(),
     };

@@ -11,6 +11,8 @@ interface DeveloperDoc {
   passwordHash: string;
   plan: PlanName;
   isOperator: boolean;
+  /** The developer's AI provider key, encrypted (src/db/ai-keys.ts). */
+  aiKeyEnc?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,9 +32,10 @@ interface MarkerDoc {
 }
 const OPERATOR_MARKER = 'operator';
 
-const toDeveloper = ({ _id, passwordHash: _hash, ...rest }: DeveloperDoc): Developer => ({
+const toDeveloper = ({ _id, passwordHash: _hash, aiKeyEnc, ...rest }: DeveloperDoc): Developer => ({
   id: _id.toHexString(),
   ...rest,
+  hasAiProviderKey: Boolean(aiKeyEnc),
 });
 
 export function developersRepo(db: Db) {

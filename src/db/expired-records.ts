@@ -1,5 +1,5 @@
 // The expiry sweep's side of the platform database: deletes records whose `expiresAt` has passed
-// (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants). Their TTL
+// (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat sessions). Their TTL
 // indexes do the same on MongoDB within about a minute; the sweep covers engines without TTL
 // monitors and makes the deletion time deterministic.
 import type { Db } from 'mongodb';
@@ -9,6 +9,7 @@ export const EXPIRING_COLLECTIONS = [
   'user_refresh_tokens',
   'user_auth_codes',
   'user_oauth_grants',
+  'ai_sessions',
 ];
 
 export function expiredRecordsRepo(db: Db) {

@@ -46,6 +46,8 @@ export interface ProjectDoc {
    * again; removed when the confirm completes or the charge is given back.
    */
   storageCharges?: { fileId: string; bytes: number }[];
+  /** The project's AI provider key, encrypted (src/db/ai-keys.ts). */
+  aiKeyEnc?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -77,6 +79,7 @@ function toProject(doc: ProjectDoc): Project {
     },
     limits: doc.limits ?? {},
     usage: { databaseUsed: doc.usage?.databaseUsed ?? 0, storageUsed: doc.usage?.storageUsed ?? 0 },
+    hasAiProviderKey: Boolean(doc.aiKeyEnc),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };

@@ -33,6 +33,7 @@ import { webhooksRepo } from '../db/webhooks.js';
 import { realtimeService } from './realtime/index.js';
 import { projectApiService } from './project-api/index.js';
 import { projectContentService } from './project-content.js';
+import { aiServices } from './ai/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -145,6 +146,15 @@ export function createServices(deps: Deps) {
       projects,
       listCollections: (projectId) => repos.collections.list(projectId),
       publicUrl: deps.config.publicUrl,
+    }),
+    ai: aiServices({
+      deps,
+      cache: cached,
+      projects,
+      collections,
+      collectionsRepo: repos.collections,
+      definitions: definition,
+      counter: usage.counter,
     }),
   };
 }

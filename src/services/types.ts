@@ -10,6 +10,8 @@ export interface Developer {
   name: string | null;
   plan: PlanName;
   isOperator: boolean;
+  /** An AI provider key is stored for the account (the key itself never leaves src/db and the AI service). */
+  hasAiProviderKey: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -72,6 +74,8 @@ export interface Project {
   /** Operator overrides of the plan's limits. */
   limits: Partial<PlanLimits>;
   usage: ProjectUsage;
+  /** An AI provider key is stored for the project (never the key itself). */
+  hasAiProviderKey: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

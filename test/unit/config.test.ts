@@ -67,4 +67,22 @@ describe('config', () => {
       'S3_SECRET_ACCESS_KEY is required',
     ]);
   });
+
+  it('has AI provider defaults, no platform key by default, and checks the key prefix and URL', () => {
+    expect(loadConfig(base).ai).to.deep.equal({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      model: 'llama-3.3-70b-versatile',
+      providerName: 'Groq',
+      keyPrefix: 'gsk_',
+      platformKey: undefined,
+      timeoutMs: 30_000,
+    });
+    expect(loadConfig({ ...base, AI_BASE_URL: 'http://127.0.0.1:9/v1/' }).ai.baseUrl).to.equal(
+      'http://127.0.0.1:9/v1',
+    );
+    expect(problems({ ...base, AI_KEY_PREFIX: 'sk-', AI_BASE_URL: 'ftp://x' })).to.deep.equal([
+      'AI_BASE_URL must be a http: or https: URL',
+      'AI_KEY_PREFIX must be 3 letters or digits and an underscore, like gsk_',
+    ]);
+  });
 });
