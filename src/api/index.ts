@@ -17,6 +17,7 @@ import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js'
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
+import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -27,6 +28,7 @@ export function publicHandlers(services: Services) {
     ...dataHandlers(services),
     ...publicEndUserHandlers(services),
     ...mailSendHandlers(services),
+    ...internalHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -41,5 +43,6 @@ export function dashboardHandlers(services: Services) {
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
     ...usageHandlers(services),
+    ...externalDatabaseHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -15,6 +15,8 @@ export interface Principal {
   keyKind?: KeyKind;
   /** From `Authorization: Bearer <accessToken>`; verified against the key's project. */
   endUser?: { id: string; projectId: string };
+  /** From `x-internal-secret`: the dashboard service calling the public one. */
+  internal?: true;
 }
 
 export interface RequestContext {

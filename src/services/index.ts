@@ -30,6 +30,8 @@ import { webhookServices } from './webhooks/index.js';
 import { usageServices } from './usage/index.js';
 import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
+import { externalDatabaseSettingsRepo } from '../db/external-database-settings.js';
+import { externalDatabaseService } from './external-db/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -49,19 +51,37 @@ export function createServices(deps: Deps) {
   const revocations = tokenRevocations(deps.cache);
   const tokens = endUserTokens(deps.config.encryptionKey, repos.projects, revocations.isRevoked);
   const projects = projectsService(repos.projects, repos.developers, tokens, cached);
+  const externalDb = externalDatabaseService({
+    config: deps.config,
+    db: deps.db,
+    repo: externalDatabaseSettingsRepo(platform),
+    collections: repos.collections,
+    cached,
+    projects,
+  });
+  // Every project database access goes through this one function (managed or the project's own).
+  const { dbFor, isExternal } = externalDb.databases;
+  // `databaseUsed` measures the managed database only: moves of a project on its own database
+  // (writes, purges, deleted users and collections) leave it alone.
+  const chargeManaged = repos.projects.addDatabaseUsed;
+  repos.projects.addDatabaseUsed = async (projectId, deltaBytes) => {
+    if (!(await isExternal(projectId))) await chargeManaged(projectId, deltaBytes);
+  };
   projects.onDelete(async (projectId) => {
+    // Only the managed database is dropped; a project's own database stays its owner's.
     await deps.db.project(projectId).dropDatabase();
+    await externalDb.remove(projectId);
     await repos.collections.deleteAll(projectId);
   });
   const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
-  const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs);
+  const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs, dbFor);
   const collections = collectionsService(
     repos.collections,
     projects,
-    (id) => projectIndexes(deps.db.project(id)),
+    async (id) => projectIndexes(await dbFor(id)),
     {
       claimSlot: (projectId, limit) =>
         repos.projects.claimCollectionSlot(projectId, limit, () => repos.collections.count(projectId)),
@@ -70,7 +90,7 @@ export function createServices(deps: Deps) {
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
   );
-  const quota = databaseQuota(repos.projects, projects.limitsOf);
+  const quota = databaseQuota(repos.projects, projects.limitsOf, isExternal);
   const usage = usageServices(platform, deps.log, projects, {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
@@ -87,6 +107,7 @@ export function createServices(deps: Deps) {
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
       findProject: (projectId) => repos.projects.findById(projectId),
       quota,
+      projectDb: dbFor,
     }),
     health: healthService(deps),
     rateLimits: apiRateLimits(
@@ -105,15 +126,13 @@ export function createServices(deps: Deps) {
       projects: repos.projects,
       definitions: definition,
       limitsOf: projects.limitsOf,
+      isExternal,
       events,
     }),
     tokens,
     storage,
     endUsers: endUsersService({
-      users: chargedUsers(
-        usersRepo((projectId) => deps.db.project(projectId)),
-        quota,
-      ),
+      users: chargedUsers(usersRepo(dbFor), quota),
       authTokens: authTokensRepo(platform),
       revocations,
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
@@ -125,6 +144,7 @@ export function createServices(deps: Deps) {
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
     usage,
+    externalDb,
   };
 }
 
