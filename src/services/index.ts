@@ -86,7 +86,9 @@ export function createServices(deps: Deps) {
       claimSlot: (projectId, limit) =>
         repos.projects.claimCollectionSlot(projectId, limit, () => repos.collections.count(projectId)),
       releaseSlot: (projectId) => repos.projects.releaseCollectionSlot(projectId),
-      collectionSize: (projectId, collection) => documents.collectionSize({ projectId, collection }),
+      // Nothing to give back for a project's own database: no need to scan it.
+      collectionSize: async (projectId, collection) =>
+        (await isExternal(projectId)) ? 0 : documents.collectionSize({ projectId, collection }),
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
   );

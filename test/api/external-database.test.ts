@@ -112,6 +112,22 @@ describe('external database connection', function () {
     expect(counted.body.data[0].n).to.equal(2);
   });
 
+  it('resolves the project database from the project cache: no platform read per request', async () => {
+    // Taken away behind the service's back (no invalidation): requests keep going to the cached
+    // setting, so they did not read it. A change through the API is seen at once (see below).
+    const settings = apps.public.deps.db.platform.collection('external_databases');
+    const saved = await settings.findOne({});
+    await settings.deleteMany({});
+    try {
+      const created = await api.post('/api/data/posts', { title: 'Cached', slug: 'cached' });
+      expect(created.status).to.equal(201);
+      expect(await extClient.db('shop').collection('posts').countDocuments({ slug: 'cached' })).to.equal(1);
+      expect(await managedPosts().countDocuments({ slug: 'cached' })).to.equal(0);
+    } finally {
+      await settings.insertOne(saved!);
+    }
+  });
+
   it('resolves populate and creates new collections with their indexes in the external database', async () => {
     const comments = await dash.post(`/api/projects/${fx.project.id}/collections`, {
       name: 'comments',
