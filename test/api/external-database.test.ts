@@ -11,6 +11,8 @@ import type { ApiClient } from '../helpers/client.js';
 import { freePort, startMongoServer, type MongoServer } from '../helpers/mongo-server.js';
 import { testEnv } from '../helpers/env.js';
 import { MESSAGES } from './external-database-shared.js';
+import { externalPools } from '../../src/db/external-databases.js';
+import { hostResolver } from '../../src/lib/restricted-hosts.js';
 
 describe('external database connection', function () {
   this.timeout(60_000);
@@ -248,6 +250,50 @@ describe('external database connection', function () {
     const res = await dash.put(path(), { uri: ext.uri('shop') });
     expect(res.status).to.equal(403);
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, {});
+  });
+
+  describe('connection pools', () => {
+    const target = (database: string) => async () => ({
+      uri: `mongodb://127.0.0.1:${ext.port}/`,
+      database,
+      lookup: hostResolver().lookup,
+    });
+
+    it('keeps at most the configured number of pools open, closing the least recently used', async () => {
+      const pools = externalPools({ maxPools: 2, idleMs: 600_000, poolSize: 2, timeoutMs: 5000 });
+      try {
+        const first = await pools.db('p1', 'v1', target('pool1'));
+        await first.collection('c').insertOne({ n: 1 });
+        await pools.db('p2', 'v1', target('pool2'));
+        await pools.db('p1', 'v1', target('pool1')); // p1 used again: p2 is now the oldest
+        await pools.db('p3', 'v1', target('pool3'));
+        expect(pools.size()).to.equal(2);
+        // p1 kept its pool (same client); p2's was closed and opens anew on next use.
+        expect(await pools.db('p1', 'v1', target('pool1'))).to.equal(first);
+        let opened = false;
+        await pools.db('p2', 'v1', async () => {
+          opened = true;
+          return target('pool2')();
+        });
+        expect(opened).to.equal(true);
+        // A changed setting (another fingerprint) replaces the pool.
+        expect(await pools.db('p1', 'v2', target('pool1'))).not.to.equal(first);
+      } finally {
+        await pools.closeAll();
+      }
+    });
+
+    it('closes pools left idle', async () => {
+      const pools = externalPools({ maxPools: 10, idleMs: 1000, poolSize: 1, timeoutMs: 5000 });
+      try {
+        await (await pools.db('p1', 'v1', target('idle'))).command({ ping: 1 });
+        expect(pools.size()).to.equal(1);
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        expect(pools.size()).to.equal(0);
+      } finally {
+        await pools.closeAll();
+      }
+    });
   });
 
   describe('the public role check', () => {
