@@ -1,10 +1,15 @@
 // A second MongoDB-compatible server for a test (a project's own database): the stack's
 // mongo-java-server launcher (scripts/stack/MongoLauncher.java, memory backend) on a free
-// loopback port, stopped by the test.
+// loopback port, stopped by the test. Where the stack runs another engine (FerretDB) or an outside
+// MONGODB_URI and the launcher's jars are not installed, a TCP proxy on its own loopback port in
+// front of the suite's server stands in: another address to the app, the same engine behind it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { repoPath } from '../../src/lib/paths.js';
+import { startTcpProxy } from './tcp-proxy.js';
+import { testEnv } from './env.js';
 
 export interface MongoServer {
   readonly port: number;
@@ -29,6 +34,7 @@ export async function startMongoServer(timeoutMs = 60_000): Promise<MongoServer>
     'mongo-java-server',
     'lib',
   );
+  if (!existsSync(lib)) return proxyServer();
   const port = await freePort();
   const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
   const child: ChildProcess = spawn(
@@ -73,5 +79,17 @@ export async function startMongoServer(timeoutMs = 60_000): Promise<MongoServer>
       child.kill('SIGTERM');
       await exited;
     },
+  };
+}
+
+async function proxyServer(): Promise<MongoServer> {
+  const first = new URL(
+    testEnv.MONGODB_URI!.replace(/^mongodb(\+srv)?:\/\/([^/]*@)?/, 'http://').split(',')[0]!,
+  );
+  const proxy = await startTcpProxy(first.hostname, Number(first.port || 27017));
+  return {
+    port: proxy.port,
+    uri: (database) => `mongodb://127.0.0.1:${proxy.port}/${database}`,
+    stop: () => proxy.close(),
   };
 }
