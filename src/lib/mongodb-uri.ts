@@ -149,12 +149,11 @@ export async function connectTarget(
       const own = checkHostText(name);
       if (!own.ok) return fail(own.reason);
     }
-    let records;
-    try {
-      records = await resolver.resolveSrv(`_${service}._tcp.${name}`);
-    } catch {
-      return fail(`no SRV records for ${name}`);
-    }
+    const [srv, txt] = await Promise.all([
+      resolver.resolveSrv(`_${service}._tcp.${name}`).catch(() => []),
+      resolver.resolveTxt(name).catch(() => [] as string[][]),
+    ]);
+    const records = srv;
     if (records.length === 0) return fail(`no SRV records for ${name}`);
     const parent = parentDomain(name);
     for (const record of records) {
@@ -163,7 +162,6 @@ export async function connectTarget(
       }
     }
     hosts = records.map((r) => `${r.name.replace(/\.$/, '')}:${r.port}`);
-    const txt = await resolver.resolveTxt(name).catch(() => [] as string[][]);
     if (txt.length > 1) return fail(`more than one TXT record for ${name}`);
     for (const [key, value] of new URLSearchParams(txt[0]?.join('') ?? '')) {
       if (!TXT_OPTIONS.has(key.toLowerCase())) return fail(`TXT option ${key} is not allowed`);
@@ -172,10 +170,11 @@ export async function connectTarget(
     for (const key of [...params.keys()]) if (key.toLowerCase() === 'srvservicename') params.delete(key);
     if (!parsed.options.has('tls') && !parsed.options.has('ssl')) params.set('tls', 'true');
   }
-  for (const entry of hosts) {
-    const check = await checkHost(splitHost(entry).host, allowPrivate, resolver.resolveAll);
-    if (!check.ok) return fail(check.reason);
-  }
+  const checks = await Promise.all(
+    hosts.map((entry) => checkHost(splitHost(entry).host, allowPrivate, resolver.resolveAll)),
+  );
+  const refused = checks.find((check) => !check.ok);
+  if (refused && !refused.ok) return fail(refused.reason);
   const { username, password, pathname } = parsed.source;
   const auth = username ? `${username}${password ? `:${password}` : ''}@` : '';
   const query = params.toString();

@@ -79,16 +79,19 @@ export interface VerifyDeps extends CheckDeps {
 export async function verifyConnection(deps: VerifyDeps, uri: string) {
   const now = deps.now ?? Date.now;
   const deadline = now() + VERIFY_CAP_MS;
-  const checked = await checkUri(deps, uri);
+  const remaining = () => Math.max(0, deadline - now());
+  let timer: NodeJS.Timeout | undefined;
+  const capped = <T>(work: Promise<T>, late: T) =>
+    Promise.race([work, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), remaining())))]);
+  // Name resolution counts against the cap too: a resolver that never answers is "could not connect".
+  const checked = await capped(checkUri(deps, uri), undefined);
+  clearTimeout(timer);
+  if (!checked) throw failure(CONNECT_MESSAGE, 'DATABASE_UNREACHABLE', 'name resolution timed out');
   if (!checked.ok) throw failure(RESTRICTED_MESSAGE, 'INVALID_DATABASE_URI', checked.reason);
   const hosts = checked.target.hosts;
   const lookup = deps.allowPrivate ? deps.hosts.lookup : deps.hosts.guardedLookup;
   const target = { uri: checked.target.uri, database: checked.target.database, lookup };
 
-  const remaining = () => Math.max(0, deadline - now());
-  let timer: NodeJS.Timeout | undefined;
-  const capped = <T>(work: Promise<T>, late: T) =>
-    Promise.race([work, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(late), remaining())))]);
   const remote = deps.remote(uri, remaining()).catch(() => undefined);
   const local = await capped(deps.probe(target, Math.min(SELECTION_TIMEOUT_MS, remaining())), {
     ok: false,
