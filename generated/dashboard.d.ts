@@ -563,6 +563,46 @@ export interface paths {
         patch: operations["updateStorageSettings"];
         trace?: never;
     };
+    "/api/projects/{projectId}/database": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A project's database connection (admins)
+         * @description Whether the project uses its own MongoDB deployment instead of the managed database, the hosts of that connection string (never the string itself, its credentials or its options), its database name and when it was verified, and the outbound IP addresses of the dashboard and public API services, which the cluster's network access list must allow.
+         */
+        get: operations["getExternalDatabase"];
+        /**
+         * Connect the project to its own database, or replace the connection string (admins)
+         * @description Verified before anything is stored, in this order; each failure is a 400 with the message shown and nothing stored.
+         *
+         *     1. A standard `mongodb://` or `mongodb+srv://` URI, with supported options only (no file paths, proxies, or authentication through the server's own identity such as MONGODB-AWS) → `DB URI is pointing to a restricted host, internal network, or unsupported URI format.`
+         *     2. No restricted host: `localhost`, metadata names (`metadata.google.internal`), loopback (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`), link-local, unique-local, unspecified and other special-purpose addresses, IPv4-mapped IPv6 forms of them, decimal, octal or hexadecimal IPv4 forms, names with any DNS address in those ranges, and for `mongodb+srv` every host of the SRV records (TXT records may set only `authSource`, `replicaSet`, `loadBalanced`) → the same message.
+         *     3. A connection (5-second server selection) from the dashboard service and, at the same time, from the public API service; the whole check takes at most about 9.5 seconds. Credentials refused, host unreachable, paused cluster → `Could not connect to the provided database URI.`; reached from one service but not the other → `Access Denied: Please whitelist Server IPs [<ips>] in <cluster provider>.`; the public API service did not answer → `Public API verification could not be completed (network/timeout). Please try again later.`
+         *
+         *     Then the registered collections and their unique and owner indexes are created in that database (409 when its documents already share a value of a unique field; nothing stored), the string is stored encrypted, and from then on every data, aggregation, populate, end-user and schema-index operation of the project goes to that database: the database named in the URI path, or `test` (the driver's default) when it names none. Nothing is copied from the managed database. The managed database quota (`databaseBytes`) does not apply to it. A 403 when the project's plan does not include an external database.
+         */
+        put: operations["setExternalDatabase"];
+        post?: never;
+        /**
+         * Go back to the managed database (admins)
+         * @description Removes the stored connection string; the project's traffic goes to the managed database again at once (in every process). Nothing is copied back, and the project's own database is left as it is. Removing when none is set is not an error.
+         */
+        delete: operations["removeExternalDatabase"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/users": {
         parameters: {
             query?: never;
@@ -3975,6 +4015,222 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getExternalDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection setting. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The project uses its own database (false means the managed one). */
+                            connected: boolean;
+                            /**
+                             * @description The hosts of the connection string, without credentials or options.
+                             * @example cluster0.abcde.mongodb.net
+                             */
+                            host: string | null;
+                            /**
+                             * @description The database named in the URI; null when it names none (the driver's default `test`).
+                             * @example shop
+                             */
+                            database: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the connection string passed the verification.
+                             */
+                            verifiedAt: string | null;
+                            /** @description The outbound addresses of the two verifying services, for the cluster's network access list (as the operator configured them; empty when not configured). */
+                            egressIps: {
+                                /**
+                                 * @example [
+                                 *       "203.0.113.10"
+                                 *     ]
+                                 */
+                                dashboard: string[];
+                                /**
+                                 * @example [
+                                 *       "203.0.113.20"
+                                 *     ]
+                                 */
+                                public: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setExternalDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The connection string; stored encrypted, never returned.
+                     * @example mongodb+srv://app:secret@cluster0.abcde.mongodb.net/shop?retryWrites=true&w=majority
+                     */
+                    uri: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified and saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The project uses its own database (false means the managed one). */
+                            connected: boolean;
+                            /**
+                             * @description The hosts of the connection string, without credentials or options.
+                             * @example cluster0.abcde.mongodb.net
+                             */
+                            host: string | null;
+                            /**
+                             * @description The database named in the URI; null when it names none (the driver's default `test`).
+                             * @example shop
+                             */
+                            database: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the connection string passed the verification.
+                             */
+                            verifiedAt: string | null;
+                            /** @description The outbound addresses of the two verifying services, for the cluster's network access list (as the operator configured them; empty when not configured). */
+                            egressIps: {
+                                /**
+                                 * @example [
+                                 *       "203.0.113.10"
+                                 *     ]
+                                 */
+                                dashboard: string[];
+                                /**
+                                 * @example [
+                                 *       "203.0.113.20"
+                                 *     ]
+                                 */
+                                public: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeExternalDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description The project uses its own database (false means the managed one). */
+                            connected: boolean;
+                            /**
+                             * @description The hosts of the connection string, without credentials or options.
+                             * @example cluster0.abcde.mongodb.net
+                             */
+                            host: string | null;
+                            /**
+                             * @description The database named in the URI; null when it names none (the driver's default `test`).
+                             * @example shop
+                             */
+                            database: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the connection string passed the verification.
+                             */
+                            verifiedAt: string | null;
+                            /** @description The outbound addresses of the two verifying services, for the cluster's network access list (as the operator configured them; empty when not configured). */
+                            egressIps: {
+                                /**
+                                 * @example [
+                                 *       "203.0.113.10"
+                                 *     ]
+                                 */
+                                dashboard: string[];
+                                /**
+                                 * @example [
+                                 *       "203.0.113.20"
+                                 *     ]
+                                 */
+                                public: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

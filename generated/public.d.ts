@@ -858,6 +858,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/internal/external-database/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a database connection string from the public API service (dashboard service only)
+         * @description Not for applications: the dashboard service calls it while a project admin saves a database connection string, so that the string is also checked from this service's network and IP address. Authenticated by the `x-internal-secret` header (the operator's `INTERNAL_API_SECRET`); without it or with another value the answer is 401. It runs the same checks as the dashboard (URI format, restricted hosts with this service's DNS view, a 5-second server selection) and stores nothing. The result is data, not an error: `ok: false` with `kind` (`format`, `restricted`, `auth`, `network`, `other`) and a `reason` that never contains the connection string's credentials. Operators may also block `/api/internal/` at their proxy for outside traffic.
+         */
+        post: operations["verifyExternalDatabase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3486,6 +3506,51 @@ export interface operations {
                 };
             };
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyExternalDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example mongodb+srv://app:secret@cluster0.abcde.mongodb.net/shop */
+                    uri: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The result of the check. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description This service connected. */
+                            ok: boolean;
+                            /**
+                             * @description Why not, when `ok` is false.
+                             * @enum {string}
+                             */
+                            kind?: "format" | "restricted" | "auth" | "network" | "other";
+                            /** @description Details for the logs when `ok` is false. */
+                            reason?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

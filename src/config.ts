@@ -36,7 +36,14 @@ export interface Config {
   /** End-user sign-ups accepted per client IP, per project and hour. */
   readonly userAuthSignupsPerHour: number;
   readonly encryptionKey: Buffer;
+  /** Earlier ENCRYPTION_KEYs, still accepted to open values sealed before a rotation. */
+  readonly encryptionKeysPrevious: Buffer[];
   readonly internalApiSecret: string;
+  /** Where the dashboard role reaches the public role's internal endpoints (PUBLIC_URL by default). */
+  readonly publicInternalUrl: string;
+  readonly externalDatabases: ExternalDatabaseSettings;
+  /** Resolvers for hosts developers supply (empty: the system's). */
+  readonly dnsServers: string[];
   readonly bodyLimitBytes: number;
   readonly queryTimeoutMs: number;
   /** How long a request waits for MongoDB or Redis to be reachable before it fails with 503. */
@@ -58,6 +65,18 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** A project's own MongoDB (SERVICE-SPEC "External database connection", DECISIONS §7). */
+export interface ExternalDatabaseSettings {
+  /** The outbound addresses of each role, shown to developers for their cluster's IP allowlist. */
+  readonly egressIps: { readonly dashboard: string[]; readonly public: string[] };
+  /** Open connection pools per process at most; the least recently used one is closed first. */
+  readonly maxPools: number;
+  /** A pool unused for this long is closed. */
+  readonly idleMs: number;
+  /** Connections per pool at most. */
+  readonly poolSize: number;
+}
 
 /** Webhook delivery (DECISIONS §9); everything but the defaults is for operators and tests. */
 export interface WebhookSettings {
@@ -194,6 +213,13 @@ class Reader {
     return this.url(name, protocols) ?? '';
   }
 
+  list(name: string): string[] {
+    return (this.optional(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+
   secretBytes(name: string, minBytes: number): Buffer {
     const raw = this.string(name);
     if (!raw) return Buffer.alloc(0);
@@ -270,7 +296,16 @@ export function loadConfig(env: Env = process.env): Config {
     oauth: { github: oauthProvider(r, 'github'), google: oauthProvider(r, 'google') },
     userAuthSignupsPerHour: r.int('USER_AUTH_SIGNUPS_PER_HOUR', 30, 1, 1_000_000_000),
     encryptionKey: r.secretBytes('ENCRYPTION_KEY', 32),
+    encryptionKeysPrevious: r.list('ENCRYPTION_KEYS_PREVIOUS').map((key) => Buffer.from(key, 'base64')),
     internalApiSecret: r.string('INTERNAL_API_SECRET'),
+    publicInternalUrl: '',
+    externalDatabases: {
+      egressIps: { dashboard: r.list('DASHBOARD_EGRESS_IPS'), public: r.list('PUBLIC_EGRESS_IPS') },
+      maxPools: r.int('EXTERNAL_DB_MAX_POOLS', 200, 1, 100_000),
+      idleMs: r.int('EXTERNAL_DB_IDLE_MS', 10 * 60_000, 1000, 24 * 3_600_000),
+      poolSize: r.int('EXTERNAL_DB_POOL_SIZE', 10, 1, 500),
+    },
+    dnsServers: r.list('DNS_SERVERS'),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
@@ -311,6 +346,11 @@ export function loadConfig(env: Env = process.env): Config {
       new URL(config.dashboardUrl).origin,
       ...extra,
     ];
+  }
+  (config as { publicInternalUrl: string }).publicInternalUrl =
+    r.url('PUBLIC_INTERNAL_URL', ['http:', 'https:']) ?? config.publicUrl;
+  if (config.encryptionKeysPrevious.some((key) => key.length < 32)) {
+    r.problems.push('ENCRYPTION_KEYS_PREVIOUS must be base64 keys of at least 32 bytes, comma-separated');
   }
   if (config.internalApiSecret && config.internalApiSecret.length < 32) {
     r.problems.push('INTERNAL_API_SECRET must be at least 32 characters');

@@ -18,7 +18,12 @@ export interface Deps {
 const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string }).version;
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
-  const db = await connectDatabase(config.mongodbUri, config.platformDb, config.connectTimeoutMs);
+  const db = await connectDatabase(
+    config.mongodbUri,
+    config.platformDb,
+    config.connectTimeoutMs,
+    config.externalDatabases,
+  );
   if (db.skippedTtlIndexes.length) {
     log.warn(
       { collections: db.skippedTtlIndexes },

@@ -21,6 +21,7 @@ import { realtimeHandlers } from './realtime.js';
 import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project-api.js';
 import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
+import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -33,6 +34,7 @@ export function publicHandlers(services: Services) {
     ...mailSendHandlers(services),
     ...realtimeHandlers(services),
     ...publicProjectApiHandlers(services),
+    ...internalHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -50,5 +52,6 @@ export function dashboardHandlers(services: Services) {
     ...dashboardProjectApiHandlers(services),
     ...projectContentHandlers(services),
     ...aiHandlers(services),
+    ...externalDatabaseHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -2,6 +2,7 @@
 // project databases (`p_<projectId>`). Only src/db/ imports the driver.
 import { MongoClient, type Db } from 'mongodb';
 import { ensurePlatformIndexes } from './platform.js';
+import { externalPools, type ExternalPoolOptions, type ExternalPools } from './external-databases.js';
 
 export interface Database {
   readonly client: MongoClient;
@@ -10,6 +11,8 @@ export interface Database {
   readonly skippedTtlIndexes: string[];
   /** The database of one project on the managed deployment. */
   project(projectId: string): Db;
+  /** Pools of projects' own deployments (external database connections); closed with the rest. */
+  readonly external: ExternalPools;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -19,7 +22,12 @@ export interface Database {
  * new connection: with the database down, a request fails after about that long with the 503
  * `Unavailable: database` (src/db/errors.ts), and the driver reconnects by itself once it is back.
  */
-export async function connectDatabase(uri: string, platformDb: string, timeoutMs = 5000): Promise<Database> {
+export async function connectDatabase(
+  uri: string,
+  platformDb: string,
+  timeoutMs = 5000,
+  external: Omit<ExternalPoolOptions, 'timeoutMs'> = { maxPools: 200, idleMs: 600_000, poolSize: 10 },
+): Promise<Database> {
   const client = new MongoClient(uri, {
     appName: 'baas',
     serverSelectionTimeoutMS: timeoutMs,
@@ -29,14 +37,19 @@ export async function connectDatabase(uri: string, platformDb: string, timeoutMs
   await client.connect();
   const platform = client.db(platformDb);
   const skippedTtlIndexes = await ensurePlatformIndexes(platform);
+  // The spec's 5-second server selection holds for projects' deployments whatever CONNECT_TIMEOUT_MS says.
+  const pools = externalPools({ ...external, timeoutMs: 5000 });
   return {
     client,
     platform,
     skippedTtlIndexes,
     project: (projectId) => client.db(`p_${projectId}`),
+    external: pools,
     async ping() {
       await platform.command({ ping: 1 });
     },
-    close: () => client.close(),
+    async close() {
+      await Promise.allSettled([pools.closeAll(), client.close()]);
+    },
   };
 }

@@ -61,19 +61,21 @@ function newUser(fields: Record<string, unknown>, passwordHash: string) {
   };
 }
 
-export function usersRepo(projectDb: (projectId: string) => Db) {
-  // createIndex is idempotent but costs a round trip: once per project and process is enough.
+export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
+  // createIndex is idempotent but costs a round trip: once per project database and process is
+  // enough (a project that moves to its own database gets them there too).
   const indexed = new Map<string, Promise<void>>();
 
-  function users(projectId: string) {
-    return projectDb(projectId).collection(USERS_COLLECTION);
+  async function users(projectId: string) {
+    return (await projectDb(projectId)).collection(USERS_COLLECTION);
   }
 
   async function ensureIndexes(projectId: string): Promise<void> {
-    let done = indexed.get(projectId);
+    const collection = await users(projectId);
+    const key = `${projectId}:${collection.dbName}`;
+    let done = indexed.get(key);
     if (!done) {
       done = (async () => {
-        const collection = users(projectId);
         const { key: emailKey, ...emailOptions } = uniqueIndexSpec('email');
         for (const [key, options] of [
           [emailKey, emailOptions],
@@ -89,14 +91,14 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
           }
         }
       })();
-      indexed.set(projectId, done);
-      done.catch(() => indexed.delete(projectId));
+      indexed.set(key, done);
+      done.catch(() => indexed.delete(key));
     }
     return done;
   }
 
   async function findOne(projectId: string, filter: MongoDocument) {
-    const doc = await users(projectId).findOne({ ...filter, ...ACTIVE });
+    const doc = await (await users(projectId)).findOne({ ...filter, ...ACTIVE });
     return doc ? toRecord(doc) : undefined;
   }
 
@@ -130,7 +132,7 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       const doc = newUser(fields, passwordHash);
       const result = await writeResult(
         async () => {
-          await users(projectId).insertOne(doc);
+          await (await users(projectId)).insertOne(doc);
           return doc;
         },
         (written) => BSON.calculateObjectSize(written),
@@ -149,7 +151,9 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
 
     /** A page of users for the management endpoints (one more than `limit` tells whether more follow). */
     async list(projectId: string, query: UserListQuery): Promise<UserRecord[]> {
-      const docs = await users(projectId)
+      const docs = await (
+        await users(projectId)
+      )
         .find(listFilter(query), { projection: { password: 0 } })
         .sort({ _id: -1 })
         .skip(query.skip)
@@ -158,8 +162,8 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       return docs.map((doc) => toRecord(doc).user);
     },
 
-    count: (projectId: string, query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>) =>
-      users(projectId).countDocuments(listFilter(query)),
+    count: async (projectId: string, query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>) =>
+      (await users(projectId)).countDocuments(listFilter(query)),
 
     /**
      * Disables (with the time) or enables a user, with how much that changed the stored size
@@ -176,9 +180,11 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       const update = disabled
         ? { $set: { disabled: true, disabledAt: now, updatedAt: now } }
         : { $set: { updatedAt: now }, $unset: { disabled: '', disabledAt: '' } };
-      const [before] = await users(projectId).find({ _id }, { raw: true }).toArray();
+      const [before] = await (await users(projectId)).find({ _id }, { raw: true }).toArray();
       const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
-      const doc = await users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, {
+      const doc = await (
+        await users(projectId)
+      ).findOneAndUpdate({ _id, ...ACTIVE }, update, {
         returnDocument: 'after',
       });
       return doc
@@ -192,7 +198,7 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
      */
     async remove(projectId: string, id: string): Promise<{ user: UserRecord; bytes: number } | undefined> {
       const _id = toObjectId(id);
-      const doc = _id && (await users(projectId).findOneAndDelete({ _id }));
+      const doc = _id && (await (await users(projectId)).findOneAndDelete({ _id }));
       return doc ? { user: toRecord(doc).user, bytes: BSON.calculateObjectSize(doc) } : undefined;
     },
 
@@ -213,10 +219,11 @@ export function usersRepo(projectDb: (projectId: string) => Db) {
       if (changes.addIdentity) update.$push = { identities: changes.addIdentity };
       // The size before is read first (raw, so exactly as stored); a write of the same user
       // racing in between blurs the difference, which the usage recount corrects.
-      const [before] = await users(projectId).find({ _id }, { raw: true }).toArray();
+      const [before] = await (await users(projectId)).find({ _id }, { raw: true }).toArray();
       const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
       return writeResult(
-        () => users(projectId).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
+        async () =>
+          (await users(projectId)).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
         (after) => BSON.calculateObjectSize(after) - sizeBefore,
       );
     },

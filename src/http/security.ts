@@ -6,6 +6,7 @@
 //   publishable key used from a browser must come from one of the project's allowed origins.
 // - bearerAuth / accessTokenQuery: an end-user access token (header, or `?access_token=` where an
 //   operation accepts it), verified against the API key's project.
+// - internalSecret: the dashboard service calling the public one (INTERNAL_API_SECRET).
 import type { Services } from '../services/index.js';
 import { SESSION_COOKIE } from '../services/accounts.js';
 import { ORIGIN_NOT_ALLOWED } from './cors.js';
@@ -87,6 +88,15 @@ export function securityResolvers(
         throw unauthorized('Only a publishable key may be sent as a query parameter', 'INVALID_API_KEY');
       }
       return projectFromKey(input.queryKey, input);
+    },
+
+    async internalSecret(input) {
+      const secret = header(input, 'x-internal-secret');
+      if (!secret) return undefined;
+      if (!services.externalDb.acceptsInternalSecret(secret)) {
+        throw unauthorized('Invalid internal secret', 'INVALID_INTERNAL_SECRET');
+      }
+      return { internal: true };
     },
 
     async bearerAuth(input, resolved) {

@@ -44,7 +44,10 @@ export function usageRecountJob(
   async function recountProject(projectId: string): Promise<ProjectRecount> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const before = await projects.usage(projectId);
-      const databaseUsed = await services.documents.databaseSize(projectId);
+      // A project on its own database keeps its managed counter as it is (no quota applies there).
+      const databaseUsed = (await services.externalDb.databases.isExternal(projectId))
+        ? before.databaseUsed
+        : await services.documents.databaseSize(projectId);
       const files = await services.storage.files.chargedBytes(
         projectId,
         new Date(now().getTime() - CONFIRM_IN_FLIGHT_MS),

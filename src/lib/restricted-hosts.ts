@@ -3,7 +3,7 @@
 // link-local, unique-local, unspecified, metadata and other special-purpose addresses are refused,
 // also behind IPv4-mapped/NAT64 IPv6 forms and behind DNS names (every resolved address counts).
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type SrvRecord } from 'node:dns';
 import { promisify } from 'node:util';
 
 const lookupAll = promisify(dnsLookup);
@@ -69,6 +69,26 @@ export function isRestrictedAddress(address: string): boolean {
   return blocked.check(bare, 'ipv6');
 }
 
+/**
+ * The dotted IPv4 address meant by a legacy numeric host (`2130706433`, `0177.0.0.1`, `0x7f.1`,
+ * `127.1`): inet_aton, which resolvers and connect() apply, reads these as addresses. Undefined
+ * for a canonical dotted quad and for anything that is not such a form.
+ */
+export function legacyIpv4(host: string): string | undefined {
+  const parts = host.split('.');
+  if (parts.length > 4 || !parts.every((p) => /^(0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$/i.test(p)))
+    return undefined;
+  const values = parts.map((p) =>
+    /^0x/i.test(p) ? parseInt(p.slice(2) || '0', 16) : /^0./.test(p) ? parseInt(p, 8) : Number(p),
+  );
+  const last = values.pop()!;
+  if (values.some((v) => v > 255) || last >= 256 ** (4 - values.length)) return undefined;
+  let value = last;
+  values.forEach((v, i) => (value += v * 256 ** (3 - i)));
+  const dotted = [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+  return dotted === host ? undefined : dotted;
+}
+
 /** True for a host name refused without resolving it (localhost, metadata service names). */
 export function isRestrictedName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -85,18 +105,32 @@ export type HostCheck = { ok: true } | { ok: false; reason: string };
 export type ResolveAll = (host: string) => Promise<{ address: string }[]>;
 const resolveAll: ResolveAll = (host) => lookupAll(host, { all: true, verbatim: true });
 
-export async function checkHost(
-  hostname: string,
-  allowPrivate: boolean,
-  resolve: ResolveAll = resolveAll,
-): Promise<HostCheck> {
-  if (allowPrivate) return { ok: true };
+/**
+ * The checks that need no resolution: restricted names, restricted or legacy-numeric address
+ * literals. `ok: true, resolve: true` means the name must still be resolved and its addresses checked.
+ */
+export function checkHostText(hostname: string): HostCheck & { resolve?: boolean } {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'empty host' };
   if (isIP(host)) {
     return isRestrictedAddress(host) ? { ok: false, reason: `restricted address ${host}` } : { ok: true };
   }
   if (isRestrictedName(host)) return { ok: false, reason: `restricted host name ${host}` };
+  const numeric = legacyIpv4(host);
+  // Some of these forms reach an address that the text hides; none has a legitimate use.
+  if (numeric) return { ok: false, reason: `numeric host ${host} (${numeric}) is not a dotted-quad address` };
+  return { ok: true, resolve: true };
+}
+
+export async function checkHost(
+  hostname: string,
+  allowPrivate: boolean,
+  resolve: ResolveAll = resolveAll,
+): Promise<HostCheck> {
+  if (allowPrivate) return { ok: true };
+  const text = checkHostText(hostname);
+  if (!text.ok || !text.resolve) return text.ok ? { ok: true } : text;
+  const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string }[];
   try {
     addresses = await resolve(host);
@@ -143,5 +177,79 @@ export function createGuardedLookup(resolver: typeof dnsLookup): LookupFunction 
       if (!first) return callback(new RestrictedHostError(`host ${hostname} does not resolve`), '', 4);
       callback(null, first.address, first.family);
     });
+  };
+}
+
+/**
+ * Name resolution for connections to hosts a developer supplied. Without `servers` it is the
+ * system's (getaddrinfo, /etc/hosts); with `servers` (operator setting DNS_SERVERS, e.g. a
+ * resolver that sees what the database provider's network sees, or a test server) every query
+ * goes to those servers only, per instance, never changing the process-wide resolver.
+ */
+export interface HostResolver {
+  resolveAll: ResolveAll;
+  /** For sockets: every new connection resolves again and refuses restricted addresses. */
+  guardedLookup: LookupFunction;
+  /** For sockets when private hosts are allowed: the same resolver, nothing refused. */
+  lookup: LookupFunction;
+  resolveSrv(name: string): Promise<SrvRecord[]>;
+  resolveTxt(name: string): Promise<string[][]>;
+}
+
+type AllLookup = typeof dnsLookup;
+
+/** A dns.lookup-shaped function over `resolveAll` (every answer, families from the addresses). */
+function lookupOver(resolve: ResolveAll): AllLookup {
+  return ((hostname: string, _options: unknown, callback: (err: Error | null, list?: unknown) => void) => {
+    resolve(hostname).then(
+      (list) =>
+        callback(
+          null,
+          list.map((a) => ({ address: a.address, family: isIP(a.address) })),
+        ),
+      (err: Error) => callback(err),
+    );
+  }) as unknown as AllLookup;
+}
+
+/** Unguarded lookup over a resolver, honouring `all` like dns.lookup. */
+function plainLookup(resolver: AllLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolver(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      const list = addresses as { address: string; family: number }[];
+      if (options.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      const first = list[0];
+      if (!first) return callback(new RestrictedHostError(`host ${hostname} does not resolve`), '', 4);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export function hostResolver(servers: readonly string[] = []): HostResolver {
+  if (servers.length === 0) {
+    return {
+      resolveAll,
+      guardedLookup,
+      lookup: dnsLookup as unknown as LookupFunction,
+      resolveSrv: (name) => dnsPromises.resolveSrv(name),
+      resolveTxt: (name) => dnsPromises.resolveTxt(name),
+    };
+  }
+  const resolver = new dnsPromises.Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers([...servers]);
+  const both: ResolveAll = async (host) => {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const found = [v4, v6].flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    if (found.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return found.map((address) => ({ address }));
+  };
+  const viaServers = lookupOver(both);
+  return {
+    resolveAll: both,
+    guardedLookup: createGuardedLookup(viaServers),
+    lookup: plainLookup(viaServers),
+    resolveSrv: (name) => resolver.resolveSrv(name),
+    resolveTxt: (name) => resolver.resolveTxt(name),
   };
 }

@@ -55,3 +55,39 @@ export function decrypt(key: Buffer, sealed: string): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/** A value sealed by a keyring: the id of the key that sealed it travels with it. */
+export interface SealedValue {
+  keyId: string;
+  sealed: string;
+}
+
+/**
+ * Encryption with key ids, so that ENCRYPTION_KEY can be rotated: values are sealed with the key
+ * derived from the current master key, and opened with whichever configured master key (current
+ * or previous) has the id they were sealed with. The id is a hash of the derived key, so it says
+ * nothing about the key itself.
+ */
+export function keyring(masters: readonly Buffer[], purpose: string) {
+  const keys = masters.map((master) => {
+    const key = deriveKey(master, purpose);
+    return { id: createHash('sha256').update(key).digest('base64url').slice(0, 12), key };
+  });
+  const current = keys[0];
+  if (!current) throw new Error('keyring needs at least one key');
+  return {
+    currentKeyId: current.id,
+    seal: (plaintext: string): SealedValue => ({
+      keyId: current.id,
+      sealed: encrypt(current.key, plaintext),
+    }),
+    /** Throws when no configured key has the value's id (a key removed too early). */
+    open({ keyId, sealed }: SealedValue): string {
+      const entry = keys.find((k) => k.id === keyId);
+      if (!entry) throw new Error(`No configured encryption key has id ${keyId}`);
+      return decrypt(entry.key, sealed);
+    },
+  };
+}
+
+export type Keyring = ReturnType<typeof keyring>;

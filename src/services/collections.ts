@@ -36,6 +36,19 @@ function duplicateValues(result: Extract<IndexSyncResult, { ok: false }>) {
   );
 }
 
+/**
+ * Creates the collection and brings its indexes in line with `def`, or throws 409
+ * DUPLICATE_VALUES with nothing changed. Also used when a project moves to its own database.
+ */
+export async function syncCollectionIndexes(
+  indexes: ProjectIndexes,
+  def: Pick<CollectionDef, 'name' | 'fields' | 'rls'>,
+): Promise<void> {
+  await indexes.ensureCollection(def.name);
+  const result = await indexes.sync(def.name, wantedIndexes(def));
+  if (!result.ok) throw duplicateValues(result);
+}
+
 /** Ref fields of `def` (at any depth, Array items included) that point at `target`. */
 function refsTo(target: string, fields: FieldDef[] | undefined, prefix = ''): string[] {
   const found: string[] = [];
@@ -70,7 +83,7 @@ export interface CollectionUsage {
 export function collectionsService(
   repo: CollectionsRepo,
   projects: ProjectsService,
-  indexesOf: (projectId: string) => ProjectIndexes,
+  indexesOf: (projectId: string) => Promise<ProjectIndexes>,
   usage: CollectionUsage,
 ) {
   async function requireCollection(projectId: string, name: string): Promise<CollectionDef> {
@@ -79,13 +92,8 @@ export function collectionsService(
     return def;
   }
 
-  /** Brings the indexes in line with `def`, or throws 409 DUPLICATE_VALUES with nothing changed. */
-  async function syncIndexes(projectId: string, def: CheckedCollection): Promise<void> {
-    const indexes = indexesOf(projectId);
-    await indexes.ensureCollection(def.name);
-    const result = await indexes.sync(def.name, wantedIndexes(def));
-    if (!result.ok) throw duplicateValues(result);
-  }
+  const syncIndexes = async (projectId: string, def: CheckedCollection) =>
+    syncCollectionIndexes(await indexesOf(projectId), def);
 
   async function createIn(project: Project, input: RawCollectionInput): Promise<CollectionDef> {
     const existing = await repo.list(project.id);
@@ -157,7 +165,7 @@ export function collectionsService(
     if (!(await repo.delete(project.id, name))) throw collectionNotFound(name);
     await usage.releaseSlot(project.id);
     const bytes = await usage.collectionSize(project.id, name);
-    await indexesOf(project.id).dropCollection(name);
+    await (await indexesOf(project.id)).dropCollection(name);
     await usage.release(project.id, bytes);
   }
 

@@ -21,6 +21,8 @@ export interface Principal {
     issuedAt?: number;
     expiresAt?: number;
   };
+  /** From `x-internal-secret`: the dashboard service calling the public one. */
+  internal?: true;
 }
 
 export interface RequestContext {

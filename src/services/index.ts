@@ -34,6 +34,8 @@ import { realtimeService } from './realtime/index.js';
 import { projectApiService } from './project-api/index.js';
 import { projectContentService } from './project-content.js';
 import { aiServices } from './ai/index.js';
+import { externalDatabaseSettingsRepo } from '../db/external-database-settings.js';
+import { externalDatabaseService } from './external-db/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -53,28 +55,48 @@ export function createServices(deps: Deps) {
   const revocations = tokenRevocations(deps.cache);
   const tokens = endUserTokens(deps.config.encryptionKey, repos.projects, revocations.isRevoked);
   const projects = projectsService(repos.projects, repos.developers, tokens, cached);
+  const externalDb = externalDatabaseService({
+    config: deps.config,
+    db: deps.db,
+    repo: externalDatabaseSettingsRepo(platform),
+    collections: repos.collections,
+    cached,
+    projects,
+  });
+  // Every project database access goes through this one function (managed or the project's own).
+  const { dbFor, isExternal } = externalDb.databases;
+  // `databaseUsed` measures the managed database only: moves of a project on its own database
+  // (writes, purges, deleted users and collections) leave it alone.
+  const chargeManaged = repos.projects.addDatabaseUsed;
+  repos.projects.addDatabaseUsed = async (projectId, deltaBytes) => {
+    if (!(await isExternal(projectId))) await chargeManaged(projectId, deltaBytes);
+  };
   projects.onDelete(async (projectId) => {
+    // Only the managed database is dropped; a project's own database stays its owner's.
     await deps.db.project(projectId).dropDatabase();
+    await externalDb.remove(projectId);
     await repos.collections.deleteAll(projectId);
   });
   const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
-  const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs);
+  const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs, dbFor);
   const collections = collectionsService(
     repos.collections,
     projects,
-    (id) => projectIndexes(deps.db.project(id)),
+    async (id) => projectIndexes(await dbFor(id)),
     {
       claimSlot: (projectId, limit) =>
         repos.projects.claimCollectionSlot(projectId, limit, () => repos.collections.count(projectId)),
       releaseSlot: (projectId) => repos.projects.releaseCollectionSlot(projectId),
-      collectionSize: (projectId, collection) => documents.collectionSize({ projectId, collection }),
+      // Nothing to give back for a project's own database: no need to scan it.
+      collectionSize: async (projectId, collection) =>
+        (await isExternal(projectId)) ? 0 : documents.collectionSize({ projectId, collection }),
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
   );
-  const quota = databaseQuota(repos.projects, projects.limitsOf);
+  const quota = databaseQuota(repos.projects, projects.limitsOf, isExternal);
   const realtime = realtimeService({
     cache: deps.cache,
     definitions: definition,
@@ -93,6 +115,7 @@ export function createServices(deps: Deps) {
     projects: repos.projects,
     definitions: definition,
     limitsOf: projects.limitsOf,
+    isExternal,
     events,
   });
   return {
@@ -107,6 +130,7 @@ export function createServices(deps: Deps) {
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
       findProject: (projectId) => repos.projects.findById(projectId),
       quota,
+      projectDb: dbFor,
     }),
     health: healthService(deps),
     rateLimits: apiRateLimits(
@@ -125,10 +149,7 @@ export function createServices(deps: Deps) {
     tokens,
     storage,
     endUsers: endUsersService({
-      users: chargedUsers(
-        usersRepo((projectId) => deps.db.project(projectId)),
-        quota,
-      ),
+      users: chargedUsers(usersRepo(dbFor), quota),
       authTokens: authTokensRepo(platform),
       revocations,
       findUsersDefinition: (projectId) => definition(projectId, 'users'),
@@ -156,6 +177,7 @@ export function createServices(deps: Deps) {
       definitions: definition,
       counter: usage.counter,
     }),
+    externalDb,
   };
 }
 

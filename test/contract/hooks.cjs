@@ -670,3 +670,43 @@ hooks.before(
     done();
   },
 );
+// External database: the stack's own MongoDB plays a project's own deployment (a database of its
+// own; ALLOW_PRIVATE_HOSTS lets the app reach loopback). A project of its own takes the switch, so
+// the other transactions keep the managed database.
+{
+  const DB = '/api/projects/{projectId}/database';
+  const dbName = (summary) => `${DB} > ${summary} > 200 > application/json`;
+  const ownDatabase = () => process.env.MONGODB_URI.replace(/\/(\?|$)/, '/contract_external$1');
+  use(dbName("A project's database connection (admins)"), {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId },
+  });
+  use(dbName('Go back to the managed database (admins)'), {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId },
+  });
+  hooks.before(
+    dbName('Connect the project to its own database, or replace the connection string (admins)'),
+    (transaction, done) => {
+      const { call } = require('./fixtures.cjs');
+      call(state.dashboardUrl, 'POST', '/api/projects', {
+        body: { name: 'Own database' },
+        cookie: state.admin.cookie,
+      }).then(({ json }) => {
+        const id = json.data.project.id;
+        transaction.fullPath = transaction.fullPath.replace(PROJECT, id);
+        transaction.request.uri = transaction.request.uri.replace(PROJECT, id);
+        transaction.request.headers.Cookie = state.admin.cookie;
+        transaction.request.body = JSON.stringify({ uri: ownDatabase() });
+        done();
+      }, done);
+    },
+  );
+  use(
+    '/api/internal/external-database/verify > Check a database connection string from the public API service (dashboard service only) > 200 > application/json',
+    {
+      headers: { 'x-internal-secret': () => process.env.INTERNAL_API_SECRET },
+      body: () => ({ uri: ownDatabase() }),
+    },
+  );
+}

@@ -57,7 +57,8 @@ export async function startTestApp(
 export async function startTestApps(suite: string, overrides: Record<string, string | undefined> = {}) {
   const shared = { PLATFORM_DB: suiteDatabase(suite), ...overrides };
   const publicApp = await startTestApp('public', suite, shared);
-  const dashboard = await startTestApp('dashboard', suite, shared);
+  // The dashboard reaches this public role for its internal calls (external database checks).
+  const dashboard = await startTestApp('dashboard', suite, { PUBLIC_INTERNAL_URL: publicApp.url, ...shared });
   return {
     public: publicApp,
     dashboard,

@@ -15,11 +15,13 @@ export interface DataServiceDeps {
   /** The collection definition of a project by name (the collections service's lookup). */
   definitions: DefinitionLookup;
   limitsOf: (project: Project) => Promise<PlanLimits>;
+  /** Whether the project uses its own database (no managed quota then). */
+  isExternal?: (projectId: string) => Promise<boolean>;
   events: EventBus;
 }
 
 export function dataService(deps: DataServiceDeps) {
-  const quota = databaseQuota(deps.projects, deps.limitsOf);
+  const quota = databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
   return {
     ...documentReads(deps.documents, deps.definitions),
     ...documentWrites(deps.documents, deps.definitions, quota, deps.events),

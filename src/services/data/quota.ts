@@ -5,11 +5,16 @@ import { quotaExceeded } from '../../http/errors.js';
 import type { ProjectsRepo } from '../../db/projects.js';
 import type { PlanLimits, Project } from '../types.js';
 
-export function databaseQuota(projects: ProjectsRepo, limitsOf: (project: Project) => Promise<PlanLimits>) {
+export function databaseQuota(
+  projects: ProjectsRepo,
+  limitsOf: (project: Project) => Promise<PlanLimits>,
+  /** A project on its own database has no managed size limit (SERVICE-SPEC, DECISIONS §7). */
+  isExternal: (projectId: string) => Promise<boolean> = async () => false,
+) {
   return {
     /** Throws when `addedBytes` more would exceed the project's database size. */
     async assertRoom(project: Project, addedBytes: number): Promise<void> {
-      if (addedBytes <= 0) return;
+      if (addedBytes <= 0 || (await isExternal(project.id))) return;
       const [{ databaseBytes }, usage] = await Promise.all([limitsOf(project), projects.usage(project.id)]);
       const used = usage.databaseUsed;
       if (used + addedBytes > databaseBytes) {

@@ -40,6 +40,8 @@ export interface UserAuthDeps {
   findUsersDefinition: (projectId: string) => Promise<CollectionDef | undefined>;
   findProject: (projectId: string) => Promise<Project | undefined>;
   quota: DatabaseQuota;
+  /** The database holding a project's end users (managed, or the project's own). */
+  projectDb?: Parameters<typeof usersRepo>[0];
 }
 
 export function userAuthService({
@@ -50,14 +52,12 @@ export function userAuthService({
   findUsersDefinition,
   findProject,
   quota,
+  projectDb = (projectId) => deps.db.project(projectId),
 }: UserAuthDeps) {
   const authTokens = authTokensRepo(deps.db.platform);
   const kit: UserAuthKit = {
     guard: authGuard(findUsersDefinition),
-    users: chargedUsers(
-      usersRepo((projectId) => deps.db.project(projectId)),
-      quota,
-    ),
+    users: chargedUsers(usersRepo(projectDb), quota),
     quota,
     sessions: sessionsService(authTokens, tokens),
     codes: codesService(authTokens, mailer, deps.config.encryptionKey),

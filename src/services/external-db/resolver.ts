@@ -1,0 +1,72 @@
+// The one function through which the data layer reaches a project's database: the managed
+// `p_<projectId>`, or the project's own deployment once one is saved. The setting is cached with
+// the project (src/services/project-cache.ts), so a request costs no platform-database read, and
+// a change is seen by every process at once; the pool is (re)opened only when the setting changes,
+// and each opening runs the restricted-host check again.
+import type { Database } from '../../db/client.js';
+import type { ExternalTarget } from '../../db/external-databases.js';
+import type {
+  ExternalDatabaseSetting,
+  ExternalDatabaseSettingsRepo,
+} from '../../db/external-database-settings.js';
+import type { Keyring } from '../../lib/secrets.js';
+import type { HostResolver } from '../../lib/restricted-hosts.js';
+import { connectTarget, parseDatabaseUri } from '../../lib/mongodb-uri.js';
+import { serviceUnavailable } from '../../http/errors.js';
+import type { ProjectCache } from '../project-cache.js';
+
+type Db = ReturnType<Database['project']>;
+
+export interface ResolverDeps {
+  db: Database;
+  repo: ExternalDatabaseSettingsRepo;
+  cached: ProjectCache;
+  keys: Keyring;
+  hosts: HostResolver;
+  allowPrivate: boolean;
+}
+
+/** The sealed value changes at every save (fresh IV), so it tells settings apart. */
+export const fingerprintOf = (setting: Pick<ExternalDatabaseSetting, 'uriEnc'>) => setting.uriEnc;
+
+/** Opens a saved connection string into a target, checking its hosts again. */
+export async function targetOf(
+  deps: Pick<ResolverDeps, 'hosts' | 'allowPrivate'>,
+  uri: string,
+): Promise<{ ok: true; target: ExternalTarget } | { ok: false; reason: string }> {
+  const parsed = parseDatabaseUri(uri);
+  if (!parsed.ok) return parsed;
+  const resolved = await connectTarget(parsed.value, deps.hosts, deps.allowPrivate);
+  if (!resolved.ok) return resolved;
+  const lookup = deps.allowPrivate ? deps.hosts.lookup : deps.hosts.guardedLookup;
+  return { ok: true, target: { uri: resolved.value.uri, database: resolved.value.database, lookup } };
+}
+
+export function projectDatabases(deps: ResolverDeps) {
+  const settingOf = (projectId: string) =>
+    deps.cached.ofProject(projectId, 'external-db', async () => (await deps.repo.get(projectId)) ?? null);
+
+  async function open(setting: ExternalDatabaseSetting): Promise<ExternalTarget> {
+    const uri = deps.keys.open({ keyId: setting.keyId, sealed: setting.uriEnc });
+    const opened = await targetOf(deps, uri);
+    // A host that became restricted since it was saved (DNS changed): no connection, a clear 503.
+    if (!opened.ok) throw serviceUnavailable('the project database');
+    return opened.target;
+  }
+
+  return {
+    /** The database that holds the project's documents. */
+    async dbFor(projectId: string): Promise<Db> {
+      const setting = await settingOf(projectId);
+      if (!setting) {
+        deps.db.external.close(projectId);
+        return deps.db.project(projectId);
+      }
+      return deps.db.external.db(projectId, fingerprintOf(setting), () => open(setting));
+    },
+    /** Whether the project uses its own database (no managed quota then). */
+    isExternal: async (projectId: string) => (await settingOf(projectId)) !== null,
+  };
+}
+
+export type ProjectDatabases = ReturnType<typeof projectDatabases>;
