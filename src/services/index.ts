@@ -102,6 +102,8 @@ export function createServices(deps: Deps) {
     definitions: definition,
     limitsOf: projects.limitsOf,
     isRevoked: revocations.isRevoked,
+    currentProject: (projectId) =>
+      cached.ofProject(projectId, 'project', () => repos.projects.findById(projectId)),
     log: deps.log,
     settings: deps.config.realtime,
   });

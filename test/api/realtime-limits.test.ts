@@ -1,6 +1,6 @@
 // Realtime streams and their bounds: the plan's cap on concurrent connections (across processes,
 // released when a stream ends), a client that stops reading is dropped instead of buffered
-// without bound, and a stream ends when its token expires or is revoked.
+// without bound, and a stream ends when its token expires or is revoked, or its key is rotated.
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -162,6 +162,33 @@ describe('realtime: token lifetime', () => {
       await stream.waitEnded(2000);
     } finally {
       stream.close();
+    }
+  });
+
+  it('ends the stream when the key it was opened with is rotated, and keeps the other key’s streams', async () => {
+    const p = await createProjectFixture(app.services, 'Rotating');
+    await createCollectionFixture(app.services, p.project.id, { name: 'posts' });
+    const publishable = await SseStream.open(streamUrl(app.url, 'posts', { key: p.publishableKey }));
+    const bySecret = await SseStream.open(streamUrl(app.url, 'posts', {}), { 'x-api-key': p.secretKey });
+    try {
+      await publishable.waitFor(1, ['ready']);
+      await bySecret.waitFor(1, ['ready']);
+      await publishable.waitComments(1);
+      expect(publishable.ended).to.equal(false);
+
+      await app.services.projects.rotateKey(p.project, 'publishable');
+      const [closing] = await publishable.waitFor(1, ['close'], 3000);
+      expect(closing!.data).to.deep.equal({
+        reason: 'KEY_REVOKED',
+        message: 'The API key was rotated or the project deleted; reconnect with a current key',
+      });
+      await publishable.waitEnded(2000);
+      // The secret key was not rotated: its stream goes on.
+      await bySecret.waitComments(bySecret.comments + 2);
+      expect(bySecret.ended).to.equal(false);
+    } finally {
+      publishable.close();
+      bySecret.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 // One subscriber's Server-Sent Events stream: the replay on (re)connection, then live events,
 // each checked against the read rules of the moment (the collection's current RLS mode, the
 // token user, the filters); heartbeats; the end of the stream when the token expires or is
-// revoked; and a bound on what may wait unsent for a slow client, past which it is dropped.
+// revoked, or the API key it was opened with stops being valid; and a bound on what may wait unsent for a slow client, past which it is dropped.
 import { Readable } from 'node:stream';
 import type { LogEntry, OpenedLog } from '../../cache/index.js';
 import type { CollectionDef, KeyKind } from '../types.js';
@@ -24,11 +24,13 @@ export interface Subscriber {
   token?: { issuedAt?: number; expiresAt?: number };
 }
 
-export type EndReason = 'TOKEN_EXPIRED' | 'TOKEN_REVOKED' | 'COLLECTION_DELETED' | 'SERVER_SHUTDOWN';
+export type EndReason =
+  'TOKEN_EXPIRED' | 'TOKEN_REVOKED' | 'KEY_REVOKED' | 'COLLECTION_DELETED' | 'SERVER_SHUTDOWN';
 
 const END_MESSAGES: Record<EndReason, string> = {
   TOKEN_EXPIRED: 'The access token expired; reconnect with a fresh token',
   TOKEN_REVOKED: 'The access token was revoked; sign in again',
+  KEY_REVOKED: 'The API key was rotated or the project deleted; reconnect with a current key',
   COLLECTION_DELETED: 'The collection was deleted',
   SERVER_SHUTDOWN: 'The server is restarting; reconnect',
 };
@@ -60,7 +62,12 @@ export class Connection {
   constructor(
     private readonly settings: ConnectionSettings,
     private readonly subscriber: Subscriber,
-    private readonly checks: { isRevoked?: () => Promise<boolean>; onEnd: () => void },
+    private readonly checks: {
+      isRevoked?: () => Promise<boolean>;
+      /** True once the API key the stream was opened with no longer opens it. */
+      keyRevoked: () => Promise<boolean>;
+      onEnd: () => void;
+    },
   ) {
     this.stream = this.out;
     this.out.on('close', () => this.finish());
@@ -163,11 +170,13 @@ export class Connection {
 
   private async heartbeat(): Promise<void> {
     this.write(': ping\n\n');
-    if (this.ended || !this.checks.isRevoked) return;
+    if (this.ended) return;
     try {
-      if (await this.checks.isRevoked()) this.end('TOKEN_REVOKED');
+      if (await this.checks.keyRevoked()) this.end('KEY_REVOKED');
+      else if (this.checks.isRevoked && (await this.checks.isRevoked())) this.end('TOKEN_REVOKED');
     } catch {
-      // the cache is unreachable: the token's expiry still ends the stream
+      // the cache or the database is unreachable: the next heartbeat asks again, and the token's
+      // expiry still ends the stream
     }
   }
 

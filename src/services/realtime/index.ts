@@ -28,6 +28,8 @@ export interface RealtimeDeps {
   definitions: DefinitionLookup;
   limitsOf: (project: Project) => Promise<PlanLimits>;
   isRevoked: (projectId: string, userId: string, issuedAt: number | undefined) => Promise<boolean>;
+  /** The project as it is now (cached under its version); undefined once deleted. */
+  currentProject: (projectId: string) => Promise<Project | undefined>;
   log: Logger;
   settings: RealtimeSettings;
 }
@@ -129,6 +131,7 @@ export function realtimeService(deps: RealtimeDeps) {
           { 'Retry-After': '30' },
         );
       }
+      const keyCreatedAt = project.keys[keyKind].createdAt.getTime();
       const endUser = ctx.principal.endUser;
       const token =
         userId && endUser ? { issuedAt: endUser.issuedAt, expiresAt: endUser.expiresAt } : undefined;
@@ -138,6 +141,9 @@ export function realtimeService(deps: RealtimeDeps) {
         { keyKind, userId, filter, token },
         {
           isRevoked: token && userId ? () => deps.isRevoked(project.id, userId, token.issuedAt) : undefined,
+          // A rotation gives the key kind a new creation time; a deleted project has no keys.
+          keyRevoked: async () =>
+            (await deps.currentProject(project.id))?.keys[keyKind].createdAt.getTime() !== keyCreatedAt,
           onEnd: () => {
             leave?.();
             const mine = open.get(project.id);
