@@ -2148,19 +2148,22 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example retry: 2000
-                     *
-                     *     id: lq3k2x9a1b2c-42
-                     *     event: ready
-                     *     data: {"lastEventId":"lq3k2x9a1b2c-42"}
-                     *
-                     *     id: lq3k2x9a1b2c-43
-                     *     event: document.created
-                     *     data: {"type":"document.created","id":"65f1c2a4b7e8d90012345678","at":"2026-01-05T10:00:00.000Z","document":{"_id":"65f1c2a4b7e8d90012345678","title":"Hello","isDeleted":false,"deletedAt":null,"createdAt":"2026-01-05T10:00:00.000Z","updatedAt":"2026-01-05T10:00:00.000Z"}}
-                     *
-                     *     : ping
+                     * @example {
+                     *       "id": "lq3k2x9a1b2c-43",
+                     *       "event": "document.created",
+                     *       "data": "{\"type\":\"document.created\",\"id\":\"65f1c2a4b7e8d90012345678\",\"at\":\"2026-01-05T10:00:00.000Z\",\"document\":{\"_id\":\"65f1c2a4b7e8d90012345678\",\"title\":\"Hello\",\"isDeleted\":false,\"deletedAt\":null,\"createdAt\":\"2026-01-05T10:00:00.000Z\",\"updatedAt\":\"2026-01-05T10:00:00.000Z\"}}"
+                     *     }
                      */
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @enum {string} */
+                        event?: "ready" | "reset" | "close" | "document.created" | "document.updated" | "document.deleted" | "document.restored";
+                        /** @description The position in the collection's events (`<epoch>-<sequence>`). */
+                        id?: string;
+                        /** @description The event's JSON (see above). */
+                        data: string;
+                        /** @description The reconnection delay in milliseconds. */
+                        retry?: number;
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2464,6 +2467,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ProjectApiDocument"];
             304: components["responses"]["ProjectApiDocumentNotModified"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

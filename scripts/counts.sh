@@ -25,7 +25,11 @@ counted() { # a runner whose own summary gives the counts; $2 and $3 are the reg
   failed=$((failed + ${f:-0}))
   if [ "${f:-0}" -gt 0 ]; then
     # mocha numbers each failure "  N) suite": keep it, the title and the first lines of the error
-    failures+="$(grep -E -A3 '^  [0-9]+\) ' "$counts_log" | grep -v '^--$' | sed "s/^/  $name: /")"$'\n'
+    local listed
+    listed=$(grep -E -A3 '^  [0-9]+\) ' "$counts_log" | grep -v '^--$' | sed "s/^/  $name: /")
+    # schemathesis heads each failing operation "____ GET /path ____"
+    [ -n "$listed" ] || listed=$(grep -E '^_+ [A-Z]+ /.* _+$' "$counts_log" | sed -E "s/^_+ (.*) _+$/  $name: \1/")
+    failures+="${listed:-  $name: $f failed (its report is above)}"$'\n'
   fi
   if [ "$code" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
     failed=$((failed + 1)); failures+="  $name: exit $code"$'\n'; echo "FAILED: $name (exit $code)"

@@ -188,7 +188,7 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
     expect(stale.status).to.equal(200);
   });
 
-  it('refuses a request without a valid key (401) and a publishable key from a disallowed origin (403)', async () => {
+  it('refuses a request without a valid key (401), a publishable key from a disallowed origin (403) and an unknown parameter (400)', async () => {
     expect((await apps.public.client.get('/api/openapi.json')).status).to.equal(401);
     expect((await keyed('pk_live_nope').get('/api/openapi.json')).status).to.equal(401);
     const guarded = await createProjectFixture(apps.dashboard.services, 'Guarded');
@@ -200,6 +200,12 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
     });
     expect(res.status).to.equal(403);
     expect(res.body.code).to.equal('ORIGIN_NOT_ALLOWED');
+    // A query parameter the operation does not take is named in a 400.
+    const unknown = await keyed(guarded.publishableKey).get('/api/openapi.json', {
+      query: { format: 'yaml' },
+    });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.message).to.include('format');
   });
 
   it('is built once per version of the project and changes when a collection changes', async () => {
