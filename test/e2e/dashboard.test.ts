@@ -2,7 +2,7 @@
 // real HTTP roles on the test stack: a developer signs up, creates a project and copies its keys,
 // creates a collection with a schema (and sees the API's message next to a bad field), adds,
 // edits, trashes and restores a document, uploads and deletes a file, invites a member, reads the
-// project's API reference and downloads its document.
+// project's API reference and downloads its document, and sets and removes an AI provider key.
 // Screenshots of the main pages go to screenshots/ (git-ignored).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -250,6 +250,40 @@ describe('web dashboard in a real browser', function () {
     const doc = JSON.parse(bytes.toString('utf8')) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).to.match(/^3\.1/);
     expect(doc.paths).to.have.property('/api/data/products');
+  });
+
+  it('says an own AI key needs Pro on Free, then sets and removes a personal key on Pro', async () => {
+    const key = `gsk_${'e2e0'.repeat(8)}`;
+    await go('Settings');
+    const projectCard = page.getByRole('form', { name: 'Project AI key' });
+    await projectCard.getByLabel('AI provider key').fill(key);
+    await projectCard.getByRole('button', { name: 'Save AI key' }).click();
+    await projectCard.getByRole('alert').filter({ hasText: 'needs the Pro plan' }).waitFor();
+
+    await go(email);
+    const form = page.getByRole('form', { name: 'Personal AI key' });
+    await form.getByText('No key is set.').waitFor();
+    await form.getByLabel('AI provider key').fill(key);
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    await form.getByRole('alert').filter({ hasText: 'needs the Pro plan' }).waitFor();
+    await shot('account-ai-key-free');
+
+    const developer = (await dashboard.services.repos.developers.findByEmail(email))!;
+    await dashboard.services.repos.developers.setPlan(developer.id, 'pro');
+    await page.reload();
+    await form.getByLabel('AI provider key').fill('not-a-key');
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    // The API's format message, under the field.
+    expect(await form.locator('.field-error').textContent()).to.include('gsk_');
+    await form.getByLabel('AI provider key').fill(key);
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    await form.getByText('A key is set.').waitFor();
+    expect((await dashboard.services.repos.developers.findByEmail(email))!.hasAiProviderKey).to.equal(true);
+    expect(await page.content()).not.to.include(key);
+    await shot('account-ai-key');
+    await form.getByRole('button', { name: 'Remove AI key' }).click();
+    await form.getByText('No key is set.').waitFor();
+    expect((await dashboard.services.repos.developers.findByEmail(email))!.hasAiProviderKey).to.equal(false);
   });
 
   it('fits a phone’s width', async () => {
