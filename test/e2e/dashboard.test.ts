@@ -252,7 +252,7 @@ describe('web dashboard in a real browser', function () {
     expect(doc.paths).to.have.property('/api/data/products');
   });
 
-  it('says an own AI key needs Pro on Free, then sets and removes a personal key on Pro', async () => {
+  it('says an own AI key needs Pro on Free, then sets and removes a personal and a project key on Pro', async () => {
     const key = `gsk_${'e2e0'.repeat(8)}`;
     await go('Settings');
     const projectCard = page.getByRole('form', { name: 'Project AI key' });
@@ -284,6 +284,17 @@ describe('web dashboard in a real browser', function () {
     await form.getByRole('button', { name: 'Remove AI key' }).click();
     await form.getByText('No key is set.').waitFor();
     expect((await dashboard.services.repos.developers.findByEmail(email))!.hasAiProviderKey).to.equal(false);
+
+    // The project's own key, on the now Pro owner's project.
+    await page.goto(`${origin}${projectUrl}/settings`);
+    await projectCard.getByLabel('AI provider key').fill(key);
+    await projectCard.getByRole('button', { name: 'Save AI key' }).click();
+    await projectCard.getByText('A key is set.').waitFor();
+    const projectId = projectUrl.split('/')[2]!;
+    expect((await dashboard.services.repos.projects.findById(projectId))!.hasAiProviderKey).to.equal(true);
+    await shot('settings-project-ai-key');
+    await projectCard.getByRole('button', { name: 'Remove AI key' }).click();
+    await projectCard.getByText('No key is set.').waitFor();
   });
 
   it('fits a phone’s width', async () => {

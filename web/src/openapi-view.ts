@@ -75,7 +75,7 @@ function schemeText(scheme: Json): string {
   return str(scheme.type);
 }
 
-/** A schema's type in words: `string`, `number or null`, `date-time`, `id`, `array of string`. */
+/** A schema's type in words: `string`, `number or null`, `date-time`, `id`, `array of (id or null)`. */
 export function typeText(schema: Json): string {
   const parts: string[] = [];
   if (Array.isArray(schema.anyOf)) {
@@ -89,8 +89,10 @@ export function typeText(schema: Json): string {
   for (const type of types) {
     if (type === 'string' && schema.format === 'date-time') parts.push('date-time');
     else if (type === 'string' && schema.pattern === '^[0-9a-f]{24}$') parts.push('id');
-    else if (type === 'array') parts.push(`array of ${typeText(obj(schema.items))}`);
-    else parts.push(type);
+    else if (type === 'array') {
+      const items = typeText(obj(schema.items));
+      parts.push(`array of ${items.includes(' or ') ? `(${items})` : items}`);
+    } else parts.push(type);
   }
   return parts.join(' or ');
 }
