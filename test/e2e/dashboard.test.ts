@@ -1,9 +1,10 @@
 // The web dashboard in a real browser (Debian's Chromium through playwright-core) against both
 // real HTTP roles on the test stack: a developer signs up, creates a project and copies its keys,
 // creates a collection with a schema (and sees the API's message next to a bad field), adds,
-// edits, trashes and restores a document, uploads and deletes a file, and invites a member.
+// edits, trashes and restores a document, uploads and deletes a file, invites a member, reads the
+// project's API reference and downloads its document, and sets and removes an AI provider key.
 // Screenshots of the main pages go to screenshots/ (git-ignored).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -212,6 +213,90 @@ describe('web dashboard in a real browser', function () {
     await shot('members');
   });
 
+  it('shows the project’s API reference with the collection’s fields, and downloads its document', async () => {
+    await go('API reference');
+    const products = page.getByRole('region', { name: 'products' });
+    const fields = products.getByRole('table', { name: 'Fields of products' });
+    await fields.waitFor();
+    const rows = await fields
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => cell.textContent)));
+    // Field, type, required, default, unique, ref: as the editor defined them.
+    expect(rows).to.deep.equal([
+      ['title', 'string', 'Yes', '—', 'No', '—'],
+      ['price', 'number or null', 'No', '1', 'No', '—'],
+      ['meta', 'object or null', 'No', '—', 'No', '—'],
+      ['meta.color', 'string or null', 'No', '—', 'No', '—'],
+    ]);
+    // Without RLS only the secret key writes, and the 403 says why.
+    const create = products.locator('tr', {
+      has: page.locator('th', { hasText: /^POST \/api\/data\/products$/ }),
+    });
+    expect(await create.locator('td').nth(1).textContent()).to.equal('secretKey');
+    expect(await create.locator('td').nth(2).textContent()).to.include('PUBLISHABLE_KEY_READ_ONLY');
+    expect(await page.getByTestId('client-command').inputValue()).to.equal(
+      `npx openapi-typescript "${publicApp.url}/api/openapi.json?key=<publishable key>" -o ./api.d.ts`,
+    );
+    await shot('api-reference');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download openapi.json' }).click(),
+    ]);
+    expect(download.suggestedFilename()).to.equal('Shop-openapi.json');
+    const bytes = await readFile((await download.path())!);
+    const served = await context.request.get(`${origin}/api${projectUrl}/openapi.json`);
+    expect(bytes.equals(await served.body())).to.equal(true);
+    const doc = JSON.parse(bytes.toString('utf8')) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).to.match(/^3\.1/);
+    expect(doc.paths).to.have.property('/api/data/products');
+  });
+
+  it('says an own AI key needs Pro on Free, then sets and removes a personal and a project key on Pro', async () => {
+    const key = `gsk_${'e2e0'.repeat(8)}`;
+    await go('Settings');
+    const projectCard = page.getByRole('form', { name: 'Project AI key' });
+    await projectCard.getByLabel('AI provider key').fill(key);
+    await projectCard.getByRole('button', { name: 'Save AI key' }).click();
+    await projectCard.getByRole('alert').filter({ hasText: 'needs the Pro plan' }).waitFor();
+
+    await go(email);
+    const form = page.getByRole('form', { name: 'Personal AI key' });
+    await form.getByText('No key is set.').waitFor();
+    await form.getByLabel('AI provider key').fill(key);
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    await form.getByRole('alert').filter({ hasText: 'needs the Pro plan' }).waitFor();
+    await shot('account-ai-key-free');
+
+    const developer = (await dashboard.services.repos.developers.findByEmail(email))!;
+    await dashboard.services.repos.developers.setPlan(developer.id, 'pro');
+    await page.reload();
+    await form.getByLabel('AI provider key').fill('not-a-key');
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    // The API's format message, under the field.
+    expect(await form.locator('.field-error').textContent()).to.include('gsk_');
+    await form.getByLabel('AI provider key').fill(key);
+    await form.getByRole('button', { name: 'Save AI key' }).click();
+    await form.getByText('A key is set.').waitFor();
+    expect((await dashboard.services.repos.developers.findByEmail(email))!.hasAiProviderKey).to.equal(true);
+    expect(await page.content()).not.to.include(key);
+    await shot('account-ai-key');
+    await form.getByRole('button', { name: 'Remove AI key' }).click();
+    await form.getByText('No key is set.').waitFor();
+    expect((await dashboard.services.repos.developers.findByEmail(email))!.hasAiProviderKey).to.equal(false);
+
+    // The project's own key, on the now Pro owner's project.
+    await page.goto(`${origin}${projectUrl}/settings`);
+    await projectCard.getByLabel('AI provider key').fill(key);
+    await projectCard.getByRole('button', { name: 'Save AI key' }).click();
+    await projectCard.getByText('A key is set.').waitFor();
+    const projectId = projectUrl.split('/')[2]!;
+    expect((await dashboard.services.repos.projects.findById(projectId))!.hasAiProviderKey).to.equal(true);
+    await shot('settings-project-ai-key');
+    await projectCard.getByRole('button', { name: 'Remove AI key' }).click();
+    await projectCard.getByText('No key is set.').waitFor();
+  });
+
   it('fits a phone’s width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${origin}${projectUrl}`);
@@ -222,6 +307,12 @@ describe('web dashboard in a real browser', function () {
     await page.goto(`${origin}${projectUrl}/data/products`);
     await page.getByRole('cell', { name: 'Lamp' }).waitFor();
     await shot('phone-data-browser');
+    await page.goto(`${origin}${projectUrl}/api`);
+    await page.getByRole('table', { name: 'Fields of products' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).to.be.at.most(
+      0,
+    );
+    await shot('phone-api-reference');
     expect(consoleErrors.filter((e) => /Content Security Policy/.test(e))).to.deep.equal([]);
   });
 });

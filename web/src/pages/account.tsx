@@ -1,12 +1,14 @@
-// Account settings: who is logged in, and the password change (which ends every other session).
+// Account settings: who is logged in, the password change (which ends every other session) and
+// the personal AI provider key.
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, call } from '../api';
 import { useSession } from '../session';
 import { ErrorBox, Field, Notice } from '../components/ui';
 import { useAction } from '../hooks';
+import { AiKeyForm } from '../components/ai-key';
 
 export function AccountPage() {
-  const { developer } = useSession();
+  const { developer, refresh } = useSession();
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
   const [done, setDone] = useState(false);
@@ -66,6 +68,23 @@ export function AccountPage() {
           {busy ? 'Saving…' : 'Change password'}
         </button>
       </form>
+      {developer && (
+        <AiKeyForm
+          scope="account"
+          hasKey={developer.hasAiProviderKey}
+          save={async (aiProviderKey) => {
+            const saved = await call(api.PUT('/api/user/me/byok', { body: { aiProviderKey } }));
+            await refresh();
+            return saved.data.hasAiProviderKey;
+          }}
+        >
+          <p className="muted">
+            Your key for the provider behind the AI tools (Query Builder, Collection Creator), used on every
+            project of yours that has no project key. Requests on your own key are not counted against the
+            plan’s monthly AI limits. Pro plan.
+          </p>
+        </AiKeyForm>
+      )}
     </main>
   );
 }

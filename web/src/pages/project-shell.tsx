@@ -1,5 +1,4 @@
-// One project: loads it once, shows its navigation and the page for the rest of the path. The
-// navigation keeps a place for the project's API reference page.
+// One project: loads it once, shows its navigation and the page for the rest of the path.
 import { api, call, type Project } from '../api';
 import { match } from '../router';
 import { ErrorBox, Link, Progress } from '../components/ui';
@@ -14,6 +13,7 @@ import { FilesPage } from './files';
 import { MembersPage } from './members';
 import { KeysPage } from './keys';
 import { SettingsPage } from './settings';
+import { ApiReferencePage } from './api-reference';
 
 export interface ProjectPageProps {
   project: Project;
@@ -47,18 +47,8 @@ function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
   if (rest === '/settings') return <SettingsPage {...props} />;
-  if (rest === '/api') return <ApiReferencePlaceholder />;
+  if (rest === '/api') return <ApiReferencePage {...props} />;
   return <p>Nothing lives at this address.</p>;
-}
-
-/** The place of the project's own API reference (its OpenAPI document), added by a later change. */
-function ApiReferencePlaceholder() {
-  return (
-    <section>
-      <h2>API reference</h2>
-      <p>The reference of this project’s own API (its collections and fields) will appear here.</p>
-    </section>
-  );
 }
 
 export function ProjectShell({ projectId, path }: { projectId: string; path: string }) {

@@ -1,5 +1,5 @@
 // Project settings (admins): name, allowed origins, end-user auth, site URL; then storage, mail
-// and webhooks; and deletion.
+// and webhooks; the project's AI provider key; and deletion.
 import { useState, type FormEvent } from 'react';
 import { api, ApiFailure, call } from '../api';
 import { navigate } from '../router';
@@ -7,6 +7,7 @@ import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui'
 import { useAction } from '../hooks';
 import { MailSection, StorageSection } from './integrations';
 import { WebhooksSection } from './webhooks';
+import { AiKeyForm } from '../components/ai-key';
 import type { ProjectPageProps } from './project-shell';
 
 export function SettingsPage({ project, reload }: ProjectPageProps) {
@@ -97,6 +98,25 @@ export function SettingsPage({ project, reload }: ProjectPageProps) {
       <StorageSection project={project} />
       <MailSection project={project} />
       <WebhooksSection project={project} />
+      <AiKeyForm
+        scope="project"
+        hasKey={project.hasAiProviderKey}
+        save={async (aiProviderKey) => {
+          const saved = await call(
+            api.PUT('/api/projects/{projectId}/byok', {
+              params: { path: { projectId: project.id } },
+              body: { aiProviderKey },
+            }),
+          );
+          await reload();
+          return saved.data.hasAiProviderKey;
+        }}
+      >
+        <p className="muted">
+          The provider key for the AI tools on this project: it takes precedence over every member’s personal
+          key. Requests on it are not counted against the plan’s monthly AI limits. Pro plan.
+        </p>
+      </AiKeyForm>
       <section className="card danger-zone" aria-labelledby="danger-heading">
         <h2 id="danger-heading">Delete this project</h2>
         <p>Its database, collections, files and keys are removed. This cannot be undone.</p>
