@@ -30,13 +30,27 @@ import { webhookServices } from './webhooks/index.js';
 import { usageServices } from './usage/index.js';
 import { mailUsageRepo } from '../db/mail-usage.js';
 import { webhooksRepo } from '../db/webhooks.js';
+import { projectLimits } from '../lib/plans.js';
+import type { Project } from './types.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
   // Every write to a project or its collections marks the project changed for the cache.
   const cached = projectCache(deps.cache);
+  const developers = developersRepo(platform);
   const repos = {
-    developers: developersRepo(platform),
+    developers: {
+      ...developers,
+      /** A plan change reaches the cached limits of the developer's projects in every process. */
+      async setPlan(...args: Parameters<typeof developers.setPlan>) {
+        const developer = await developers.setPlan(...args);
+        if (developer) {
+          for (const project of await repos.projects.listForDeveloper(developer.id))
+            if (project.ownerId === developer.id) await cached.changed(project.id);
+        }
+        return developer;
+      },
+    },
     projects: invalidating(
       projectsRepo(platform),
       ['update', 'setKey', 'setLimits', 'addMember', 'changeMember', 'delete'],
@@ -44,6 +58,16 @@ export function createServices(deps: Deps) {
     ),
     collections: invalidating(collectionsRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cached),
   };
+  /** The limits of a project with its owner's plan kept under the project's version (writes read them). */
+  const cachedLimitsOf = async (project: Project) =>
+    projectLimits(
+      project,
+      await cached.ofProject(
+        project.id,
+        'plan',
+        async () => (await repos.developers.findById(project.ownerId))?.plan ?? 'free',
+      ),
+    );
   const definition = (projectId: string, name: string) =>
     cached.ofProject(projectId, `def:${name}`, () => repos.collections.findByName(projectId, name));
   const revocations = tokenRevocations(deps.cache);
@@ -70,7 +94,7 @@ export function createServices(deps: Deps) {
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
   );
-  const quota = databaseQuota(repos.projects, projects.limitsOf);
+  const quota = databaseQuota(repos.projects, cachedLimitsOf);
   const usage = usageServices(platform, deps.log, projects, {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
@@ -104,7 +128,7 @@ export function createServices(deps: Deps) {
       documents,
       projects: repos.projects,
       definitions: definition,
-      limitsOf: projects.limitsOf,
+      limitsOf: cachedLimitsOf,
       events,
     }),
     tokens,
