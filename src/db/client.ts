@@ -3,6 +3,8 @@
 import { MongoClient, type Db } from 'mongodb';
 import { ensurePlatformIndexes } from './platform.js';
 
+const MAX_PROJECT_DBS = 10_000;
+
 export interface Database {
   readonly client: MongoClient;
   readonly platform: Db;
@@ -28,12 +30,21 @@ export async function connectDatabase(uri: string, platformDb: string, timeoutMs
   });
   await client.connect();
   const platform = client.db(platformDb);
+  const projectDbs = new Map<string, Db>();
   const skippedTtlIndexes = await ensurePlatformIndexes(platform);
   return {
     client,
     platform,
     skippedTtlIndexes,
-    project: (projectId) => client.db(`p_${projectId}`),
+    // One Db object per project, made once: client.db() resolves its options on every call.
+    project: (projectId) => {
+      let db = projectDbs.get(projectId);
+      if (!db) {
+        if (projectDbs.size >= MAX_PROJECT_DBS) projectDbs.delete(projectDbs.keys().next().value!);
+        projectDbs.set(projectId, (db = client.db(`p_${projectId}`)));
+      }
+      return db;
+    },
     async ping() {
       await platform.command({ ping: 1 });
     },
