@@ -7,21 +7,15 @@
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--out bench/RESULTS.md]
 //
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient, ObjectId } from 'mongodb';
 import { format, resolveConfig } from 'prettier';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/lib/logger.js';
-import { createDeps, closeDeps } from '../../src/deps.js';
-import { createServices } from '../../src/services/index.js';
+import { closeDeps } from '../../src/deps.js';
 import { repoPath } from '../../src/lib/paths.js';
-import { contextFor, createProjectFixture, userToken } from '../../test/helpers/fixtures.js';
+import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
 import { httpLoad, loop, type HttpRequest, type Measure } from './load.js';
 
 const { values } = parseArgs({
@@ -30,65 +24,21 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16,64' },
     out: { type: 'string', default: 'bench/RESULTS.md' },
     label: { type: 'string', default: '' },
+    /** Only the operations whose name contains one of these words (comma-separated). */
+    only: { type: 'string', default: '' },
+    /** Writes a CPU profile of the API process (node --cpu-prof) into this folder. */
+    profile: { type: 'string' },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
 const SEEDED = 2000;
 
-// ---- Setup through the services, in a platform database of its own ----
-const platformDb = `bench_${randomBytes(4).toString('hex')}`;
-const config = loadConfig({ ...process.env, PLATFORM_DB: platformDb });
-const deps = await createDeps(config, createLogger('silent'));
-const services = createServices(deps);
-const { developer, project, secretKey, publishableKey } = await createProjectFixture(services, 'Bench');
-await services.repos.projects.setLimits(project.id, { databaseBytes: 1024 ** 4, requestsPerMinute: 1e9 });
-const owner = { developer };
-await services.collections.create(contextFor(owner), project.id, {
-  name: 'items',
-  mode: 'schema',
-  fields: [
-    { name: 'name', type: 'String', required: true },
-    { name: 'price', type: 'Number' },
-    { name: 'tags', type: 'Array', items: { type: 'String' } },
-  ],
-});
-await services.collections.create(contextFor(owner), project.id, {
-  name: 'notes',
-  mode: 'flexible',
-  fields: [
-    { name: 'title', type: 'String' },
-    { name: 'userId', type: 'String' },
-  ],
-  rls: { enabled: true, mode: 'private', ownerField: 'userId' },
-});
-const userId = new ObjectId().toHexString();
-const bearer = await userToken(services, project.id, userId);
-const projectDb = deps.db.project(project.id);
-const now = new Date();
-const system = { isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
-const seeded = Array.from({ length: SEEDED }, (_, i) => ({
-  _id: new ObjectId(),
-  name: `item-${i}`,
-  price: i % 100,
-  tags: ['a', 'b'],
-  ...system,
-}));
-await projectDb.collection('items').insertMany(seeded);
-const notes = Array.from({ length: 200 }, (_, i) => ({
-  _id: new ObjectId(),
-  title: `note-${i}`,
-  userId: i % 2 ? userId : new ObjectId().toHexString(),
-  ...system,
-}));
-await projectDb.collection('notes').insertMany(notes);
-const ids = seeded.map((d) => d._id.toHexString());
-const ownNotes = notes.filter((n) => n.userId === userId).map((n) => n._id.toHexString());
+const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer, ids, ownNotes } =
+  await benchProject(SEEDED);
+const system = { isDeleted: false, deletedAt: null, createdAt: new Date(), updatedAt: new Date() };
 
 // ---- The operations, once per target ----
-const pick = <T>(list: T[], i: number) => list[(i * 7919) % list.length]!;
-const listQuery = (i: number) => `price_gte=${i % 50}&price_lt=${(i % 50) + 30}&sort=-price&limit=20`;
-const createBody = (i: number) => JSON.stringify({ name: `new-${i}`, price: i % 100, tags: ['a', 'b'] });
 const ops: { name: string; http: (i: number) => HttpRequest; expect: number; apiOnly?: boolean }[] = [
   { name: 'get by id', http: (i) => ({ method: 'GET', path: `/${pick(ids, i)}` }), expect: 200 },
   { name: 'list 20, filter + sort', http: (i) => ({ method: 'GET', path: `?${listQuery(i)}` }), expect: 200 },
@@ -100,7 +50,7 @@ const ops: { name: string; http: (i: number) => HttpRequest; expect: number; api
   },
 ];
 
-const raw = new MongoClient(config.mongodbUri);
+const raw = new MongoClient(deps.config.mongodbUri);
 const items = raw.db(projectDb.databaseName).collection('items');
 const ACTIVE = { $ne: true };
 const rawWork: Record<string, (i: number) => Promise<unknown>> = {
@@ -122,41 +72,6 @@ const rawWork: Record<string, (i: number) => Promise<unknown>> = {
 };
 
 // ---- Child processes ----
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function start(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  ready: () => Promise<boolean>,
-) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: repoPath(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    if (await ready().catch(() => false)) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`${script} did not become ready`);
-}
-const up = (url: string) => async () => (await fetch(url)).status < 500;
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 const thinPort = await freePort();
 const thin = await start(
   'scripts/bench/thin-server.ts',
@@ -165,12 +80,13 @@ const thin = await start(
   up(`http://127.0.0.1:${thinPort}/items?price_gte=0&price_lt=1`),
 );
 const apiPort = await freePort();
-const api = await start(
-  'src/main.ts',
-  ['public'],
-  { PLATFORM_DB: platformDb, PUBLIC_PORT: String(apiPort), RATE_LIMIT_IP_PER_MINUTE: '1000000000' },
-  up(`http://127.0.0.1:${apiPort}/api/health`),
+const api = await startApi(
+  platformDb,
+  apiPort,
+  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
 );
+const only = values.only.split(',').filter(Boolean);
+const wanted = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 
 // ---- Measure: per operation and concurrency, raw, thin and API back to back ----
 interface Row {
@@ -193,7 +109,7 @@ const http = (
 ) => httpLoad({ url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect });
 
 const secret = { 'x-api-key': secretKey };
-for (const op of ops) {
+for (const op of ops.filter((o) => wanted(o.name))) {
   // Warm-up of both servers (connections, JIT) before the first measure of each operation.
   await http(thinUrl, {}, 8, 1, op);
   await http(`${apiUrl}/items`, secret, 8, 1, op);
@@ -213,11 +129,11 @@ const rls = {
   expect: 200,
 };
 const rlsHeaders = { 'x-api-key': publishableKey, authorization: `Bearer ${bearer}` };
-await http(`${apiUrl}/notes`, rlsHeaders, 8, 1, rls);
-for (const c of CONCURRENCY) {
+if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 8, 1, rls);
+for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   const measure = await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls);
-  const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c)!;
-  rows.push({ op: rls.name, concurrency: c, raw: byId.raw, thin: byId.thin, api: measure });
+  const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
+  rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
   console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s`);
 }
 loadAverage.push(os.loadavg()[0]!);
