@@ -33,6 +33,8 @@ export interface HttpRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   body?: string;
+  /** Added to the load's headers for this request. */
+  headers?: Record<string, string>;
 }
 
 export interface HttpLoad {
@@ -64,12 +66,15 @@ export async function httpLoad(load: HttpLoad): Promise<Measure> {
       url: load.url,
       connections: load.connections,
       duration: load.seconds,
+      // Seconds before a request counts as timed out (an unexpected answer).
+      timeout: 30,
       headers: { 'content-type': 'application/json', ...load.headers },
       requests: [
         {
           setupRequest: (req) => {
             const next = load.request(i++);
-            return { ...req, method: next.method, path: prefix + next.path, body: next.body };
+            const headers = next.headers ? { ...req.headers, ...next.headers } : req.headers;
+            return { ...req, method: next.method, path: prefix + next.path, body: next.body, headers };
           },
         },
       ],
