@@ -102,11 +102,16 @@ export async function start(
 export const up = (url: string) => async () => (await fetch(url)).status < 500;
 
 /** The public role as deployed (its own process, log level info, output discarded). */
-export const startApi = (platformDb: string, port: number, nodeFlags: string[] = []) =>
+export const startApi = (
+  platformDb: string,
+  port: number,
+  nodeFlags: string[] = [],
+  env: Record<string, string> = {},
+) =>
   start(
     'src/main.ts',
     ['public'],
-    { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000' },
+    { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
     up(`http://127.0.0.1:${port}/api/health`),
     nodeFlags,
   );

@@ -6,7 +6,9 @@
 //   npm run soak -- [--seconds 300] [--warmup 60] [--concurrency 64]
 //
 // Not part of `npm test`: it takes the whole five minutes and the machine's CPU.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closeDeps } from '../../src/deps.js';
 import { benchProject, createBody, freePort, listQuery, pick, startApi, stop } from './setup.js';
@@ -28,7 +30,10 @@ const SAMPLE_MS = 5000;
 const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer, ids, ownNotes } =
   await benchProject(2000);
 const port = await freePort();
-const api = await startApi(platformDb, port);
+const probeFile = join(tmpdir(), `soak-memory-${process.pid}.jsonl`);
+const api = await startApi(platformDb, port, ['--import', './scripts/bench/memory-probe.mjs'], {
+  MEMORY_PROBE_FILE: probeFile,
+});
 
 /** Resident memory of the API process in MiB (VmRSS of /proc). */
 const rssMiB = () => {
@@ -106,6 +111,21 @@ console.log(
 console.log(`latency ms: p50 ${result.p50.toFixed(1)}, p99 ${result.p99.toFixed(1)}`);
 console.log(
   `API resident memory MiB: ${mean(afterWarmup).toFixed(1)} after ${WARMUP} s of warm-up, ${mean(atEnd).toFixed(1)} at the end (${(growth * 100).toFixed(1)}%, limit ${MAX_GROWTH * 100}%)`,
+);
+// What the process itself says (memory-probe.mjs): heap in use and reserved, buffers outside it.
+const probes = readFileSync(probeFile, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as Record<string, number>);
+rmSync(probeFile, { force: true });
+const mib = (n: number | undefined) => ((n ?? NaN) / 1024 ** 2).toFixed(0);
+const probeAt = (p: Record<string, number> | undefined) =>
+  p
+    ? `heap used ${mib(p.heapUsed)}, heap total ${mib(p.heapTotal)}, external ${mib(p.external)} (array buffers ${mib(p.arrayBuffers)})`
+    : 'none';
+const warmProbe = probes.find((p) => (p.at! - started) / 1000 >= WARMUP);
+console.log(
+  `API memory MiB after the warm-up: ${probeAt(warmProbe)}; at the end: ${probeAt(probes[probes.length - 1])}`,
 );
 console.log(`samples (s: MiB): ${samples.map((s) => `${s.at.toFixed(0)}: ${s.rss.toFixed(0)}`).join(', ')}`);
 console.log(failures.length ? `FAILED: ${failures.join('; ')}` : 'passed');
