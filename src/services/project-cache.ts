@@ -65,7 +65,6 @@ export function projectCache(cache: Cache, now: () => number = Date.now) {
         subscribing = undefined;
       });
   }
-  listen();
 
   async function versionOf(projectId: string): Promise<string> {
     listen();

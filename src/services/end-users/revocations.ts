@@ -50,7 +50,6 @@ export function tokenRevocations(cache: Cache, now: () => number = Date.now) {
         subscribing = undefined;
       });
   }
-  listen();
 
   async function revokedBefore(k: string): Promise<number | null> {
     listen();
