@@ -19,7 +19,8 @@ export interface Bus {
 export interface Subscriber {
   subscribe(channel: string, listener: BusHandler): Promise<unknown>;
   unsubscribe(channel: string, listener: BusHandler): Promise<unknown>;
-  close(): Promise<unknown>;
+  /** Closes at once: a subscriber has no replies to wait for, and a graceful close waits forever for a server that is gone. */
+  destroy(): void;
 }
 
 /** Publishes through `publish` (the cache's client); subscribes on a second connection, opened on first use. */
@@ -28,11 +29,15 @@ export function redisBus(
   openSubscriber: () => Promise<Subscriber>,
 ): Bus {
   let subscriber: Promise<Subscriber> | undefined;
-  const connection = () =>
-    (subscriber ??= openSubscriber().catch((err: unknown) => {
+  let closed = false;
+  const connection = () => {
+    // A subscriber opened after close would keep the process alive: refused.
+    if (closed) return Promise.reject(new Error('The message bus is closed'));
+    return (subscriber ??= openSubscriber().catch((err: unknown) => {
       subscriber = undefined; // the next subscribe tries again
       throw err;
     }));
+  };
   return {
     async publish(channel, message) {
       await publish(channel, message);
@@ -47,9 +52,10 @@ export function redisBus(
       };
     },
     async close() {
+      closed = true;
       const sub = subscriber;
       subscriber = undefined;
-      if (sub) await (await sub.catch(() => undefined))?.close();
+      if (sub) (await sub.catch(() => undefined))?.destroy();
     },
   };
 }

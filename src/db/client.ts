@@ -4,6 +4,8 @@ import { MongoClient, type Db } from 'mongodb';
 import { ensurePlatformIndexes } from './platform.js';
 import { externalPools, type ExternalPoolOptions, type ExternalPools } from './external-databases.js';
 
+const MAX_PROJECT_DBS = 10_000;
+
 export interface Database {
   readonly client: MongoClient;
   readonly platform: Db;
@@ -36,6 +38,7 @@ export async function connectDatabase(
   });
   await client.connect();
   const platform = client.db(platformDb);
+  const projectDbs = new Map<string, Db>();
   const skippedTtlIndexes = await ensurePlatformIndexes(platform);
   // The spec's 5-second server selection holds for projects' deployments whatever CONNECT_TIMEOUT_MS says.
   const pools = externalPools({ ...external, timeoutMs: 5000 });
@@ -43,7 +46,15 @@ export async function connectDatabase(
     client,
     platform,
     skippedTtlIndexes,
-    project: (projectId) => client.db(`p_${projectId}`),
+    // One Db object per project, made once: client.db() resolves its options on every call.
+    project: (projectId) => {
+      let db = projectDbs.get(projectId);
+      if (!db) {
+        if (projectDbs.size >= MAX_PROJECT_DBS) projectDbs.delete(projectDbs.keys().next().value!);
+        projectDbs.set(projectId, (db = client.db(`p_${projectId}`)));
+      }
+      return db;
+    },
     external: pools,
     async ping() {
       await platform.command({ ping: 1 });

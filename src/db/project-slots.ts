@@ -1,6 +1,7 @@
 // Limits of a project that must hold under concurrent requests in any number of processes, each
 // kept on the project record and moved by single conditional updates (no transactions): the
-// collection slots (collectionsPerProject) and the per-upload storage charges of confirms.
+// collection slots (collectionsPerProject), the database size charged by writes before they are
+// made, and the per-upload storage charges of confirms.
 import type { Collection } from 'mongodb';
 import { ObjectId } from './ids.js';
 import type { ProjectDoc } from './projects.js';
@@ -27,6 +28,22 @@ export function projectSlots(projects: Collection<ProjectDoc>) {
         { $set: { collectionsCount: await countNow() } },
       );
       return (await claim()).modifiedCount === 1;
+    },
+    /**
+     * Adds `bytes` to `usage.databaseUsed` only if the sum stays within `limit`: the check and the
+     * charge are one conditional update, so concurrent writes in any number of processes cannot
+     * pass the limit together. False when refused. A counter never written yet counts as 0.
+     */
+    async reserveDatabaseBytes(id: string, bytes: number, limit: number): Promise<boolean> {
+      if (bytes > limit) return false;
+      const result = await projects.updateOne(
+        {
+          _id: new ObjectId(id),
+          $or: [{ 'usage.databaseUsed': { $lte: limit - bytes } }, { 'usage.databaseUsed': null }],
+        },
+        { $inc: { 'usage.databaseUsed': bytes } },
+      );
+      return result.modifiedCount === 1;
     },
     /** Gives a collection slot back (a create that failed, a delete). */
     async releaseCollectionSlot(id: string): Promise<void> {

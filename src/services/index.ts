@@ -36,13 +36,27 @@ import { projectContentService } from './project-content.js';
 import { aiServices } from './ai/index.js';
 import { externalDatabaseSettingsRepo } from '../db/external-database-settings.js';
 import { externalDatabaseService } from './external-db/index.js';
+import { projectLimits } from '../lib/plans.js';
+import type { Project } from './types.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
   // Every write to a project or its collections marks the project changed for the cache.
   const cached = projectCache(deps.cache);
+  const developers = developersRepo(platform);
   const repos = {
-    developers: developersRepo(platform),
+    developers: {
+      ...developers,
+      /** A plan change reaches the cached limits of the developer's projects in every process. */
+      async setPlan(...args: Parameters<typeof developers.setPlan>) {
+        const developer = await developers.setPlan(...args);
+        if (developer) {
+          for (const project of await repos.projects.listForDeveloper(developer.id))
+            if (project.ownerId === developer.id) await cached.changed(project.id);
+        }
+        return developer;
+      },
+    },
     projects: invalidating(
       projectsRepo(platform),
       ['update', 'setKey', 'setLimits', 'addMember', 'changeMember', 'delete'],
@@ -50,6 +64,16 @@ export function createServices(deps: Deps) {
     ),
     collections: invalidating(collectionsRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cached),
   };
+  /** The limits of a project with its owner's plan kept under the project's version (writes read them). */
+  const cachedLimitsOf = async (project: Project) =>
+    projectLimits(
+      project,
+      await cached.ofProject(
+        project.id,
+        'plan',
+        async () => (await repos.developers.findById(project.ownerId))?.plan ?? 'free',
+      ),
+    );
   const definition = (projectId: string, name: string) =>
     cached.ofProject(projectId, `def:${name}`, () => repos.collections.findByName(projectId, name));
   const revocations = tokenRevocations(deps.cache);
@@ -96,7 +120,7 @@ export function createServices(deps: Deps) {
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
   );
-  const quota = databaseQuota(repos.projects, projects.limitsOf, isExternal);
+  const quota = databaseQuota(repos.projects, cachedLimitsOf, isExternal);
   const realtime = realtimeService({
     cache: deps.cache,
     definitions: definition,
@@ -116,7 +140,7 @@ export function createServices(deps: Deps) {
     documents,
     projects: repos.projects,
     definitions: definition,
-    limitsOf: projects.limitsOf,
+    limitsOf: cachedLimitsOf,
     isExternal,
     events,
   });

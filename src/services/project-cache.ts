@@ -2,8 +2,11 @@
 // collection definitions) in process memory, and keeps it exact. Each project has a version in the
 // shared cache (Redis when configured, so every process sees it), replaced after every change to
 // the project or its collections; an entry is used only while the version it was loaded under is
-// still current. A request then costs one cache read instead of database round trips, and a
-// rotated key or a changed definition is refused or seen by every process at once.
+// still current. The new version is also pushed to every process over the cache's message bus, so
+// a request normally needs no cache read at all: a process trusts the version it holds for
+// LOCAL_VERSION_MS after it last learned it, then reads it again, so a message missed while the
+// bus reconnected heals within that time. A rotated key or a changed definition is refused or
+// seen by every process as soon as the message arrives (before the change's HTTP answer leaves).
 import { randomToken } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
 
@@ -11,6 +14,10 @@ const VERSION_TTL_SECONDS = 365 * 24 * 3600;
 /** A backstop in case a version key is lost (Redis eviction): entries are reloaded at least this often. */
 const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 20_000;
+/** How long a version learned from the bus or the cache is trusted without asking the cache again. */
+export const LOCAL_VERSION_MS = 1000;
+const CHANNEL = 'project-version';
+const RESUBSCRIBE_MS = 1000;
 
 interface Entry {
   value: unknown;
@@ -19,19 +26,70 @@ interface Entry {
   expiresAt: number;
 }
 
-export function projectCache(cache: Cache, { maxEntries = MAX_ENTRIES }: { maxEntries?: number } = {}) {
+export function projectCache(
+  cache: Cache,
+  { maxEntries = MAX_ENTRIES, now = Date.now }: { maxEntries?: number; now?: () => number } = {},
+) {
   const entries = new Map<string, Entry>();
-  const versionOf = async (projectId: string) => (await cache.get(`pv:${projectId}`)) ?? '0';
+  /** projectId -> the version this process knows and when it learned it. */
+  const known = new Map<string, { version: string; at: number }>();
+  /** Bumped by every message: a cache read that started before one must not overwrite it. */
+  let messages = 0;
+  let listening = false;
+  let subscribing: Promise<void> | undefined;
+  let retryAt = 0;
+
+  function learn(projectId: string, version: string) {
+    if (known.size >= MAX_ENTRIES && !known.has(projectId)) known.delete(known.keys().next().value!);
+    known.set(projectId, { version, at: now() });
+  }
+
+  function onMessage(message: string) {
+    const [projectId, version] = message.split(' ');
+    if (!projectId || !version) return;
+    messages++;
+    learn(projectId, version);
+    for (const [key, entry] of entries)
+      if (entry.projectId === projectId && entry.version !== version) entries.delete(key);
+  }
+
+  /** Subscribes once; until it is confirmed (or after it failed) every check reads the cache. */
+  function listen() {
+    if (listening || subscribing || now() < retryAt) return;
+    subscribing = cache
+      .subscribe(CHANNEL, onMessage)
+      .then(() => {
+        listening = true;
+      })
+      .catch(() => {
+        retryAt = now() + RESUBSCRIBE_MS;
+      })
+      .finally(() => {
+        subscribing = undefined;
+      });
+  }
+
+  async function versionOf(projectId: string): Promise<string> {
+    listen();
+    const local = known.get(projectId);
+    if (listening && local && now() - local.at < LOCAL_VERSION_MS) return local.version;
+    const seen = messages;
+    const version = (await cache.get(`pv:${projectId}`)) ?? '0';
+    // A message that arrived during the read is at least as new as what the read returned.
+    if (messages !== seen && known.has(projectId)) return known.get(projectId)!.version;
+    learn(projectId, version);
+    return version;
+  }
 
   function store(key: string, entry: Omit<Entry, 'expiresAt'>) {
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(key, { ...entry, expiresAt: Date.now() + ENTRY_TTL_MS });
+    entries.set(key, { ...entry, expiresAt: now() + ENTRY_TTL_MS });
   }
 
   async function fresh(key: string): Promise<Entry | undefined> {
     const entry = entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt > Date.now() && (await versionOf(entry.projectId)) === entry.version) return entry;
+    if (entry.expiresAt > now() && (await versionOf(entry.projectId)) === entry.version) return entry;
     entries.delete(key);
     return undefined;
   }
@@ -70,8 +128,13 @@ export function projectCache(cache: Cache, { maxEntries = MAX_ENTRIES }: { maxEn
 
     /** Called after a change to a project or its collections has been written. */
     async changed(projectId: string): Promise<void> {
-      await cache.set(`pv:${projectId}`, randomToken(12), VERSION_TTL_SECONDS);
+      const version = randomToken(12);
+      await cache.set(`pv:${projectId}`, version, VERSION_TTL_SECONDS);
+      messages++;
+      learn(projectId, version);
       for (const [key, entry] of entries) if (entry.projectId === projectId) entries.delete(key);
+      // After the set: a process that misses the message reads the new version within LOCAL_VERSION_MS.
+      await cache.publish(CHANNEL, `${projectId} ${version}`);
     },
   };
 }

@@ -131,9 +131,12 @@ export function documentWrites(
     async create(ctx: RequestContext, name: string, body: unknown): Promise<ApiDocument> {
       const target = await openCollection(ctx, name, definitions);
       const doc = prepare(target, body, writeOwner(target), new Date());
-      await quota.assertRoom(target.caller.project, repo.sizeOf(doc));
-      const saved = await repo.insertOne(target.ref, doc);
-      await quota.charge(target.caller.project, saved.size);
+      const saved = await quota.within(
+        target.caller.project,
+        repo.sizeOf(doc),
+        () => repo.insertOne(target.ref, doc),
+        (result) => result.size,
+      );
       const out = toApi(saved.doc);
       await emit('document.created', target, out._id, out);
       return out;
@@ -158,12 +161,12 @@ export function documentWrites(
         }
       });
       assertUniqueWithin(target.def, docs);
-      await quota.assertRoom(
+      const saved = await quota.within(
         target.caller.project,
         docs.reduce((sum, doc) => sum + repo.sizeOf(doc), 0),
+        () => repo.insertMany(target.ref, docs),
+        (result) => result.size,
       );
-      const saved = await repo.insertMany(target.ref, docs);
-      await quota.charge(target.caller.project, saved.size);
       const out = saved.docs.map(toApi);
       for (const doc of out) await emit('document.created', target, doc._id, doc);
       return out;
@@ -184,10 +187,16 @@ export function documentWrites(
       assertMayChange(target.def, stored, changes, ownerId);
       const set = { ...changes, updatedAt: new Date() };
       const before = repo.sizeOf(stored);
-      await quota.assertRoom(target.caller.project, repo.sizeOf(applySet(stored, set)) - before);
-      const saved = await repo.update(target.ref, { ...filter, ...ACTIVE }, set);
-      if (!saved) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
-      await quota.charge(target.caller.project, saved.size - before);
+      const saved = await quota.within(
+        target.caller.project,
+        repo.sizeOf(applySet(stored, set)) - before,
+        async () => {
+          const updated = await repo.update(target.ref, { ...filter, ...ACTIVE }, set);
+          if (!updated) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+          return updated;
+        },
+        (result) => result.size - before,
+      );
       const out = toApi(saved.doc);
       await emit('document.updated', target, out._id, out);
       return out;

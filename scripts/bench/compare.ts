@@ -1,0 +1,197 @@
+// `npm run bench`: the data API side by side with what it is built on, in one run on one database
+// server: the raw driver doing the work, the thin reference server (thin-server.ts: Koa and the
+// same driver calls, nothing else) and the public API over HTTP (a separate process, as deployed,
+// with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
+// read with a Bearer token on the API. Writes bench/RESULTS.md (or --out).
+//
+//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--out bench/RESULTS.md]
+//
+// scripts/bench.sh starts the test stack when it is not running and loads its environment.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MongoClient, ObjectId } from 'mongodb';
+import { format, resolveConfig } from 'prettier';
+import { closeDeps } from '../../src/deps.js';
+import { repoPath } from '../../src/lib/paths.js';
+import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
+import { httpLoad, loop, type HttpRequest, type Measure } from './load.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '16,64' },
+    out: { type: 'string', default: 'bench/RESULTS.md' },
+    label: { type: 'string', default: '' },
+    /** Only the operations whose name contains one of these words (comma-separated). */
+    only: { type: 'string', default: '' },
+    /** Writes a CPU profile of the API process (node --cpu-prof) into this folder. */
+    profile: { type: 'string' },
+  },
+});
+const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
+const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
+const SEEDED = 2000;
+
+const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer, ids, ownNotes } =
+  await benchProject(SEEDED);
+const system = { isDeleted: false, deletedAt: null, createdAt: new Date(), updatedAt: new Date() };
+
+// ---- The operations, once per target ----
+const ops: { name: string; http: (i: number) => HttpRequest; expect: number; apiOnly?: boolean }[] = [
+  { name: 'get by id', http: (i) => ({ method: 'GET', path: `/${pick(ids, i)}` }), expect: 200 },
+  { name: 'list 20, filter + sort', http: (i) => ({ method: 'GET', path: `?${listQuery(i)}` }), expect: 200 },
+  { name: 'create', http: (i) => ({ method: 'POST', path: '', body: createBody(i) }), expect: 201 },
+  {
+    name: 'update',
+    http: (i) => ({ method: 'PATCH', path: `/${pick(ids, i)}`, body: JSON.stringify({ price: i % 100 }) }),
+    expect: 200,
+  },
+];
+
+const raw = new MongoClient(deps.config.mongodbUri);
+const items = raw.db(projectDb.databaseName).collection('items');
+const ACTIVE = { $ne: true };
+const rawWork: Record<string, (i: number) => Promise<unknown>> = {
+  'get by id': (i) => items.findOne({ _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }),
+  'list 20, filter + sort': (i) =>
+    items
+      .find(
+        { price: { $gte: i % 50, $lt: (i % 50) + 30 }, isDeleted: ACTIVE },
+        { sort: { price: -1 }, limit: 21 },
+      )
+      .toArray(),
+  create: (i) => items.insertOne({ name: `raw-${i}`, price: i % 100, tags: ['a', 'b'], ...system }),
+  update: (i) =>
+    items.findOneAndUpdate(
+      { _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE },
+      { $set: { price: i % 100, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ),
+};
+
+// ---- Child processes ----
+const thinPort = await freePort();
+const thin = await start(
+  'scripts/bench/thin-server.ts',
+  [],
+  { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items', THIN_PORT: String(thinPort) },
+  up(`http://127.0.0.1:${thinPort}/items?price_gte=0&price_lt=1`),
+);
+const apiPort = await freePort();
+const api = await startApi(
+  platformDb,
+  apiPort,
+  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
+);
+const only = values.only.split(',').filter(Boolean);
+const wanted = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
+
+// ---- Measure: per operation and concurrency, raw, thin and API back to back ----
+interface Row {
+  op: string;
+  concurrency: number;
+  raw?: Measure;
+  thin?: Measure;
+  api: Measure;
+}
+const rows: Row[] = [];
+const loadAverage = [os.loadavg()[0]!];
+const thinUrl = `http://127.0.0.1:${thinPort}/items`;
+const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
+const http = (
+  url: string,
+  headers: Record<string, string>,
+  c: number,
+  seconds: number,
+  op: (typeof ops)[0],
+) => httpLoad({ url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect });
+
+const secret = { 'x-api-key': secretKey };
+for (const op of ops.filter((o) => wanted(o.name))) {
+  // Warm-up of both servers (connections, JIT) before the first measure of each operation.
+  await http(thinUrl, {}, 8, 1, op);
+  await http(`${apiUrl}/items`, secret, 8, 1, op);
+  for (const c of CONCURRENCY) {
+    const rawMeasure = await loop(c, SECONDS, rawWork[op.name]!);
+    const thinMeasure = await http(thinUrl, {}, c, SECONDS, op);
+    const apiMeasure = await http(`${apiUrl}/items`, secret, c, SECONDS, op);
+    rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
+    console.log(
+      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s`,
+    );
+  }
+}
+const rls = {
+  name: 'RLS read (Bearer)',
+  http: (i: number): HttpRequest => ({ method: 'GET', path: `/${pick(ownNotes, i)}` }),
+  expect: 200,
+};
+const rlsHeaders = { 'x-api-key': publishableKey, authorization: `Bearer ${bearer}` };
+if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 8, 1, rls);
+for (const c of wanted(rls.name) ? CONCURRENCY : []) {
+  const measure = await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls);
+  const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
+  rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
+  console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s`);
+}
+loadAverage.push(os.loadavg()[0]!);
+
+// ---- Report ----
+const buildInfo = (await raw
+  .db('admin')
+  .command({ buildInfo: 1 })
+  .catch(() => ({}))) as { version?: string };
+await Promise.all([stop(thin), stop(api)]);
+await raw.close();
+await projectDb.dropDatabase().catch(() => undefined);
+await deps.db.platform.dropDatabase().catch(() => undefined);
+await services.usage.counter.stop().catch(() => undefined);
+await closeDeps(deps);
+
+const cpus = os.cpus();
+const f = (n: number, d = 0) => n.toFixed(d);
+const ratio = (a: number, b: number | undefined) => (b ? f(a / b, 2) : '');
+const lines = [
+  `# Benchmark results${values.label ? `: ${values.label}` : ''}`,
+  '',
+  `Written by \`npm run bench\` (scripts/bench/compare.ts) on ${new Date().toISOString()}.`,
+  '',
+  `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
+  `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
+  `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
+  `- ${SECONDS} s per measure after a 1 s warm-up per operation; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+  '- API: the public role in its own process (`src/main.ts public`, log level info, output discarded), secret key unless noted;',
+  '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
+  '',
+  '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | unexpected (API) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows
+    .map((r) =>
+      [
+        r.op,
+        r.concurrency,
+        f(r.raw?.rps ?? 0),
+        f(r.thin?.rps ?? 0),
+        f(r.api.rps),
+        ratio(r.api.rps, r.thin?.rps),
+        ratio(r.api.rps, r.raw?.rps),
+        r.raw ? `${f(r.raw.p50, 1)} / ${f(r.raw.p99, 1)}` : '',
+        r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
+        `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
+        ratio(r.api.p99, r.thin?.p99),
+        r.api.unexpected,
+      ].join(' | '),
+    )
+    .map((line) => `| ${line} |`),
+  '',
+];
+const outFile = repoPath(values.out);
+mkdirSync(dirname(outFile), { recursive: true });
+// Formatted like every other file of the repository, so that it can be committed as written.
+const text = await format(lines.join('\n'), { ...(await resolveConfig(outFile)), filepath: outFile });
+writeFileSync(outFile, text);
+console.log(`\n${lines.join('\n')}\nwritten to ${values.out}`);
+const unexpected = rows.reduce((n, r) => n + r.api.unexpected + (r.thin?.unexpected ?? 0), 0);
+process.exit(unexpected > 0 ? 1 : 0);

@@ -1,0 +1,114 @@
+// Load for `npm run bench` and `npm run soak`: HTTP through autocannon (keep-alive connections,
+// a fixed number in flight, per-request paths and bodies), and a closed loop for the raw driver.
+// Latencies are kept exactly (autocannon's own histogram has whole milliseconds).
+import autocannon from 'autocannon';
+
+export interface Measure {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Responses with a status other than the expected one, and socket errors or timeouts. */
+  unexpected: number;
+  statuses: Record<string, number>;
+}
+
+export function summarize(latencies: number[], seconds: number, unexpected: number, statuses = {}): Measure {
+  const sorted = Float64Array.from(latencies).sort();
+  const pct = (p: number) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : 0;
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    unexpected,
+    statuses,
+  };
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  body?: string;
+  /** Added to the load's headers for this request. */
+  headers?: Record<string, string>;
+}
+
+export interface HttpLoad {
+  /** Origin and path prefix: the request's path is appended to the prefix. */
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** The i-th request; called once per request sent. */
+  request: (i: number) => HttpRequest;
+  /** Statuses that count as expected; others are reported. */
+  expect: (status: number) => boolean;
+}
+
+export async function httpLoad(load: HttpLoad): Promise<Measure> {
+  let i = 0;
+  const prefix = new URL(load.url).pathname.replace(/\/$/, '');
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let unexpected = 0;
+  let done!: (result: autocannon.Result) => void;
+  let failed!: (err: unknown) => void;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    done = resolve;
+    failed = reject;
+  });
+  const instance = autocannon(
+    {
+      url: load.url,
+      connections: load.connections,
+      duration: load.seconds,
+      // Seconds before a request counts as timed out (an unexpected answer).
+      timeout: 30,
+      headers: { 'content-type': 'application/json', ...load.headers },
+      requests: [
+        {
+          setupRequest: (req) => {
+            const next = load.request(i++);
+            const headers = next.headers ? { ...req.headers, ...next.headers } : req.headers;
+            return { ...req, method: next.method, path: prefix + next.path, body: next.body, headers };
+          },
+        },
+      ],
+    },
+    (err, result) => (err ? failed(err) : done(result)),
+  );
+  instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
+    latencies.push(responseTime);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (!load.expect(status)) unexpected++;
+  });
+  const result = await finished;
+  return summarize(latencies, result.duration, unexpected + result.errors + result.timeouts, statuses);
+}
+
+/** `concurrency` loops calling `work` for `seconds`; for the driver alone. */
+export async function loop(concurrency: number, seconds: number, work: (i: number) => Promise<unknown>) {
+  const latencies: number[] = [];
+  let i = 0;
+  let failed = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        try {
+          await work(i++);
+        } catch {
+          failed++;
+        }
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return summarize(latencies, (performance.now() - started) / 1000, failed);
+}
