@@ -9,15 +9,14 @@
 // seen by every process as soon as the message arrives (before the change's HTTP answer leaves).
 import { randomToken } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
+import { pushedValues } from './pushed-values.js';
+
+export { LOCAL_VERSION_MS } from './pushed-values.js';
 
 const VERSION_TTL_SECONDS = 365 * 24 * 3600;
 /** A backstop in case a version key is lost (Redis eviction): entries are reloaded at least this often. */
 const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 20_000;
-/** How long a version learned from the bus or the cache is trusted without asking the cache again. */
-export const LOCAL_VERSION_MS = 1000;
-const CHANNEL = 'project-version';
-const RESUBSCRIBE_MS = 1000;
 
 interface Entry {
   value: unknown;
@@ -31,55 +30,20 @@ export function projectCache(
   { maxEntries = MAX_ENTRIES, now = Date.now }: { maxEntries?: number; now?: () => number } = {},
 ) {
   const entries = new Map<string, Entry>();
-  /** projectId -> the version this process knows and when it learned it. */
-  const known = new Map<string, { version: string; at: number }>();
-  /** Bumped by every message: a cache read that started before one must not overwrite it. */
-  let messages = 0;
-  let listening = false;
-  let subscribing: Promise<void> | undefined;
-  let retryAt = 0;
-
-  function learn(projectId: string, version: string) {
-    if (known.size >= MAX_ENTRIES && !known.has(projectId)) known.delete(known.keys().next().value!);
-    known.set(projectId, { version, at: now() });
-  }
-
-  function onMessage(message: string) {
-    const [projectId, version] = message.split(' ');
-    if (!projectId || !version) return;
-    messages++;
-    learn(projectId, version);
-    for (const [key, entry] of entries)
-      if (entry.projectId === projectId && entry.version !== version) entries.delete(key);
-  }
-
-  /** Subscribes once; until it is confirmed (or after it failed) every check reads the cache. */
-  function listen() {
-    if (listening || subscribing || now() < retryAt) return;
-    subscribing = cache
-      .subscribe(CHANNEL, onMessage)
-      .then(() => {
-        listening = true;
-      })
-      .catch(() => {
-        retryAt = now() + RESUBSCRIBE_MS;
-      })
-      .finally(() => {
-        subscribing = undefined;
-      });
-  }
-
-  async function versionOf(projectId: string): Promise<string> {
-    listen();
-    const local = known.get(projectId);
-    if (listening && local && now() - local.at < LOCAL_VERSION_MS) return local.version;
-    const seen = messages;
-    const version = (await cache.get(`pv:${projectId}`)) ?? '0';
-    // A message that arrived during the read is at least as new as what the read returned.
-    if (messages !== seen && known.has(projectId)) return known.get(projectId)!.version;
-    learn(projectId, version);
-    return version;
-  }
+  /** projectId -> its current version; a new one drops the entries loaded under another. */
+  const versions = pushedValues<string>(cache, {
+    channel: 'project-version',
+    cacheKey: (projectId) => `pv:${projectId}`,
+    decode: (text) => text ?? '0',
+    encode: (version) => version,
+    onSet: (projectId, version) => {
+      for (const [key, entry] of entries)
+        if (entry.projectId === projectId && entry.version !== version) entries.delete(key);
+    },
+    maxNames: MAX_ENTRIES,
+    now,
+  });
+  const versionOf = (projectId: string) => versions.get(projectId);
 
   function store(key: string, entry: Omit<Entry, 'expiresAt'>) {
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
@@ -128,13 +92,7 @@ export function projectCache(
 
     /** Called after a change to a project or its collections has been written. */
     async changed(projectId: string): Promise<void> {
-      const version = randomToken(12);
-      await cache.set(`pv:${projectId}`, version, VERSION_TTL_SECONDS);
-      messages++;
-      learn(projectId, version);
-      for (const [key, entry] of entries) if (entry.projectId === projectId) entries.delete(key);
-      // After the set: a process that misses the message reads the new version within LOCAL_VERSION_MS.
-      await cache.publish(CHANNEL, `${projectId} ${version}`);
+      await versions.set(projectId, randomToken(12), VERSION_TTL_SECONDS);
     },
   };
 }
