@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoPath } from '../../src/lib/paths.js';
 import { startTestApps } from '../helpers/app.js';
+import { startFixtureAiProvider } from '../helpers/ai-provider.js';
 
 const ST = process.env.SCHEMATHESIS_BIN ?? repoPath('.stack', 'tools', 'schemathesis', 'bin', 'st');
 // Test cases per operation in the fuzzing phase (the coverage phase adds its own boundary cases).
@@ -182,7 +183,11 @@ if (!existsSync(ST)) {
 }
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'baas-fuzz-'));
+// The AI tools answer from an OpenAI-compatible server on loopback (a provider out of reach is a
+// 502, which the run would count as a server error).
+const aiProvider = await startFixtureAiProvider();
 const apps = await startTestApps('fuzz', {
+  ...aiProvider.env,
   S3_BUCKET: '',
   STORAGE_DIR: path.join(workDir, 'storage'),
   RATE_LIMIT_IP_PER_MINUTE: '0',
@@ -234,6 +239,7 @@ try {
   }
 } finally {
   await apps.close();
+  await aiProvider.provider.close();
   rmSync(workDir, { recursive: true, force: true });
 }
 console.log(`\nfuzz: ${passed} passed, ${failed} failed`);

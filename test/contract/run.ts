@@ -13,7 +13,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { repoPath } from '../../src/lib/paths.js';
 import { startTestApps } from '../helpers/app.js';
 import { projectDocument } from './project-document.js';
-import { startAiProvider } from '../helpers/ai-provider.js';
+import { startFixtureAiProvider } from '../helpers/ai-provider.js';
 
 const bin = (name: string) => repoPath('node_modules', '.bin', name);
 
@@ -71,22 +71,10 @@ const startPrism = (spec: string, target: string, port: number) =>
 // The internal store is the filesystem (so the signed-URL upload route has a transaction); the
 // stack's S3 server plays a project's own bucket, which needs ALLOW_PRIVATE_HOSTS on loopback.
 const storageDir = mkdtempSync(path.join(tmpdir(), 'baas-contract-'));
-// The AI tools run against an OpenAI-compatible server on loopback that accepts the platform key
-// and the spec's example key (saved by the example of PUT /api/user/me/byok).
-const AI_PLATFORM_KEY = 'gsk_contract_platform_0123456789';
-const aiProvider = await startAiProvider([AI_PLATFORM_KEY, 'gsk_0123456789abcdefghijklmnopqrstuvwxyz']);
-aiProvider.fallback = (call) =>
-  call.body.messages?.[0]?.content.includes('design collections')
-    ? {
-        json: {
-          reply: 'A products collection with a title.',
-          collection: { name: 'products', mode: 'schema', fields: [{ name: 'title', type: 'String' }] },
-        },
-      }
-    : { json: { type: 'filter', filters: {}, explanation: 'Every document.' } };
+// The AI tools run against an OpenAI-compatible server on loopback.
+const aiProvider = await startFixtureAiProvider();
 const apps = await startTestApps('contract', {
-  AI_BASE_URL: aiProvider.baseUrl,
-  AI_PLATFORM_KEY,
+  ...aiProvider.env,
   S3_BUCKET: '',
   STORAGE_DIR: storageDir,
   ALLOW_PRIVATE_HOSTS: 'true',
@@ -155,7 +143,7 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await apps.close();
-  await aiProvider.close();
+  await aiProvider.provider.close();
   rmSync(storageDir, { recursive: true, force: true });
 }
 console.log(`\ncontract: ${passed} passed, ${failed} failed`);

@@ -118,3 +118,29 @@ export async function startAiProvider(keys: string[]): Promise<AiProviderServer>
   (state as { baseUrl: string }).baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return state;
 }
+
+/**
+ * The provider of the contract and fuzzing runs: it accepts the platform key below and the spec's
+ * example key (saved by the example of PUT /api/user/me/byok), and answers every prompt with a
+ * valid query or collection design (a new collection name each time, so that a design is never
+ * refused for a name an earlier one took). `env` points the apps at it.
+ */
+export async function startFixtureAiProvider() {
+  const platformKey = 'gsk_contract_platform_0123456789';
+  const provider = await startAiProvider([platformKey, 'gsk_0123456789abcdefghijklmnopqrstuvwxyz']);
+  let designs = 0;
+  provider.fallback = (call) =>
+    call.body.messages?.[0]?.content.includes('design collections')
+      ? {
+          json: {
+            reply: 'A products collection with a title.',
+            collection: {
+              name: `products${++designs}`,
+              mode: 'schema',
+              fields: [{ name: 'title', type: 'String' }],
+            },
+          },
+        }
+      : { json: { type: 'filter', filters: {}, explanation: 'Every document.' } };
+  return { provider, env: { AI_BASE_URL: provider.baseUrl, AI_PLATFORM_KEY: platformKey } };
+}
