@@ -178,13 +178,13 @@ describe('web dashboard in a real browser', function () {
     await go('← products');
     await page.getByText('No documents match.').waitFor();
     await page.getByRole('button', { name: 'Show trash' }).click();
-    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
+    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
     await shot('data-browser-trash');
     await page.getByRole('button', { name: 'Restore' }).click();
     await page.getByText('Document restored.').waitFor();
     await page.getByRole('button', { name: 'Back to documents' }).click();
-    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
-    await page.getByRole('cell', { name: '15' }).waitFor();
+    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
+    await page.getByRole('cell', { name: '15', exact: true }).waitFor();
     await shot('data-browser');
   });
 
@@ -305,7 +305,7 @@ describe('web dashboard in a real browser', function () {
     expect(overflow).to.be.at.most(0);
     await shot('phone-overview');
     await page.goto(`${origin}${projectUrl}/data/products`);
-    await page.getByRole('cell', { name: 'Lamp' }).waitFor();
+    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
     await shot('phone-data-browser');
     await page.goto(`${origin}${projectUrl}/api`);
     await page.getByRole('table', { name: 'Fields of products' }).waitFor();
