@@ -7,20 +7,8 @@ import type { AiSession, AiSessionMessage } from '../services/ai/types.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
 
-interface SessionDoc {
-  _id: ObjectId;
-  projectId: string;
-  developerId: string;
-  messages: AiSessionMessage[];
-  proposal: Record<string, unknown> | null;
-  iterations: number;
-  platformIterations: number;
-  /** Whether the session has taken its slot of the month's platform-key Collection Creator cap. */
-  platformCharged: boolean;
-  createdAt: Date;
-  updatedAt: Date;
-  expiresAt: Date;
-}
+/** The stored session: the service's shape with the database id. */
+type SessionDoc = Omit<AiSession, 'id'> & { _id: ObjectId };
 
 registerPlatformIndexes('ai_sessions', [
   { key: { expiresAt: 1 }, name: 'ttl_expiresAt', expireAfterSeconds: 0 },
