@@ -1,12 +1,8 @@
 // /api/realtime/:collectionName: a collection's document events as Server-Sent Events.
 import type { operations } from '../../generated/public.js';
 import type { Handler } from '../http/types.js';
+import { firstHeader } from '../http/headers.js';
 import type { Services } from '../services/index.js';
-
-const header = (headers: Record<string, string | string[] | undefined>, name: string) => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 /** No caching or buffering by proxies (nginx reads X-Accel-Buffering), so events flow at once. */
 const STREAM_HEADERS = {
@@ -21,7 +17,7 @@ export function realtimeHandlers(services: Services) {
       ctx,
       params.collectionName,
       query as Record<string, unknown>,
-      header(headers, 'last-event-id'),
+      firstHeader(headers, 'last-event-id'),
     );
     return { status: 200, body: stream, headers: STREAM_HEADERS };
   };

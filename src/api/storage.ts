@@ -2,15 +2,11 @@
 // the project allows it), and the filesystem store's own endpoints: signed uploads and public files.
 import type { operations } from '../../generated/public.js';
 import type { Handler } from '../http/types.js';
+import { firstHeader } from '../http/headers.js';
 import { notFound } from '../http/errors.js';
 import type { Services } from '../services/index.js';
 
 type Ops = operations;
-
-const header = (headers: Record<string, string | string[] | undefined>, name: string) => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 /**
  * Served files: the stored type, never sniffed, and sandboxed (an uploaded page gets no origin).
@@ -46,8 +42,8 @@ export function storageHandlers({ storage }: Services) {
       expires: query.expires,
       maxSize: query.maxSize,
       signature: query.signature,
-      contentType: header(headers, 'content-type'),
-      contentLength: header(headers, 'content-length'),
+      contentType: firstHeader(headers, 'content-type'),
+      contentLength: firstHeader(headers, 'content-length'),
       body: rawBody,
     });
     return {

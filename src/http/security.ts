@@ -13,12 +13,10 @@ import { ORIGIN_NOT_ALLOWED } from './cors.js';
 import { forbidden, unauthorized } from './errors.js';
 import type { Principal } from '../services/context.js';
 import type { SecurityInput, SecurityResolver } from './types.js';
+import { firstHeader } from './headers.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const header = (input: SecurityInput, name: string) => {
-  const value = input.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+const header = (input: SecurityInput, name: string) => firstHeader(input.headers, name);
 
 function requestOrigin(input: SecurityInput): string | undefined {
   const origin = header(input, 'origin');
