@@ -8,18 +8,9 @@ import { decodeCursor, encodeCursor, keysetCondition, type SortKey } from '../..
 import { buildProjection } from '../../src/services/data/projection.js';
 import { parseListOptions, parseSort } from '../../src/services/data/query.js';
 import { resolvePath } from '../../src/services/data/field-paths.js';
-import type { CollectionDef } from '../../src/services/types.js';
+import { collectionDef } from '../helpers/collection-def.js';
 
-const def = (mode: CollectionDef['mode'], fields: CollectionDef['fields']): CollectionDef => ({
-  id: 'c',
-  projectId: 'p',
-  name: 'things',
-  mode,
-  fields,
-  rls: { enabled: false, mode: 'public-read', ownerField: 'userId' },
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-});
+const def = collectionDef;
 
 const schema = def('schema', [
   { name: 'n', type: 'Number' },

@@ -3,17 +3,9 @@
 import { expect } from 'chai';
 import { compileFilters } from '../../src/services/realtime/matcher.js';
 import type { CollectionDef } from '../../src/services/types.js';
+import { collectionDef } from '../helpers/collection-def.js';
 
-const def = (mode: CollectionDef['mode'], fields: CollectionDef['fields'] = []): CollectionDef => ({
-  id: 'c',
-  projectId: 'p',
-  name: 'things',
-  mode,
-  fields,
-  rls: { enabled: false, mode: 'public-read', ownerField: 'userId' },
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-});
+const def = collectionDef;
 
 const schema = def('schema', [
   { name: 'n', type: 'Number' },
