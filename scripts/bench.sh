@@ -10,7 +10,9 @@ script=$1
 shift
 bash scripts/install.sh
 started=""
-if bash scripts/stack.sh status test | grep -q stopped || [ ! -f .env.test ]; then
+# The status is read whole first: `grep -q` ending the pipe early would fail it under pipefail.
+status=$(bash scripts/stack.sh status test)
+if grep -q stopped <<<"$status" || [ ! -f .env.test ]; then
   bash scripts/stack.sh start test
   started=1
 fi

@@ -16,7 +16,7 @@ import { format, resolveConfig } from 'prettier';
 import { closeDeps } from '../../src/deps.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
-import { httpLoad, loop, type HttpRequest, type Measure } from './load.js';
+import { httpLoadWithCpu, loop, type HttpRequest, type Measure } from './load.js';
 
 const { values } = parseArgs({
   options: {
@@ -106,9 +106,14 @@ const http = (
   c: number,
   seconds: number,
   op: (typeof ops)[0],
-) => httpLoad({ url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect });
+) =>
+  httpLoadWithCpu(
+    { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
+    url.startsWith(thinUrl) ? thin.pid : api.pid,
+  );
 
 const secret = { 'x-api-key': secretKey };
+const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
 for (const op of ops.filter((o) => wanted(o.name))) {
   // Warm-up of both servers (connections, JIT) before the first measure of each operation.
   await http(thinUrl, {}, 8, 1, op);
@@ -119,7 +124,8 @@ for (const op of ops.filter((o) => wanted(o.name))) {
     const apiMeasure = await http(`${apiUrl}/items`, secret, c, SECONDS, op);
     rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
     console.log(
-      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s`,
+      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
+        `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs`,
     );
   }
 }
@@ -134,7 +140,7 @@ for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   const measure = await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls);
   const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
-  console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s`);
+  console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${cpu(measure)} µs`);
 }
 loadAverage.push(os.loadavg()[0]!);
 
@@ -164,9 +170,12 @@ const lines = [
   `- ${SECONDS} s per measure after a 1 s warm-up per operation; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role in its own process (`src/main.ts public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
+  "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
+  '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
+  '  server is the price of its features; the rest of a request is waiting for the database.',
   '',
-  '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | unexpected (API) |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | unexpected (API) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows
     .map((r) =>
       [
@@ -181,6 +190,8 @@ const lines = [
         r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
         `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
         ratio(r.api.p99, r.thin?.p99),
+        cpu(r.thin),
+        cpu(r.api),
         r.api.unexpected,
       ].join(' | '),
     )

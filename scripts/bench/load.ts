@@ -1,10 +1,13 @@
 // Load for `npm run bench` and `npm run soak`: HTTP through autocannon (keep-alive connections,
 // a fixed number in flight, per-request paths and bodies), and a closed loop for the raw driver.
 // Latencies are kept exactly (autocannon's own histogram has whole milliseconds).
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface Measure {
   requests: number;
+  /** CPU time of the measured server process per request, in microseconds (Linux only). */
+  cpuMicros?: number;
   seconds: number;
   rps: number;
   p50: number;
@@ -111,4 +114,30 @@ export async function loop(concurrency: number, seconds: number, work: (i: numbe
     }),
   );
   return summarize(latencies, (performance.now() - started) / 1000, failed);
+}
+
+/** User plus system CPU time of a process so far, in milliseconds (undefined off Linux). */
+export function cpuMillis(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing paren).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (USER_HZ, 100 on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** Runs an HTTP load and adds the server's CPU time per request to its measure. */
+export async function httpLoadWithCpu(load: HttpLoad, serverPid: number | undefined): Promise<Measure> {
+  const before = cpuMillis(serverPid);
+  const measure = await httpLoad(load);
+  const after = cpuMillis(serverPid);
+  if (before !== undefined && after !== undefined && measure.requests > 0) {
+    measure.cpuMicros = ((after - before) * 1000) / measure.requests;
+  }
+  return measure;
 }
