@@ -9,7 +9,7 @@
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient, ObjectId } from 'mongodb';
 import { format, resolveConfig } from 'prettier';
@@ -198,7 +198,7 @@ const lines = [
     .map((line) => `| ${line} |`),
   '',
 ];
-const outFile = repoPath(values.out);
+const outFile = isAbsolute(values.out) ? values.out : repoPath(values.out);
 mkdirSync(dirname(outFile), { recursive: true });
 // Formatted like every other file of the repository, so that it can be committed as written.
 const text = await format(lines.join('\n'), { ...(await resolveConfig(outFile)), filepath: outFile });

@@ -25,23 +25,32 @@ export interface FindOptions {
 }
 
 const SIZE_PLACEHOLDER_ID = new ObjectId('000000000000000000000000');
-/** Converts driver values for the services: object ids become hex strings, the rest is kept. */
+/**
+ * Converts driver values for the services: object ids become hex strings, the rest is kept.
+ * Documents and arrays are changed in place: what the driver returns is a fresh tree no one else
+ * holds, and a read on the hot path should not copy it once more.
+ */
 function fromStored(value: unknown): unknown {
   if (value instanceof ObjectId) return value.toHexString();
   if (value instanceof Date || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(fromStored);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = fromStored(value[i]);
+    return value;
+  }
   const bsonType = (value as { _bsontype?: string })._bsontype;
   if (bsonType) {
     // Values an external database may hold (Decimal128, Long, Binary, ...): their JSON form.
     const json = (value as { toJSON?: () => unknown }).toJSON?.();
     return json === undefined ? String(value) : json;
   }
-  const out: Record<string, unknown> = {};
+  const doc = value as Record<string, unknown>;
   // TRASH_KEY is index bookkeeping (project-indexes.ts); clients never see it, nor can set it.
-  for (const [key, item] of Object.entries(value)) if (key !== TRASH_KEY) out[key] = fromStored(item);
-  return out;
+  if (TRASH_KEY in doc) delete doc[TRASH_KEY];
+  for (const key in doc) doc[key] = fromStored(doc[key]);
+  return doc;
 }
 
+/** A document from the driver, or handed over by a service, in the services' form (in place). */
 const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
 
 /** The BSON size of a document as stored (its `_id`, hex above src/db, counted as an ObjectId). */
@@ -50,6 +59,17 @@ export function bsonSize(doc: Record<string, unknown>): number {
 }
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
+
+/** Whether a filter matches at most the one document of an `_id` equality (at its top or in its `$and`). */
+function pinsOneId(filter: MongoDocument): boolean {
+  const id: unknown = filter._id;
+  if (id instanceof ObjectId || typeof id === 'string') return true;
+  const all: unknown = filter.$and;
+  return (
+    Array.isArray(all) &&
+    all.some((part) => part !== null && typeof part === 'object' && pinsOneId(part as MongoDocument))
+  );
+}
 
 /**
  * `dbFor` gives the database that holds a project's documents: the managed `p_<projectId>` by
@@ -79,10 +99,9 @@ export function documentsRepo(
       ).findOneAndUpdate(asFilter(filter), update, { returnDocument: 'before', maxTimeMS: timeoutMs });
       if (!before) return undefined;
       const doc = after(before);
-      return {
-        doc: toDocument(doc),
-        delta: BSON.calculateObjectSize(doc) - BSON.calculateObjectSize(before),
-      };
+      // Sizes first: the conversion below changes the tree in place.
+      const delta = BSON.calculateObjectSize(doc) - BSON.calculateObjectSize(before);
+      return { doc: toDocument(doc), delta };
     } catch (err) {
       translateDriverError(err, 'write');
     }
@@ -110,7 +129,10 @@ export function documentsRepo(
       filter: MongoDocument,
       projection?: Record<string, 0 | 1>,
     ): Promise<StoredDocument | undefined> {
-      const limit = limitOf(timeoutMs);
+      // A read pinned to one `_id` is one index lookup: the server bounds it with maxTimeMS, and
+      // even a server that ignores it answers at once, so it needs no driver-side deadline (a
+      // timer and an abort listener per request on the data API's hottest path).
+      const limit = pinsOneId(filter) ? { maxTimeMS: timeoutMs, signal: undefined } : limitOf(timeoutMs);
       try {
         const doc = await (await collection(ref)).findOne(asFilter(filter), { projection, ...limit });
         return doc ? toDocument(doc) : undefined;
@@ -128,7 +150,10 @@ export function documentsRepo(
       }
     },
 
-    /** Inserts one document; returns it with its `_id` and its stored size. */
+    /**
+     * Inserts one document; returns it with its `_id` and its stored size. The document is handed
+     * over: what is returned shares its nested values.
+     */
     async insertOne(
       ref: CollectionRef,
       doc: Record<string, unknown>,
@@ -139,7 +164,8 @@ export function documentsRepo(
       } catch (err) {
         translateDriverError(err, 'write');
       }
-      return { doc: toDocument(stored), size: BSON.calculateObjectSize(stored) };
+      const size = BSON.calculateObjectSize(stored);
+      return { doc: toDocument(stored), size };
     },
 
     /**
@@ -176,7 +202,9 @@ export function documentsRepo(
           { $set: set },
           { returnDocument: 'after', maxTimeMS: timeoutMs },
         );
-        return doc ? { doc: toDocument(doc), size: BSON.calculateObjectSize(doc) } : undefined;
+        if (!doc) return undefined;
+        const size = BSON.calculateObjectSize(doc);
+        return { doc: toDocument(doc), size };
       } catch (err) {
         translateDriverError(err, 'write');
       }

@@ -1,5 +1,6 @@
 // Routing from the spec: one @koa/router route per operation, built once at start, dispatched to
-// the handler named by the operationId. openapi-backend only validates (it is slow as a router).
+// the handler named by the operationId. openapi-backend only validates (it is slow as a router),
+// with its compiled validators over what Koa has parsed (request-input.ts).
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
@@ -8,6 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Principal, RequestContext } from '../services/context.js';
 import { unauthorized } from './errors.js';
 import { toValidationError } from './validation.js';
+import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
@@ -84,7 +86,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
   const router = new Router();
   for (const entry of listOperations(spec)) {
     const handler = handlers[entry.operationId]!;
-    const operation = api.getOperation(entry.operationId)!;
+    const validate = requestValidator(api, api.getOperation(entry.operationId)!);
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
     const guard = gate?.(entry.security);
     const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
@@ -105,16 +107,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       };
       const resolve = () => resolveSecurity(entry.security, security, input);
       const principal = await (guard ? guard(ctx, resolve) : resolve());
-      const validation = api.validateRequest(
-        {
-          method: ctx.method,
-          path: ctx.path,
-          headers: ctx.headers as Record<string, string | string[]>,
-          query: ctx.query as Record<string, string | string[]>,
-          body: ctx.request.body,
-        },
-        operation,
-      );
+      const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
       const context: RequestContext = {
         requestId: ctx.state.requestId as string,
@@ -124,8 +117,8 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       };
       const result = await handler(
         {
-          params: (validation.coerced.params ?? ctx.params) as never,
-          query: (validation.coerced.query ?? ctx.query) as never,
+          params: validation.params as never,
+          query: validation.query as never,
           body: ctx.request.body as never,
           headers: ctx.headers,
           cookies: ctx.cookies,

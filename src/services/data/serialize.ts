@@ -2,15 +2,23 @@
 // leave src/db; Dates (Date fields, createdAt, updatedAt, deletedAt) become ISO 8601 strings.
 export type ApiDocument = Record<string, unknown> & { _id: string };
 
+/**
+ * Changes the tree in place: every caller hands over a document just read or written (from
+ * src/db, a fresh tree of its own), and a response should not cost another copy of it.
+ */
 function plain(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value)) return value.map(plain);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = plain(value[i]);
+    return value;
+  }
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = plain(item);
-    return out;
+    const doc = value as Record<string, unknown>;
+    for (const key in doc) doc[key] = plain(doc[key]);
+    return doc;
   }
   return value;
 }
 
+/** The wire form of a document from src/db; the document itself becomes it (see `plain`). */
 export const toApi = (doc: Record<string, unknown>) => plain(doc) as ApiDocument;
