@@ -62,6 +62,15 @@ const leafType = (field: FieldDef): PathType =>
   field.type === 'Array' ? (field.items?.type ?? 'any') : field.type;
 
 /**
+ * Whether `raw` as a whole names a system field or a field of the definition: a cheap test, which
+ * never throws, before `resolvePath` is asked for it (filters try a key whole before its suffix).
+ */
+export function namesField(def: CollectionDef, raw: string): boolean {
+  const segments = raw.split('.');
+  return SYSTEM_TYPES[segments[0]!] !== undefined || walk(def.fields, segments) !== undefined;
+}
+
+/**
  * Resolves `raw` (a dot path) for a use, or throws a 400 whose message starts with `label`
  * (for example `Invalid filter "title_gt"`).
  */

@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { toObjectId } from '../../db/ids.js';
 import { parseDateValue } from '../schema/validate-document.js';
 import type { CollectionDef } from '../types.js';
-import { resolvePath, type PathType, type ResolvedPath } from './field-paths.js';
+import { namesField, resolvePath, type PathType, type ResolvedPath } from './field-paths.js';
 
 export type Condition = Record<string, unknown>;
 
@@ -55,7 +55,9 @@ function invalid(param: string, problem: string, code = 'INVALID_FILTER'): never
 /** A key names a schema field exactly, or a field plus one suffix. */
 function parseKey(def: CollectionDef, param: string): FilterKey {
   const label = `Invalid filter "${param}"`;
-  if (def.mode === 'schema' && !/[$[\]]/.test(param)) {
+  // Only a key that names a field as a whole is tried so (a failed try would cost an error and
+  // its stack trace on every suffixed filter of every list).
+  if (def.mode === 'schema' && !/[$[\]]/.test(param) && namesField(def, param)) {
     try {
       return { resolved: resolvePath(def, param, 'filter', label), op: 'eq' };
     } catch {
