@@ -1,6 +1,7 @@
 // End-user access tokens: HS256 JWTs signed with a per-project secret (random, encrypted at rest
 // in the project record), 15 minutes, claims `sub`/`userId` (the user id) and `pid` (the project
 // id). A token of one project is refused by every other project.
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { decrypt, deriveKey, encrypt, randomToken } from '../lib/secrets.js';
 import { unauthorized } from '../http/errors.js';
@@ -19,14 +20,16 @@ export type RevocationCheck = (
 export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo, isRevoked?: RevocationCheck) {
   const sealingKey = deriveKey(encryptionKey, 'project-jwt-secret');
   // A project's secret never changes, so a decrypted copy can be kept; bounded, oldest out first.
-  const secrets = new Map<string, string>();
+  // It is kept as a KeyObject: given a string, jsonwebtoken first tries it as a public key (an
+  // exception) and then builds a secret key from it, on every token it signs or verifies.
+  const secrets = new Map<string, KeyObject>();
 
-  async function secretOf(projectId: string): Promise<string> {
+  async function secretOf(projectId: string): Promise<KeyObject> {
     const cached = secrets.get(projectId);
     if (cached) return cached;
     const sealed = await projects.jwtSecretEnc(projectId);
     if (!sealed) throw unauthorized('Invalid access token', 'INVALID_TOKEN');
-    const secret = decrypt(sealingKey, sealed);
+    const secret = createSecretKey(Buffer.from(decrypt(sealingKey, sealed)));
     if (secrets.size >= MAX_CACHED_SECRETS) secrets.delete(secrets.keys().next().value!);
     secrets.set(projectId, secret);
     return secret;
