@@ -9,7 +9,7 @@
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, isAbsolute } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MongoClient, ObjectId } from 'mongodb';
 import { format, resolveConfig } from 'prettier';
@@ -26,7 +26,7 @@ const { values } = parseArgs({
     label: { type: 'string', default: '' },
     /** Only the operations whose name contains one of these words (comma-separated). */
     only: { type: 'string', default: '' },
-    /** Writes a CPU profile of the API process (node --cpu-prof) into this folder. */
+    /** Writes CPU profiles of the API and thin processes (node --cpu-prof) into api/ and thin/ of this folder. */
     profile: { type: 'string' },
   },
 });
@@ -72,19 +72,19 @@ const rawWork: Record<string, (i: number) => Promise<unknown>> = {
 };
 
 // ---- Child processes ----
+/** With --profile, each server writes its CPU profile into a folder of its own under it. */
+const profiled = (server: string) =>
+  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(values.profile, server)}`] : [];
 const thinPort = await freePort();
 const thin = await start(
   'scripts/bench/thin-server.ts',
   [],
   { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items', THIN_PORT: String(thinPort) },
   up(`http://127.0.0.1:${thinPort}/items?price_gte=0&price_lt=1`),
+  profiled('thin'),
 );
 const apiPort = await freePort();
-const api = await startApi(
-  platformDb,
-  apiPort,
-  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
-);
+const api = await startApi(platformDb, apiPort, profiled('api'));
 const only = values.only.split(',').filter(Boolean);
 const wanted = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 

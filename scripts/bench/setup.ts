@@ -77,7 +77,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a TypeScript entry point in a child process and waits until `ready` answers true. */
+/** Starts an entry point in a child process and waits until `ready` answers true. */
 export async function start(
   script: string,
   args: string[],
@@ -85,7 +85,9 @@ export async function start(
   ready: () => Promise<boolean>,
   nodeFlags: string[] = [],
 ) {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script, ...args], {
+  // A compiled entry point (dist/) runs on plain node; a TypeScript one through tsx.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
     cwd: repoPath(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -101,7 +103,7 @@ export async function start(
 
 export const up = (url: string) => async () => (await fetch(url)).status < 500;
 
-/** The public role as deployed (its own process, log level info, output discarded). */
+/** The public role as deployed: compiled (scripts/bench.sh builds first), its own process, log level info, output discarded. */
 export const startApi = (
   platformDb: string,
   port: number,
@@ -109,7 +111,7 @@ export const startApi = (
   env: Record<string, string> = {},
 ) =>
   start(
-    'src/main.ts',
+    'dist/main.js',
     ['public'],
     { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
     up(`http://127.0.0.1:${port}/api/health`),
