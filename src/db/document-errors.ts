@@ -21,18 +21,36 @@ const REFUSED = {
   query: 'Invalid query: the database cannot run it; check the filter values',
 } as const;
 
+/** What the driver is given to bound one read. */
+export interface TimeLimit {
+  maxTimeMS: number;
+  signal: AbortSignal;
+}
+
 /**
- * The time limit of one read: `maxTimeMS` for the server, and an abort signal for the driver a
- * little later. Real MongoDB stops the operation itself at `maxTimeMS` (code 50) and keeps the
- * connection; a server that ignores `maxTimeMS` (mongo-java-server does) would otherwise keep the
- * request waiting for as long as the query runs. The driver's `timeoutMS` (CSOT) is still
- * experimental in driver 6 and did not bound a read here; cursor reads take an `AbortSignal`.
+ * Runs one read under its time limit: `maxTimeMS` for the server, and an abort signal for the
+ * driver a little later. Real MongoDB stops the operation itself at `maxTimeMS` (code 50) and
+ * keeps the connection; a server that ignores `maxTimeMS` (mongo-java-server does) would
+ * otherwise keep the request waiting for as long as the query runs. The driver's `timeoutMS`
+ * (CSOT) is still experimental in driver 6 and did not bound a read here; cursor reads take an
+ * `AbortSignal`. The timer is cleared as soon as the read settles: `AbortSignal.timeout` would
+ * keep a timer and a signal alive for the whole limit after every read, long enough to be
+ * promoted out of the young generation under load. Driver errors are translated.
  */
-export function limitOf(timeoutMs: number): { maxTimeMS: number; signal: AbortSignal } {
-  return {
-    maxTimeMS: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs + Math.max(100, Math.round(timeoutMs / 10))),
-  };
+export async function withTimeLimit<T>(
+  timeoutMs: number,
+  what: 'query' | 'pipeline',
+  read: (limit: TimeLimit) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs + Math.max(100, Math.round(timeoutMs / 10)));
+  try {
+    return await read({ maxTimeMS: timeoutMs, signal: controller.signal });
+  } catch (err) {
+    translateDriverError(err, what, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const isTimeLimit = (err: unknown, signal?: AbortSignal) =>

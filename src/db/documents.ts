@@ -3,7 +3,7 @@
 // translation turns driver errors into the ApiError a client sees.
 import { BSON, type Db, type Document as MongoDocument, type Filter, type Sort } from 'mongodb';
 import type { Database } from './client.js';
-import { limitOf, translateDriverError } from './document-errors.js';
+import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
 import { storedSizes } from './stored-sizes.js';
@@ -109,9 +109,9 @@ export function documentsRepo(
 
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
-      const limit = limitOf(timeoutMs);
-      try {
-        const cursor = (await collection(ref)).find(asFilter(options.filter), {
+      const target = await collection(ref);
+      return withTimeLimit(timeoutMs, 'query', async (limit) => {
+        const cursor = target.find(asFilter(options.filter), {
           projection: options.projection,
           sort: options.sort as Sort | undefined,
           skip: options.skip || undefined,
@@ -119,9 +119,7 @@ export function documentsRepo(
           ...limit,
         });
         return (await cursor.toArray()).map(toDocument);
-      } catch (err) {
-        translateDriverError(err, 'query', limit.signal);
-      }
+      });
     },
 
     async findOne(
@@ -132,22 +130,22 @@ export function documentsRepo(
       // A read pinned to one `_id` is one index lookup: the server bounds it with maxTimeMS, and
       // even a server that ignores it answers at once, so it needs no driver-side deadline (a
       // timer and an abort listener per request on the data API's hottest path).
-      const limit = pinsOneId(filter) ? { maxTimeMS: timeoutMs, signal: undefined } : limitOf(timeoutMs);
-      try {
-        const doc = await (await collection(ref)).findOne(asFilter(filter), { projection, ...limit });
+      const target = await collection(ref);
+      const read = async (limit: Partial<TimeLimit>) => {
+        const doc = await target.findOne(asFilter(filter), { projection, ...limit });
         return doc ? toDocument(doc) : undefined;
+      };
+      if (!pinsOneId(filter)) return withTimeLimit(timeoutMs, 'query', read);
+      try {
+        return await read({ maxTimeMS: timeoutMs });
       } catch (err) {
-        translateDriverError(err, 'query', limit.signal);
+        translateDriverError(err, 'query');
       }
     },
 
     async count(ref: CollectionRef, filter: MongoDocument): Promise<number> {
-      const limit = limitOf(timeoutMs);
-      try {
-        return await (await collection(ref)).countDocuments(asFilter(filter), limit);
-      } catch (err) {
-        translateDriverError(err, 'query', limit.signal);
-      }
+      const target = await collection(ref);
+      return withTimeLimit(timeoutMs, 'query', (limit) => target.countDocuments(asFilter(filter), limit));
     },
 
     /**
@@ -257,9 +255,9 @@ export function documentsRepo(
       pipeline: MongoDocument[],
       caps: { maxResults: number; maxBytes: number },
     ): Promise<{ rows: StoredDocument[]; over?: 'results' | 'bytes' }> {
-      const limit = limitOf(timeoutMs);
-      try {
-        const cursor = (await collection(ref)).aggregate(pipeline, limit);
+      const target = await collection(ref);
+      return withTimeLimit(timeoutMs, 'pipeline', async (limit) => {
+        const cursor = target.aggregate(pipeline, limit);
         const rows: StoredDocument[] = [];
         let bytes = 0;
         for await (const doc of cursor) {
@@ -273,9 +271,7 @@ export function documentsRepo(
           rows.push(toDocument(doc));
         }
         return { rows };
-      } catch (err) {
-        translateDriverError(err, 'pipeline', limit.signal);
-      }
+      });
     },
 
     /**
