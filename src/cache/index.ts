@@ -13,6 +13,7 @@ import {
   type RateBucket,
   type RateDecision,
 } from './rate-limit.js';
+import { rateLeases } from './rate-lease.js';
 import { memoryBus, redisBus, type Bus, type BusHandler, type Subscriber } from './bus.js';
 import { memoryEventLog, redisEventLog, type EventLog } from './event-log.js';
 import { memoryLeases, redisLeases, type Leases } from './leases.js';
@@ -32,7 +33,10 @@ export interface Cache {
   incr(key: string, ttlSeconds: number): Promise<number>;
   /** Gives one count of a live counter back (its expiry unchanged); a counter at zero or gone is removed. */
   decr(key: string): Promise<void>;
-  /** Charges one request to every bucket, or to none when one is empty (see rate-limit.ts). */
+  /**
+   * Charges one request to every bucket, or to none when one is empty (see rate-limit.ts); with
+   * Redis, a busy process takes requests from a short lease of its own (see rate-lease.ts).
+   */
   consume(buckets: RateBucket[]): Promise<RateDecision>;
   /** Messages between processes (Redis pub/sub, or in-process); channels are namespaced like keys. */
   publish: Bus['publish'];
@@ -104,7 +108,6 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
     disableOfflineQueue: true,
     commandOptions: { timeout: timeoutMs },
   });
-  let scriptSha: string | undefined;
   client.on('error', () => {
     // Connection errors surface through the failing command and the health check; the client
     // reconnects by itself.
@@ -136,6 +139,11 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
     shas.set(script, await client.scriptLoad(script));
     return client.eval(script, options);
   };
+  const rateLimits = rateLeases(async (buckets, want, refund) => {
+    const keys = buckets.map((b) => b.key);
+    const reply = await runScript(RATE_LIMIT_SCRIPT, keys, scriptArguments(buckets, want, refund));
+    return parseScriptReply(reply as number[], buckets.length);
+  });
   return {
     kind: 'redis',
     publish: bus.publish,
@@ -161,25 +169,9 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
       // one at -1 without expiry, so a result at or below zero removes the key.
       if ((await client.decr(key)) <= 0) await client.del(key);
     },
-    async consume(buckets) {
-      const options = { keys: buckets.map((b) => b.key), arguments: scriptArguments(buckets) };
-      let reply: unknown;
-      try {
-        // EVALSHA sends the script's digest only; the script itself goes once per server start.
-        reply = scriptSha ? await client.evalSha(scriptSha, options) : undefined;
-      } catch (err) {
-        if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
-      }
-      if (reply === undefined) {
-        scriptSha ??= await client.scriptLoad(RATE_LIMIT_SCRIPT);
-        reply = await client.evalSha(scriptSha, options).catch(async (err: unknown) => {
-          if (!(err instanceof ErrorReply && err.message.startsWith('NOSCRIPT'))) throw err;
-          return client.eval(RATE_LIMIT_SCRIPT, options);
-        });
-      }
-      return parseScriptReply(reply as number[], buckets.length);
-    },
+    consume: rateLimits.consume,
     async close() {
+      rateLimits.close();
       await bus.close();
       await client.close();
     },

@@ -6,9 +6,11 @@
 // emission interval is stored with the arrival time, so that when a limit changes (an operator
 // override) the requests already in the bucket keep their count, not their duration.
 //
-// In Redis this is one Lua script, one round trip per request, timed by the server's clock so
-// that instances with skewed clocks agree. rate-limiter-flexible was considered: its stores count
-// fixed windows (the 2x edge burst) and charge one limiter per call (two round trips here).
+// In Redis this is one Lua script, timed by the server's clock so that instances with skewed
+// clocks agree. It charges several requests at once (a process's lease of tokens, see
+// rate-lease.ts) and takes back the unused ones of an earlier lease. rate-limiter-flexible was
+// considered: its stores count fixed windows (the 2x edge burst) and charge one limiter per call
+// (two round trips here).
 
 export interface RateBucket {
   key: string;
@@ -40,13 +42,14 @@ export interface StoredTat {
   interval: number;
 }
 
-/** The GCRA step for one bucket, shared by the memory store and mirrored by the Lua script. */
-function step(stored: StoredTat | undefined, now: number, bucket: Omit<RateBucket, 'key'>) {
-  const interval = bucket.periodMs / bucket.limit;
-  const held = stored && stored.tat > now ? Math.min((stored.tat - now) / stored.interval, bucket.limit) : 0;
-  const base = now + held * interval;
-  const next = base + interval;
-  return { base, next, fits: next - now <= bucket.periodMs + EPSILON, interval };
+/**
+ * What one bucket holds (in requests) once `refund` unused requests are given back: the arrival
+ * time moves back by refund intervals, never below now (an idle bucket cannot go into credit).
+ */
+function heldOf(stored: StoredTat | undefined, now: number, limit: number, refund: number): number {
+  if (!stored) return 0;
+  const tat = stored.tat - refund * stored.interval;
+  return tat > now ? Math.min((tat - now) / stored.interval, limit) : 0;
 }
 
 function stateOf(tat: number, now: number, bucket: Omit<RateBucket, 'key'>): RateState {
@@ -59,48 +62,81 @@ function stateOf(tat: number, now: number, bucket: Omit<RateBucket, 'key'>): Rat
   };
 }
 
+export interface RateGrant {
+  /** Requests charged to every bucket: the most, up to `want`, that fit in all (0 = refused). */
+  granted: number;
+  /** One per bucket, in the order given, after the grant (or the refusal). */
+  states: RateState[];
+}
+
+/**
+ * The GCRA step for several buckets and `want` requests at once, after giving back `refund`
+ * requests leased earlier and not used (src/cache/rate-lease.ts). Mirrored by the Lua script.
+ */
+export function grant(
+  tats: (StoredTat | undefined)[],
+  now: number,
+  buckets: Omit<RateBucket, 'key'>[],
+  want = 1,
+  refund = 0,
+): RateGrant & { tats: number[] } {
+  let granted = want;
+  const bases = buckets.map((bucket, i) => {
+    const interval = bucket.periodMs / bucket.limit;
+    const base = now + heldOf(tats[i], now, bucket.limit, refund) * interval;
+    const room = Math.max(Math.floor((bucket.periodMs - (base - now)) / interval + EPSILON), 0);
+    granted = Math.min(granted, room);
+    return base;
+  });
+  granted = Math.max(granted, 0);
+  const after = bases.map((base, i) => base + granted * (buckets[i]!.periodMs / buckets[i]!.limit));
+  return { granted, tats: after, states: buckets.map((bucket, i) => stateOf(after[i]!, now, bucket)) };
+}
+
+/** One request: the memory store's step (it needs no leases: it makes no round trip). */
 export function decide(
   tats: (StoredTat | undefined)[],
   now: number,
   buckets: Omit<RateBucket, 'key'>[],
 ): { allowed: boolean; tats: number[]; states: RateState[] } {
-  const steps = buckets.map((bucket, i) => step(tats[i], now, bucket));
-  const allowed = steps.every((s) => s.fits);
-  const after = steps.map((s) => (allowed ? s.next : s.base));
-  return { allowed, tats: after, states: buckets.map((bucket, i) => stateOf(after[i]!, now, bucket)) };
+  const { granted, tats: after, states } = grant(tats, now, buckets);
+  return { allowed: granted === 1, tats: after, states };
 }
 
 /**
- * KEYS: one per bucket. ARGV: limit and period (ms) of each bucket in turn. Returns
- * [allowed, remaining1, resetMs1, retryAfterMs1, remaining2, ...] (integers: Redis truncates).
+ * KEYS: one per bucket. ARGV: want, refund, then limit and period (ms) of each bucket in turn.
+ * Returns [granted, remaining1, resetMs1, retryAfterMs1, remaining2, ...] (integers: Redis
+ * truncates). A refund is written even when nothing is granted.
  */
 export const RATE_LIMIT_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local eps = 1e-6
+local want, refund = tonumber(ARGV[1]), tonumber(ARGV[2])
 local n = #KEYS
-local base, nexts, allowed = {}, {}, 1
+local base, granted = {}, want
 for i = 1, n do
-  local limit, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local limit, period = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
   local interval = period / limit
   local tat = now
   local raw = redis.call('GET', KEYS[i])
   if raw then
     local sep = string.find(raw, ':', 1, true)
-    local stored, storedInterval = tonumber(string.sub(raw, 1, sep - 1)), tonumber(string.sub(raw, sep + 1))
+    local storedInterval = tonumber(string.sub(raw, sep + 1))
+    local stored = tonumber(string.sub(raw, 1, sep - 1)) - refund * storedInterval
     if stored > now then tat = now + math.min((stored - now) / storedInterval, limit) * interval end
   end
   base[i] = tat
-  nexts[i] = tat + interval
-  if nexts[i] - now > period + eps then allowed = 0 end
+  local room = math.max(math.floor((period - (tat - now)) / interval + eps), 0)
+  if room < granted then granted = room end
 end
-local out = { allowed }
+if granted < 0 then granted = 0 end
+local out = { granted }
 for i = 1, n do
-  local limit, period = tonumber(ARGV[2 * i - 1]), tonumber(ARGV[2 * i])
+  local limit, period = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])
   local interval = period / limit
-  local tat = base[i]
-  if allowed == 1 then
-    tat = nexts[i]
+  local tat = base[i] + granted * interval
+  if granted > 0 or refund > 0 then
     redis.call('SET', KEYS[i], string.format('%.17g:%.17g', tat, interval), 'PX', math.max(math.ceil(tat - now), 1))
   end
   local used = tat - now
@@ -111,17 +147,20 @@ end
 return out
 `;
 
-export function parseScriptReply(reply: number[], count: number): RateDecision {
+export function parseScriptReply(reply: number[], count: number): RateGrant {
   const states: RateState[] = [];
   for (let i = 0; i < count; i++) {
     const [remaining, resetMs, retryAfterMs] = reply.slice(1 + i * 3, 4 + i * 3).map(Number);
     states.push({ remaining: remaining!, resetMs: resetMs!, retryAfterMs: retryAfterMs! });
   }
-  return { allowed: Number(reply[0]) === 1, states };
+  return { granted: Number(reply[0]), states };
 }
 
-export const scriptArguments = (buckets: RateBucket[]) =>
-  buckets.flatMap((b) => [String(b.limit), String(b.periodMs)]);
+export const scriptArguments = (buckets: RateBucket[], want: number, refund: number) => [
+  String(want),
+  String(refund),
+  ...buckets.flatMap((b) => [String(b.limit), String(b.periodMs)]),
+];
 
 /** The in-process store: the same algorithm over a map of arrival times (one instance only). */
 export function memoryRateLimiter() {

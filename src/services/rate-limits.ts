@@ -1,7 +1,8 @@
 // Request limits of the public API (DECISIONS §1, §5): per project, its plan's requestsPerMinute
 // (operator overrides applying), and per client IP (RATE_LIMIT_IP_PER_MINUTE), both token buckets
 // in the shared cache (Redis when configured, so every process counts together; see
-// src/cache/rate-limit.ts). One cache round trip charges both buckets.
+// src/cache/rate-limit.ts). One cache call charges both buckets (with Redis, from a lease of
+// requests the process holds when it is busy: src/cache/rate-lease.ts).
 import type { Cache, RateBucket, RateState } from '../cache/index.js';
 import { projectLimits } from '../lib/plans.js';
 import type { KeyKind, PlanName, Project } from './types.js';

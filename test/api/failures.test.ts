@@ -165,5 +165,34 @@ describe('when a dependency goes away', () => {
         await env.proxy.restore();
       }
     });
+
+    it('fails a rate-limit lease fetch for every request waiting on it, and fetches again after', async function () {
+      this.timeout(60_000);
+      await until(200, () => env.client.get('/api/data/posts'), 20_000);
+      await env.app.services.repos.projects.setLimits(env.fixture.project.id, { requestsPerMinute: 6000 });
+      const wave = (n: number) =>
+        Promise.all(Array.from({ length: n }, () => timed(env.client.get('/api/data/posts'))));
+      // Busy enough that requests share leases of the rate limit (src/cache/rate-lease.ts).
+      for (let i = 0; i < 10; i++) await wave(16);
+      await env.proxy.cut();
+      const during = [];
+      try {
+        // The lease held serves on until it is spent; the fetch after it fails for the request
+        // that sent it and for every request waiting on it.
+        for (let i = 0; i < 12; i++) during.push(...(await wave(16)));
+      } finally {
+        await env.proxy.restore();
+      }
+      const failed = during.filter(({ value }) => value.status !== 200);
+      expect(failed).to.have.length.above(16);
+      for (const { value, ms } of failed) {
+        expectUnavailable(value, 'cache');
+        expect(ms).to.be.below(CONNECT_TIMEOUT_MS + 1000);
+      }
+      // No failed fetch is left in place: once Redis is back, busy traffic is answered again.
+      await until(200, () => env.client.get('/api/data/posts'), 20_000);
+      const after = await wave(32);
+      expect(after.map(({ value }) => value.status)).to.deep.equal(Array(32).fill(200));
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { decide, type StoredTat } from '../../src/cache/rate-limit.js';
+import { decide, grant, type StoredTat } from '../../src/cache/rate-limit.js';
+import { leasedStates, leaseSize, MAX_LEASE } from '../../src/cache/rate-lease.js';
 
 const MINUTE = 60_000;
 
@@ -60,5 +61,64 @@ describe('rate-limit buckets (GCRA)', () => {
     const lowered = decide([held], 0, [{ limit: 2, periodMs: MINUTE }]);
     expect(lowered.allowed).to.equal(false);
     expect(lowered.states[0]!.retryAfterMs).to.equal(30_000);
+  });
+});
+
+describe('rate-limit grants of several requests at once (leases)', () => {
+  const bucket = { limit: 10, periodMs: MINUTE };
+  const interval = MINUTE / 10;
+
+  it('grants the most that fits, up to what is asked, and charges exactly that', () => {
+    const fresh = grant([undefined], 0, [bucket], 4);
+    expect(fresh.granted).to.equal(4);
+    expect(fresh.tats[0]).to.equal(4 * interval);
+    expect(fresh.states[0]).to.include({ remaining: 6, retryAfterMs: 0 });
+    // 7 held: 3 fit of the 5 asked.
+    const partial = grant([{ tat: 7 * interval, interval }], 0, [bucket], 5);
+    expect(partial.granted).to.equal(3);
+    expect(partial.states[0]!.remaining).to.equal(0);
+  });
+
+  it('refuses with the retry-after of a single request when nothing fits', () => {
+    const full = grant([{ tat: MINUTE, interval }], 0, [bucket], 8);
+    expect(full.granted).to.equal(0);
+    expect(full.tats[0]).to.equal(MINUTE);
+    expect(full.states[0]).to.deep.equal({ remaining: 0, resetMs: MINUTE, retryAfterMs: interval });
+  });
+
+  it('grants what fits in every bucket, and charges every bucket alike', () => {
+    const buckets = [bucket, { limit: 100, periodMs: MINUTE }];
+    const result = grant([{ tat: 8 * interval, interval }, undefined], 0, buckets, 16);
+    expect(result.granted).to.equal(2);
+    expect(result.states.map((s) => s.remaining)).to.deep.equal([0, 98]);
+  });
+
+  it('gives unused requests back before granting, never below now', () => {
+    // 6 held, 4 of them leased and never used: after the refund 2 are held, so 8 fit.
+    const refunded = grant([{ tat: 6 * interval, interval }], 0, [bucket], 10, 4);
+    expect(refunded.granted).to.equal(8);
+    expect(refunded.tats[0]).to.equal(10 * interval);
+    // A refund larger than what is held leaves an empty bucket, not a credit.
+    const emptied = grant([{ tat: 2 * interval, interval }], 0, [bucket], 20, 50);
+    expect(emptied.granted).to.equal(10);
+    // Nothing asked: the refund alone.
+    const only = grant([{ tat: 6 * interval, interval }], 0, [bucket], 0, 4);
+    expect(only.granted).to.equal(0);
+    expect(only.states[0]!.remaining).to.equal(8);
+  });
+
+  it('sizes a lease by recent traffic, capped by a share of what remains', () => {
+    expect(leaseSize(40, undefined), 'nothing known yet').to.equal(1);
+    expect(leaseSize(1, 3000), 'one request at a time').to.equal(1);
+    expect(leaseSize(40, 3000)).to.equal(40);
+    expect(leaseSize(400, 3000), '1/16 of what remains').to.equal(187);
+    expect(leaseSize(5000, 1e9)).to.equal(MAX_LEASE);
+    expect(leaseSize(40, 31), 'close to the limit: exact').to.equal(1);
+    expect(leaseSize(40, 0)).to.equal(1);
+  });
+
+  it('reports what Redis said remains plus what the process still holds', () => {
+    const states = [{ remaining: 90, resetMs: 20_000, retryAfterMs: 0 }];
+    expect(leasedStates(states, 5, 300)).to.deep.equal([{ remaining: 95, resetMs: 19_700, retryAfterMs: 0 }]);
   });
 });
