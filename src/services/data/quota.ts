@@ -185,15 +185,18 @@ export function databaseQuota(
       write: () => Promise<T>,
       actual: (result: T) => number,
     ): Promise<T> {
-      if (await isExternal(project.id)) return write();
+      const [external, limits] = await Promise.all([
+        isExternal(project.id),
+        addedBytes > 0 ? limitsOf(project) : undefined,
+      ]);
+      if (external) return write();
       let lease = leases.get(project.id);
       if (!lease) leases.set(project.id, (lease = newLease(Date.now())));
       lease.inflight += 1;
       lease.lastActive = Date.now();
       try {
         let ticket: Ticket = { reserved: 0, leased: isOpen(lease, Date.now()) };
-        if (addedBytes > 0)
-          ticket = await admit(project, lease, addedBytes, (await limitsOf(project)).databaseBytes);
+        if (limits) ticket = await admit(project, lease, addedBytes, limits.databaseBytes);
         let result: T;
         try {
           result = await write();
@@ -213,6 +216,14 @@ export function databaseQuota(
     /** Records what a write really changed. */
     charge: (project: Project, deltaBytes: number) => projects.addDatabaseUsed(project.id, deltaBytes),
     chargeProject: (projectId: string, deltaBytes: number) => projects.addDatabaseUsed(projectId, deltaBytes),
+    /**
+     * Whether a write of the project starting now would reserve from a lease (others under way
+     * here, or a lease open): a reservation larger than the write needs then costs nothing.
+     */
+    leasing(projectId: string): boolean {
+      const lease = leases.get(projectId);
+      return !!lease && !stopping && (lease.inflight > 0 || isOpen(lease, Date.now()));
+    },
     /** Gives back what this process holds for the project, so that its counter reads exact. */
     settle,
     /** Bytes this process holds reserved for the project and no write has taken (tests). */
