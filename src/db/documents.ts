@@ -7,6 +7,7 @@ import { translateDriverError, withTimeLimit, type TimeLimit } from './document-
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
 import { storedSizes } from './stored-sizes.js';
+import { bsonSize, setGrowthBound } from './write-sizes.js';
 
 /** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
 export type StoredDocument = Record<string, unknown> & { _id: string };
@@ -24,7 +25,6 @@ export interface FindOptions {
   projection?: Record<string, 0 | 1>;
 }
 
-const SIZE_PLACEHOLDER_ID = new ObjectId('000000000000000000000000');
 /**
  * Converts driver values for the services: object ids become hex strings, the rest is kept.
  * Documents and arrays are changed in place: what the driver returns is a fresh tree no one else
@@ -52,11 +52,6 @@ function fromStored(value: unknown): unknown {
 
 /** A document from the driver, or handed over by a service, in the services' form (in place). */
 const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
-
-/** The BSON size of a document as stored (its `_id`, hex above src/db, counted as an ObjectId). */
-export function bsonSize(doc: Record<string, unknown>): number {
-  return BSON.calculateObjectSize({ ...doc, _id: SIZE_PLACEHOLDER_ID } as MongoDocument);
-}
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
 
@@ -149,31 +144,29 @@ export function documentsRepo(
     },
 
     /**
-     * Inserts one document; returns it with its `_id` and its stored size. The document is handed
-     * over: what is returned shares its nested values.
+     * Inserts one document; returns it with its `_id`. Its stored size is `sizeOf(doc)`, known
+     * before the write (the quota reserves it), so it is not measured again. The document is
+     * handed over: what is returned shares its nested values.
      */
-    async insertOne(
-      ref: CollectionRef,
-      doc: Record<string, unknown>,
-    ): Promise<{ doc: StoredDocument; size: number }> {
+    async insertOne(ref: CollectionRef, doc: Record<string, unknown>): Promise<{ doc: StoredDocument }> {
       const stored = { _id: new ObjectId(), ...doc };
       try {
         await (await collection(ref)).insertOne(stored);
       } catch (err) {
         translateDriverError(err, 'write');
       }
-      const size = BSON.calculateObjectSize(stored);
-      return { doc: toDocument(stored), size };
+      return { doc: toDocument(stored) };
     },
 
     /**
      * Inserts all documents or none: when the database refuses one (a unique clash), the ones
-     * already written by this call are removed again before the error is reported.
+     * already written by this call are removed again before the error is reported. Their stored
+     * sizes are the sum of `sizeOf`, as for one.
      */
     async insertMany(
       ref: CollectionRef,
       docs: Record<string, unknown>[],
-    ): Promise<{ docs: StoredDocument[]; size: number }> {
+    ): Promise<{ docs: StoredDocument[] }> {
       const stored = docs.map((doc) => ({ _id: new ObjectId(), ...doc }));
       const target = await collection(ref);
       try {
@@ -182,30 +175,22 @@ export function documentsRepo(
         await target.deleteMany({ _id: { $in: stored.map((d) => d._id) } });
         translateDriverError(err, 'write');
       }
-      const size = stored.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
-      return { docs: stored.map(toDocument), size };
+      return { docs: stored.map(toDocument) };
     },
 
-    /** Applies `$set` to the one document matching `filter`; the document after, or undefined. */
-    async update(
+    /**
+     * Applies `$set` to the one document matching `filter` in one atomic step: the document after
+     * is derived from the one before with `after` (the services' preview of the same `$set`), so
+     * the size difference is exact even when other writes race, and no read is needed before it.
+     * Undefined when none matched.
+     */
+    async setKept(
       ref: CollectionRef,
       filter: MongoDocument,
       set: Record<string, unknown>,
-    ): Promise<{ doc: StoredDocument; size: number } | undefined> {
-      try {
-        const doc = await (
-          await collection(ref)
-        ).findOneAndUpdate(
-          asFilter(filter),
-          { $set: set },
-          { returnDocument: 'after', maxTimeMS: timeoutMs },
-        );
-        if (!doc) return undefined;
-        const size = BSON.calculateObjectSize(doc);
-        return { doc: toDocument(doc), size };
-      } catch (err) {
-        translateDriverError(err, 'write');
-      }
+      after: (before: Record<string, unknown>) => Record<string, unknown>,
+    ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
+      return changeKept(ref, filter, { $set: set }, after);
     },
 
     /**
@@ -242,6 +227,7 @@ export function documentsRepo(
 
     /** Size of a stored document (the base of an update's quota difference). */
     sizeOf: bsonSize,
+    setGrowthBound,
 
     ...storedSizes(dbFor),
 

@@ -32,18 +32,20 @@ export function projectSlots(projects: Collection<ProjectDoc>) {
     /**
      * Adds `bytes` to `usage.databaseUsed` only if the sum stays within `limit`: the check and the
      * charge are one conditional update, so concurrent writes in any number of processes cannot
-     * pass the limit together. False when refused. A counter never written yet counts as 0.
+     * pass the limit together. Returns the counter after the charge (what is left under the limit
+     * sizes the quota's leases), undefined when refused. A counter never written yet counts as 0.
      */
-    async reserveDatabaseBytes(id: string, bytes: number, limit: number): Promise<boolean> {
-      if (bytes > limit) return false;
-      const result = await projects.updateOne(
+    async reserveDatabaseBytes(id: string, bytes: number, limit: number): Promise<number | undefined> {
+      if (bytes > limit) return undefined;
+      const after = await projects.findOneAndUpdate(
         {
           _id: new ObjectId(id),
           $or: [{ 'usage.databaseUsed': { $lte: limit - bytes } }, { 'usage.databaseUsed': null }],
         },
         { $inc: { 'usage.databaseUsed': bytes } },
+        { returnDocument: 'after', projection: { 'usage.databaseUsed': 1 } },
       );
-      return result.modifiedCount === 1;
+      return after ? (after.usage?.databaseUsed ?? bytes) : undefined;
     },
     /** Gives a collection slot back (a create that failed, a delete). */
     async releaseCollectionSlot(id: string): Promise<void> {

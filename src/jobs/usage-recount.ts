@@ -11,6 +11,9 @@
 // charge (a few milliseconds); its bytes may then be counted twice or not at all until the next
 // run, which measures again. Storage waits while a confirm is under way (its bytes are charged
 // before its record shows them). Running it twice in a row changes nothing the second time.
+// Reading the counters settles this process's database quota leases first (services/index.ts);
+// another process's open lease (about a second at most) may leave the counter low by its unused
+// rest until the next run.
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import type { ProjectUsage } from '../services/types.js';

@@ -121,6 +121,14 @@ export function createServices(deps: Deps) {
     },
   );
   const quota = databaseQuota(repos.projects, cachedLimitsOf, isExternal);
+  // Whoever reads the counter through this process (usage report, recount, roll-up, upload and
+  // quota checks) first gets back what this process's leases hold for the project, so it reads
+  // exact; another process's open lease may still show in it for up to about a second.
+  const readUsage = repos.projects.usage;
+  repos.projects.usage = async (projectId) => {
+    await quota.settle(projectId);
+    return readUsage(projectId);
+  };
   const realtime = realtimeService({
     cache: deps.cache,
     definitions: definition,
@@ -133,6 +141,7 @@ export function createServices(deps: Deps) {
   });
   events.on(realtime.publish);
   const usage = usageServices(platform, deps.log, projects, {
+    settleDatabaseUsed: quota.settle,
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
   });
@@ -143,6 +152,7 @@ export function createServices(deps: Deps) {
     limitsOf: cachedLimitsOf,
     isExternal,
     events,
+    quota,
   });
   return {
     repos,
@@ -187,6 +197,7 @@ export function createServices(deps: Deps) {
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
     usage,
+    quota,
     realtime,
     projectApi: projectApiService({
       cache: deps.cache,

@@ -47,6 +47,7 @@ export async function startTestApp(
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await services.quota.stop();
       await deps.db.platform.dropDatabase().catch(() => undefined);
       await closeDeps(deps);
     },

@@ -5,7 +5,7 @@ import type { ProjectsRepo } from '../../db/projects.js';
 import type { EventBus } from '../events.js';
 import type { PlanLimits, Project } from '../types.js';
 import type { DefinitionLookup } from './access.js';
-import { databaseQuota } from './quota.js';
+import { databaseQuota, type DatabaseQuota } from './quota.js';
 import { documentReads } from './reads.js';
 import { documentWrites } from './writes.js';
 
@@ -18,10 +18,12 @@ export interface DataServiceDeps {
   /** Whether the project uses its own database (no managed quota then). */
   isExternal?: (projectId: string) => Promise<boolean>;
   events: EventBus;
+  /** The process's one quota (its leases are per process); a new one when not given. */
+  quota?: DatabaseQuota;
 }
 
 export function dataService(deps: DataServiceDeps) {
-  const quota = databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
+  const quota = deps.quota ?? databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
   return {
     ...documentReads(deps.documents, deps.definitions),
     ...documentWrites(deps.documents, deps.definitions, quota, deps.events),

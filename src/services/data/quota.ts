@@ -3,24 +3,163 @@
 // every successful write moves the counter by what it really added or removed. A write that grows
 // the database reserves its bytes before it is made, with one conditional update that is both the
 // check and the charge (exact under concurrency, one round trip); a failed write gives them back.
+//
+// Leases: while a project has several writes under way in this process, one conditional update
+// reserves a chunk (~200 ms of its recent rate, at most 1/16 of the room left and 1 MiB) and the
+// writes that fit in it are admitted here, without a platform round trip; those arriving while a
+// chunk is being fetched wait for it. The chunk's unused rest and the writes' corrections go back
+// in one `$inc` when the lease ends (1 s after it opened), when the project is idle here (100 ms)
+// and on shutdown (`stop`). One write at a time, or little room left, is the exact per-write
+// reservation above. Readers of `databaseUsed` in this process settle first (`settle`); another
+// process's open lease may show in the counter for up to about a second.
 import { quotaExceeded } from '../../http/errors.js';
 import type { ProjectsRepo } from '../../db/projects.js';
 import type { PlanLimits, Project } from '../types.js';
+import {
+  LEASE_DEFAULTS,
+  chunkSize,
+  countBytes,
+  isOpen,
+  newLease,
+  type LeaseSettings,
+  type ProjectLease,
+} from './quota-lease.js';
+
+type QuotaProjects = Pick<ProjectsRepo, 'reserveDatabaseBytes' | 'addDatabaseUsed' | 'usage'>;
+
+/** What a write reserved, and whether it came from a lease (its correction may then wait). */
+interface Ticket {
+  reserved: number;
+  leased: boolean;
+}
 
 export function databaseQuota(
-  projects: ProjectsRepo,
+  projects: QuotaProjects,
   limitsOf: (project: Project) => Promise<PlanLimits>,
   /** A project on its own database has no managed size limit (SERVICE-SPEC, DECISIONS §7). */
   isExternal: (projectId: string) => Promise<boolean> = async () => false,
+  settings: LeaseSettings = LEASE_DEFAULTS,
 ) {
-  async function reserve(project: Project, addedBytes: number): Promise<number> {
-    if (addedBytes <= 0 || (await isExternal(project.id))) return 0;
-    const { databaseBytes } = await limitsOf(project);
-    if (await projects.reserveDatabaseBytes(project.id, addedBytes, databaseBytes)) return addedBytes;
+  const leases = new Map<string, ProjectLease>();
+  let stopping = false;
+
+  const refused = async (project: Project, limit: number, addedBytes: number) => {
     const used = (await projects.usage(project.id)).databaseUsed;
-    throw quotaExceeded(
-      `Database quota exceeded: the project uses ${used} of ${databaseBytes} bytes and this write needs ${addedBytes} more`,
+    return quotaExceeded(
+      `Database quota exceeded: the project uses ${used} of ${limit} bytes and this write needs ${addedBytes} more`,
     );
+  };
+
+  async function reserveExactly(id: string, lease: ProjectLease, bytes: number, limit: number) {
+    const after = await projects.reserveDatabaseBytes(id, bytes, limit);
+    if (after !== undefined) lease.room = limit - after;
+    return after !== undefined;
+  }
+
+  /** Closes the lease: its unused bytes and its writes' corrections go back in one `$inc`. */
+  async function giveBack(id: string, lease: ProjectLease): Promise<void> {
+    clearTimeout(lease.timer);
+    lease.timer = undefined;
+    lease.openUntil = 0;
+    const delta = lease.owed - lease.held;
+    lease.owed = 0;
+    lease.held = 0;
+    if (delta === 0) return;
+    try {
+      await projects.addDatabaseUsed(id, delta);
+    } catch (err) {
+      // Kept for the next settle: losing it would leave the counter wrong until the recount.
+      lease.owed += delta;
+      throw err;
+    }
+  }
+
+  /** Runs `step` as the project's one platform call of the lease; later ones wait for it. */
+  function serially(lease: ProjectLease, step: () => Promise<void>): Promise<void> {
+    // The callback runs once `step` settles, after `tracked` is set below.
+    const run = step().finally(() => {
+      if (lease.busy === tracked) lease.busy = undefined;
+    });
+    const tracked = run.catch(() => undefined);
+    lease.busy = tracked;
+    return run;
+  }
+
+  async function settle(projectId: string): Promise<void> {
+    const lease = leases.get(projectId);
+    if (!lease) return;
+    while (lease.busy) await lease.busy;
+    if (lease.held !== 0 || lease.owed !== 0 || lease.openUntil !== 0)
+      await serially(lease, () => giveBack(projectId, lease));
+    if (lease.inflight === 0 && !lease.busy && lease.openUntil === 0) leases.delete(projectId);
+  }
+
+  /** Ends the lease at its end or when the project is idle here; checks every `idleMs`. */
+  function watch(id: string, lease: ProjectLease): void {
+    lease.timer = setTimeout(() => {
+      lease.timer = undefined;
+      const now = Date.now();
+      const idle = lease.inflight === 0 && now - lease.lastActive >= settings.idleMs;
+      if (lease.openUntil !== 0 && !idle && isOpen(lease, now)) return watch(id, lease);
+      settle(id).catch(() => {
+        // The bytes stay owed; the next settle (another write's lease, a reader, stop) retries.
+        if (!lease.timer && lease.owed !== 0) watch(id, lease);
+      });
+    }, settings.idleMs);
+    lease.timer.unref();
+  }
+
+  /** Reserves `need` bytes for one write: from the open lease, a new chunk, or exactly. */
+  async function admit(project: Project, lease: ProjectLease, need: number, limit: number): Promise<Ticket> {
+    const id = project.id;
+    // One write at a time (or shutting down): today's exact reservation, nothing held here.
+    if (stopping || (lease.inflight === 1 && !isOpen(lease, Date.now()))) {
+      if (!(await reserveExactly(id, lease, need, limit))) throw await refused(project, limit, need);
+      return { reserved: need, leased: false };
+    }
+    countBytes(lease, need, Date.now());
+    for (;;) {
+      const now = Date.now();
+      if (isOpen(lease, now) && lease.held >= need) {
+        lease.held -= need;
+        return { reserved: need, leased: true };
+      }
+      if (lease.busy) {
+        await lease.busy;
+        continue;
+      }
+      const chunk = chunkSize(lease, need, now, settings);
+      if (chunk >= need) {
+        let got = false;
+        await serially(lease, async () => {
+          if (!(await reserveExactly(id, lease, chunk, limit))) {
+            lease.room = 0; // Too little left for a chunk: exact reservations from now on.
+            return;
+          }
+          got = true;
+          lease.held += chunk - need;
+          if (!isOpen(lease, Date.now())) {
+            lease.openUntil = Date.now() + settings.leaseMs;
+            if (!lease.timer) watch(id, lease);
+          }
+        });
+        if (got) return { reserved: need, leased: true };
+        continue;
+      }
+      // Little room left: exact, as for a lone write. What this process holds goes back first
+      // (and again before a refusal), so that the limit is met at the same byte as without leases.
+      for (let attempt = 0; ; attempt++) {
+        if (lease.held !== 0 || lease.owed !== 0) await serially(lease, () => giveBack(id, lease));
+        if (await reserveExactly(id, lease, need, limit)) return { reserved: need, leased: false };
+        if (attempt > 0 || (lease.held === 0 && lease.owed === 0)) throw await refused(project, limit, need);
+      }
+    }
+  }
+
+  /** Records a write's correction: with the lease's give-back while one is open, else now. */
+  async function correct(projectId: string, lease: ProjectLease, ticket: Ticket, delta: number) {
+    if (ticket.leased && isOpen(lease, Date.now()) && !stopping) lease.owed += delta;
+    else await projects.addDatabaseUsed(projectId, delta);
   }
 
   return {
@@ -46,20 +185,54 @@ export function databaseQuota(
       write: () => Promise<T>,
       actual: (result: T) => number,
     ): Promise<T> {
-      const reserved = await reserve(project, addedBytes);
-      let result: T;
+      const [external, limits] = await Promise.all([
+        isExternal(project.id),
+        addedBytes > 0 ? limitsOf(project) : undefined,
+      ]);
+      if (external) return write();
+      let lease = leases.get(project.id);
+      if (!lease) leases.set(project.id, (lease = newLease(Date.now())));
+      lease.inflight += 1;
+      lease.lastActive = Date.now();
       try {
-        result = await write();
-      } catch (err) {
-        if (reserved) await projects.addDatabaseUsed(project.id, -reserved);
-        throw err;
+        let ticket: Ticket = { reserved: 0, leased: isOpen(lease, Date.now()) };
+        if (limits) ticket = await admit(project, lease, addedBytes, limits.databaseBytes);
+        let result: T;
+        try {
+          result = await write();
+        } catch (err) {
+          if (ticket.reserved) await correct(project.id, lease, ticket, -ticket.reserved);
+          throw err;
+        }
+        await correct(project.id, lease, ticket, actual(result) - ticket.reserved);
+        return result;
+      } finally {
+        lease.inflight -= 1;
+        lease.lastActive = Date.now();
+        if (lease.inflight === 0 && !lease.busy && lease.openUntil === 0 && lease.owed === 0)
+          leases.delete(project.id);
       }
-      await projects.addDatabaseUsed(project.id, actual(result) - reserved);
-      return result;
     },
     /** Records what a write really changed. */
     charge: (project: Project, deltaBytes: number) => projects.addDatabaseUsed(project.id, deltaBytes),
     chargeProject: (projectId: string, deltaBytes: number) => projects.addDatabaseUsed(projectId, deltaBytes),
+    /**
+     * Whether a write of the project starting now would reserve from a lease (others under way
+     * here, or a lease open): a reservation larger than the write needs then costs nothing.
+     */
+    leasing(projectId: string): boolean {
+      const lease = leases.get(projectId);
+      return !!lease && !stopping && (lease.inflight > 0 || isOpen(lease, Date.now()));
+    },
+    /** Gives back what this process holds for the project, so that its counter reads exact. */
+    settle,
+    /** Bytes this process holds reserved for the project and no write has taken (tests). */
+    held: (projectId: string) => leases.get(projectId)?.held ?? 0,
+    /** At shutdown: no new leases, and every open one gives its unused bytes back. */
+    async stop(): Promise<void> {
+      stopping = true;
+      await Promise.all([...leases.keys()].map((id) => settle(id)));
+    },
   };
 }
 

@@ -107,6 +107,42 @@ export function documentWrites(
     return { stored, filter };
   }
 
+  /**
+   * An update with no read before it, while the project's writes go through a quota lease (where
+   * reserving more than needed is free): the reservation is a bound of what the `$set` can add,
+   * and the filter holds the checks the read would make (active, owned by the token's user). The
+   * owner field is left to the read path, which compares it with the stored value. Undefined
+   * when this path does not apply, the bound does not fit (the exact path decides, as it would
+   * without leases), or nothing matched (the read path tells a 404 from a 403).
+   */
+  async function updateUnread(
+    target: Target,
+    id: string,
+    ownerId: string | undefined,
+    set: Record<string, unknown>,
+  ): Promise<{ doc: StoredDocument } | undefined> {
+    const { def, caller, ref } = target;
+    if (!quota.leasing(ref.projectId)) return undefined;
+    const owner = def.rls.ownerField;
+    if (def.rls.enabled && Object.keys(set).some((key) => key === owner || key.startsWith(`${owner}.`)))
+      return undefined;
+    const bound = repo.setGrowthBound(set);
+    if (bound === undefined) return undefined;
+    const filter: Record<string, unknown> = { _id: toObjectId(documentId(id))!, ...ACTIVE };
+    if (ownerId !== undefined) filter[owner] = { $eq: ownerId };
+    try {
+      return await quota.within(
+        caller.project,
+        bound,
+        () => repo.setKept(ref, filter, set, (before) => applySet(before, set)),
+        (result) => result?.delta ?? 0,
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'QUOTA_EXCEEDED') return undefined;
+      throw err;
+    }
+  }
+
   /** Before a restore: a unique value of the document taken by an active one meanwhile is a 409. */
   async function assertUniqueFree(target: Target, stored: StoredDocument): Promise<void> {
     for (const field of target.def.fields.filter((f) => f.unique)) {
@@ -131,11 +167,13 @@ export function documentWrites(
     async create(ctx: RequestContext, name: string, body: unknown): Promise<ApiDocument> {
       const target = await openCollection(ctx, name, definitions);
       const doc = prepare(target, body, writeOwner(target), new Date());
+      // The size measured before the insert is the stored one (the document plus its `_id`).
+      const size = repo.sizeOf(doc);
       const saved = await quota.within(
         target.caller.project,
-        repo.sizeOf(doc),
+        size,
         () => repo.insertOne(target.ref, doc),
-        (result) => result.size,
+        () => size,
       );
       const out = toApi(saved.doc);
       await emit('document.created', target, out._id, out);
@@ -161,11 +199,12 @@ export function documentWrites(
         }
       });
       assertUniqueWithin(target.def, docs);
+      const size = docs.reduce((sum, doc) => sum + repo.sizeOf(doc), 0);
       const saved = await quota.within(
         target.caller.project,
-        docs.reduce((sum, doc) => sum + repo.sizeOf(doc), 0),
+        size,
         () => repo.insertMany(target.ref, docs),
-        (result) => result.size,
+        () => size,
       );
       const out = saved.docs.map(toApi);
       for (const doc of out) await emit('document.created', target, doc._id, doc);
@@ -183,19 +222,28 @@ export function documentWrites(
         ]);
       }
       assertNoLookalikeOwner(target.def, Object.keys(changes));
+      const set = { ...changes, updatedAt: new Date() };
+      const inPlace = await updateUnread(target, id, ownerId, set);
+      if (inPlace) {
+        const out = toApi(inPlace.doc);
+        await emit('document.updated', target, out._id, out);
+        return out;
+      }
       const { stored, filter } = await load(target, id, ownerId);
       assertMayChange(target.def, stored, changes, ownerId);
-      const set = { ...changes, updatedAt: new Date() };
-      const before = repo.sizeOf(stored);
+      // Reserved by what the read document says; charged by what the atomic write really
+      // changed (the document may have changed since it was read).
       const saved = await quota.within(
         target.caller.project,
-        repo.sizeOf(applySet(stored, set)) - before,
+        repo.sizeOf(applySet(stored, set)) - repo.sizeOf(stored),
         async () => {
-          const updated = await repo.update(target.ref, { ...filter, ...ACTIVE }, set);
+          const updated = await repo.setKept(target.ref, { ...filter, ...ACTIVE }, set, (doc) =>
+            applySet(doc, set),
+          );
           if (!updated) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
           return updated;
         },
-        (result) => result.size - before,
+        (result) => result.delta,
       );
       const out = toApi(saved.doc);
       await emit('document.updated', target, out._id, out);

@@ -13,7 +13,10 @@ export function usageServices(
   platform: Database['platform'],
   log: Logger,
   projects: ProjectsService,
-  sources: Pick<UsageReportDeps, 'mailSent' | 'webhookCount'>,
+  sources: Pick<UsageReportDeps, 'mailSent' | 'webhookCount'> & {
+    /** Gives back what this process's quota leases hold, so that `databaseUsed` reads exact. */
+    settleDatabaseUsed?: (projectId: string) => Promise<void>;
+  },
 ) {
   const repo = usageRepo(platform);
   const counter = usageCounter(repo, log.child({ component: 'usage' }));
@@ -25,6 +28,8 @@ export function usageServices(
     mailSent: sources.mailSent,
     /** The report for a member of the project (404 for anyone else). */
     async forMember(ctx: RequestContext, projectId: string) {
+      // Before the project is read (a no-op for a project this process holds nothing for).
+      await sources.settleDatabaseUsed?.(projectId);
       return report(await projects.requireAccess(ctx, projectId, 'member'));
     },
   };

@@ -1,0 +1,95 @@
+// The per-project state of the database quota in this process: what is reserved in the platform
+// counter and not taken by a write yet (`held`), what the writes made under a lease still owe the
+// counter (`owed`: what they really changed minus what they reserved), the lease's end, the
+// writes under way and the recent bytes rate that sizes the next chunk. Pure bookkeeping, no I/O.
+
+export interface LeaseSettings {
+  /** A chunk is about this much time of the project's recent write rate... */
+  chunkMs: number;
+  /** ...at most this share of what is left under the limit (1/16: near the limit, no chunks)... */
+  roomShare: number;
+  /** ...and at most this many bytes. */
+  maxChunk: number;
+  /** A lease gives its unused bytes back this long after it opened... */
+  leaseMs: number;
+  /** ...or once the project has had no write under way in this process for this long. */
+  idleMs: number;
+}
+
+export const LEASE_DEFAULTS: LeaseSettings = {
+  chunkMs: 200,
+  roomShare: 16,
+  maxChunk: 1 << 20,
+  leaseMs: 1_000,
+  idleMs: 100,
+};
+
+const RATE_WINDOW_MS = 1_000;
+
+export interface ProjectLease {
+  /** Writes of the project under way in this process. */
+  inflight: number;
+  /** Bytes reserved in the platform counter that no write has taken yet. */
+  held: number;
+  /** Corrections of leased writes not written to the counter yet (positive: more is used). */
+  owed: number;
+  /** When the open lease ends (ms since the epoch); 0 when no lease is open. */
+  openUntil: number;
+  /** When a write of the project last started or ended. */
+  lastActive: number;
+  /** The limit minus the counter, as the last reservation saw it (undefined: not known yet). */
+  room: number | undefined;
+  /** The one platform call of the lease under way (a chunk, a give-back); later ones wait for it. */
+  busy: Promise<void> | undefined;
+  timer: NodeJS.Timeout | undefined;
+  windowStart: number;
+  windowBytes: number;
+  previousBytes: number;
+}
+
+export function newLease(now: number): ProjectLease {
+  return {
+    inflight: 0,
+    held: 0,
+    owed: 0,
+    openUntil: 0,
+    lastActive: now,
+    room: undefined,
+    busy: undefined,
+    timer: undefined,
+    windowStart: now,
+    windowBytes: 0,
+    previousBytes: 0,
+  };
+}
+
+/** Counts bytes a write asks for, in one-second windows (the current and the one before). */
+export function countBytes(lease: ProjectLease, bytes: number, now: number): void {
+  const elapsed = now - lease.windowStart;
+  if (elapsed >= RATE_WINDOW_MS) {
+    lease.previousBytes = elapsed < 2 * RATE_WINDOW_MS ? lease.windowBytes : 0;
+    lease.windowBytes = 0;
+    lease.windowStart = now;
+  }
+  lease.windowBytes += bytes;
+}
+
+/** Bytes per second asked for lately: the last full window blended with the current one. */
+function bytesRate(lease: ProjectLease, now: number): number {
+  const elapsed = Math.min(Math.max(now - lease.windowStart, 1), RATE_WINDOW_MS);
+  const previousShare = lease.previousBytes * (1 - elapsed / RATE_WINDOW_MS);
+  return ((previousShare + lease.windowBytes) * 1_000) / RATE_WINDOW_MS;
+}
+
+/**
+ * The chunk to reserve for a write of `need` bytes: ~`chunkMs` of the recent rate and at least
+ * one write for each one under way, capped by a share of the room left and by `maxChunk`. Below
+ * `need` (room unknown or little left) means no chunk: the write reserves exactly its own bytes.
+ */
+export function chunkSize(lease: ProjectLease, need: number, now: number, settings: LeaseSettings): number {
+  if (lease.room === undefined) return 0;
+  const wanted = Math.max((bytesRate(lease, now) * settings.chunkMs) / 1_000, need * lease.inflight);
+  return Math.floor(Math.min(wanted, lease.room / settings.roomShare, settings.maxChunk));
+}
+
+export const isOpen = (lease: ProjectLease, now: number) => lease.openUntil > now;
