@@ -228,7 +228,9 @@ try {
     console.log(`fuzz: ${role} finished in ${Math.round((Date.now() - started) / 1000)} s (exit ${code})`);
     if (code === 0) passed += 1;
     else failed += 1;
-    // Whatever the run did, the project's size counter must still be what is really stored.
+    // Whatever the run did, the project's size counter must still be what is really stored. The
+    // public app's read settles its own quota leases; the dashboard's are settled first.
+    await apps.dashboard.services.quota.settle(f.projectId);
     const counted = (await apps.public.services.repos.projects.usage(f.projectId)).databaseUsed;
     const stored = await apps.public.services.documents.databaseSize(f.projectId);
     if (counted === stored) passed += 1;

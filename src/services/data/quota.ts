@@ -157,9 +157,13 @@ export function databaseQuota(
   }
 
   /** Records a write's correction: with the lease's give-back while one is open, else now. */
-  async function correct(projectId: string, lease: ProjectLease, ticket: Ticket, delta: number) {
-    if (ticket.leased && isOpen(lease, Date.now()) && !stopping) lease.owed += delta;
-    else await projects.addDatabaseUsed(projectId, delta);
+  function correct(projectId: string, lease: ProjectLease, ticket: Ticket, delta: number) {
+    if (delta === 0) return undefined;
+    if (ticket.leased && isOpen(lease, Date.now()) && !stopping) {
+      lease.owed += delta;
+      return undefined;
+    }
+    return projects.addDatabaseUsed(projectId, delta);
   }
 
   return {
@@ -204,7 +208,8 @@ export function databaseQuota(
           if (ticket.reserved) await correct(project.id, lease, ticket, -ticket.reserved);
           throw err;
         }
-        await correct(project.id, lease, ticket, actual(result) - ticket.reserved);
+        const charging = correct(project.id, lease, ticket, actual(result) - ticket.reserved);
+        if (charging) await charging;
         return result;
       } finally {
         lease.inflight -= 1;

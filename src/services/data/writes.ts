@@ -88,7 +88,8 @@ export function documentWrites(
     const data = validateDocument(target.def, body, 'create');
     assertNoLookalikeOwner(target.def, Object.keys(data));
     applyOwner(target.def, data, ownerId);
-    return { ...data, isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now };
+    // `data` is validateDocument's own copy of the body: completed in place, not copied again.
+    return Object.assign(data, { isDeleted: false, deletedAt: null, createdAt: now, updatedAt: now });
   }
 
   /** The stored, active document a write names, after the ownership check. */
