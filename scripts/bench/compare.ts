@@ -33,6 +33,7 @@ const { values } = parseArgs({
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
 const SEEDED = 2000;
+const WARMUP_SECONDS = 3;
 
 const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer, ids, ownNotes } =
   await benchProject(SEEDED);
@@ -115,9 +116,11 @@ const http = (
 const secret = { 'x-api-key': secretKey };
 const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
 for (const op of ops.filter((o) => wanted(o.name))) {
-  // Warm-up of both servers (connections, JIT) before the first measure of each operation.
-  await http(thinUrl, {}, 8, 1, op);
-  await http(`${apiUrl}/items`, secret, 8, 1, op);
+  // Warm-up of both servers (connections, JIT) before the first measure of each operation: the
+  // optimising compiler's threads count in a process's CPU time, and the API has more code to
+  // compile, so a short warm-up showed mostly that in the first operation's CPU per request.
+  await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
+  await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
     const rawMeasure = await loop(c, SECONDS, rawWork[op.name]!);
     const thinMeasure = await http(thinUrl, {}, c, SECONDS, op);
@@ -135,7 +138,7 @@ const rls = {
   expect: 200,
 };
 const rlsHeaders = { 'x-api-key': publishableKey, authorization: `Bearer ${bearer}` };
-if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 8, 1, rls);
+if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   const measure = await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls);
   const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
@@ -167,7 +170,7 @@ const lines = [
   `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
   `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
-  `- ${SECONDS} s per measure after a 1 s warm-up per operation; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+  `- ${SECONDS} s per measure after a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16); ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role in its own process (`src/main.ts public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",

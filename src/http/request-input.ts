@@ -27,7 +27,7 @@ export interface ValidatedInput {
   errors: ErrorObject[] | null;
 }
 
-const mediaType = (value: string | undefined) => (value ?? '').split(';')[0]!.trim().toLowerCase();
+const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
 
 /**
  * The validation of one operation. Query parameters with JSON content or `explode: false` would
@@ -76,7 +76,11 @@ export function requestValidator(api: OpenAPIBackend, operation: Operation) {
       input.cookie = cookies;
     }
     const body = (ctx.request as { body?: unknown }).body;
-    if (typeof body === 'object' || mediaType(ctx.headers['content-type']) === 'application/json') {
+    const contentType = ctx.headers['content-type'];
+    if (
+      typeof body === 'object' ||
+      (contentType !== undefined && mediaType(contentType) === 'application/json')
+    ) {
       input.requestBody = body;
     }
     let errors: ErrorObject[] | null = null;
