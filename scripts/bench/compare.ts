@@ -171,7 +171,7 @@ const lines = [
   `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
   `- ${SECONDS} s per measure after a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16); ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
-  '- API: the public role in its own process (`src/main.ts public`, log level info, output discarded), secret key unless noted;',
+  '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
   '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
