@@ -10,6 +10,7 @@
 // the next fetch of the bucket set. When the batch would be a single request (little traffic, or
 // a bucket close to its limit) every request makes its own round trip, as without leases, so the
 // limit is exact where it matters and quiet clients see exact headers.
+import { recentCount, type RecentCount } from '../lib/recent-count.js';
 import type { RateBucket, RateDecision, RateGrant, RateState } from './rate-limit.js';
 
 /** Charges up to `want` requests to every bucket after giving back `refund` (the Lua script). */
@@ -56,9 +57,8 @@ interface Lease {
   /** The least remaining over the buckets, as Redis last said; undefined before any answer. */
   remaining?: number;
   inflight?: Promise<RateGrant>;
-  windowStart: number;
-  current: number;
-  previous: number;
+  /** Requests of this bucket set seen lately (sizes the next lease). */
+  seen: RecentCount;
   lastSeen: number;
 }
 
@@ -74,15 +74,9 @@ export function rateLeases(fetchGrant: FetchGrant) {
 
   /** Counts one arrival; returns the arrivals of the last 100-200 ms, this one included. */
   function observe(lease: Lease, now: number): number {
-    const elapsed = now - lease.windowStart;
-    if (elapsed >= RATE_WINDOW_MS) {
-      lease.previous = elapsed < 2 * RATE_WINDOW_MS ? lease.current : 0;
-      lease.current = 0;
-      lease.windowStart = now;
-    }
-    lease.current++;
+    lease.seen.add(1, now);
     lease.lastSeen = now;
-    return lease.current + lease.previous;
+    return lease.seen.total();
   }
 
   const least = (states: RateState[]) => Math.min(...states.map((s) => s.remaining));
@@ -125,9 +119,7 @@ export function rateLeases(fetchGrant: FetchGrant) {
           grantedAt: 0,
           states: [],
           refund: 0,
-          windowStart: 0,
-          current: 0,
-          previous: 0,
+          seen: recentCount(RATE_WINDOW_MS),
           lastSeen: 0,
         };
         leases.set(id, lease);

@@ -3,6 +3,8 @@
 // counter (`owed`: what they really changed minus what they reserved), the lease's end, the
 // writes under way and the recent bytes rate that sizes the next chunk. Pure bookkeeping, no I/O.
 
+import { recentCount, type RecentCount } from '../../lib/recent-count.js';
+
 export interface LeaseSettings {
   /** A chunk is about this much time of the project's recent write rate... */
   chunkMs: number;
@@ -42,9 +44,8 @@ export interface ProjectLease {
   /** The one platform call of the lease under way (a chunk, a give-back); later ones wait for it. */
   busy: Promise<void> | undefined;
   timer: NodeJS.Timeout | undefined;
-  windowStart: number;
-  windowBytes: number;
-  previousBytes: number;
+  /** Bytes asked for by writes lately (sizes the next chunk). */
+  asked: RecentCount;
 }
 
 export function newLease(now: number): ProjectLease {
@@ -57,28 +58,8 @@ export function newLease(now: number): ProjectLease {
     room: undefined,
     busy: undefined,
     timer: undefined,
-    windowStart: now,
-    windowBytes: 0,
-    previousBytes: 0,
+    asked: recentCount(RATE_WINDOW_MS, now),
   };
-}
-
-/** Counts bytes a write asks for, in one-second windows (the current and the one before). */
-export function countBytes(lease: ProjectLease, bytes: number, now: number): void {
-  const elapsed = now - lease.windowStart;
-  if (elapsed >= RATE_WINDOW_MS) {
-    lease.previousBytes = elapsed < 2 * RATE_WINDOW_MS ? lease.windowBytes : 0;
-    lease.windowBytes = 0;
-    lease.windowStart = now;
-  }
-  lease.windowBytes += bytes;
-}
-
-/** Bytes per second asked for lately: the last full window blended with the current one. */
-function bytesRate(lease: ProjectLease, now: number): number {
-  const elapsed = Math.min(Math.max(now - lease.windowStart, 1), RATE_WINDOW_MS);
-  const previousShare = lease.previousBytes * (1 - elapsed / RATE_WINDOW_MS);
-  return ((previousShare + lease.windowBytes) * 1_000) / RATE_WINDOW_MS;
 }
 
 /**
@@ -88,7 +69,7 @@ function bytesRate(lease: ProjectLease, now: number): number {
  */
 export function chunkSize(lease: ProjectLease, need: number, now: number, settings: LeaseSettings): number {
   if (lease.room === undefined) return 0;
-  const wanted = Math.max((bytesRate(lease, now) * settings.chunkMs) / 1_000, need * lease.inflight);
+  const wanted = Math.max((lease.asked.perSecond(now) * settings.chunkMs) / 1_000, need * lease.inflight);
   return Math.floor(Math.min(wanted, lease.room / settings.roomShare, settings.maxChunk));
 }
 

@@ -18,7 +18,6 @@ import type { PlanLimits, Project } from '../types.js';
 import {
   LEASE_DEFAULTS,
   chunkSize,
-  countBytes,
   isOpen,
   newLease,
   type LeaseSettings,
@@ -117,7 +116,7 @@ export function databaseQuota(
       if (!(await reserveExactly(id, lease, need, limit))) throw await refused(project, limit, need);
       return { reserved: need, leased: false };
     }
-    countBytes(lease, need, Date.now());
+    lease.asked.add(need, Date.now());
     for (;;) {
       const now = Date.now();
       if (isOpen(lease, now) && lease.held >= need) {
