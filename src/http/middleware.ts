@@ -9,20 +9,34 @@ import { ApiError, payloadTooLarge } from './errors.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * `state.log`: the request's logger (its lines carry the request id), built the first time
+ * something logs; most requests write only the access line and never need it.
+ */
+function lazyRequestLog(state: Record<string, unknown>, log: Logger, requestId: string) {
+  let child: Logger | undefined;
+  Object.defineProperty(state, 'log', {
+    configurable: true,
+    enumerable: true,
+    get: () => (child ??= log.child({ requestId })),
+  });
+}
+
 export function requestContext(log: Logger) {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const started = process.hrtime.bigint();
     ctx.state.requestId = requestId;
-    ctx.state.log = log.child({ requestId });
+    lazyRequestLog(ctx.state, log, requestId);
     ctx.set('x-request-id', requestId);
     try {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      (ctx.state.log as Logger).info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 },
+      // The same line the request's child logger writes, without building one for every request.
+      log.info(
+        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 },
         'request',
       );
     }

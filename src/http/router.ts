@@ -109,9 +109,13 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
+      const state = ctx.state as { requestId: string; log?: Logger };
       const context: RequestContext = {
-        requestId: ctx.state.requestId as string,
-        log: (ctx.state.log as Logger | undefined) ?? log,
+        requestId: state.requestId,
+        // Read when used: the request's logger is built only for requests that log.
+        get log() {
+          return state.log ?? log;
+        },
         ip: ctx.ip,
         principal,
       };

@@ -12,6 +12,7 @@ import type { RequestContext } from './context.js';
 import type { Developer, KeyKind, MemberRole, PlanLimits, Project, ProjectSettings } from './types.js';
 
 export const ACCESS_DENIED = 'Project not found or access denied';
+const MAX_REMEMBERED_KEYS = 10_000;
 
 /** Cleanup steps other resources register for a deleted project (database, files, webhooks). */
 export type ProjectCleanup = (projectId: string) => Promise<void>;
@@ -33,6 +34,17 @@ export function projectsService(
   cache: ProjectCache,
 ) {
   const cleanups: ProjectCleanup[] = [];
+  /**
+   * Hashes of keys that resolved to a project, so a busy key is not hashed on every request.
+   * Only valid keys get in (a flood of made-up keys cannot fill it), and it is bounded; the
+   * project behind a key is still looked up, and checked against its version, every time.
+   */
+  const keyHashes = new Map<string, string>();
+  function rememberHash(key: string, hash: string) {
+    if (keyHashes.has(key)) return;
+    if (keyHashes.size >= MAX_REMEMBERED_KEYS) keyHashes.delete(keyHashes.keys().next().value!);
+    keyHashes.set(key, hash);
+  }
 
   async function limitsOf(project: Project): Promise<PlanLimits> {
     const owner = await developers.findById(project.ownerId);
@@ -99,7 +111,7 @@ export function projectsService(
     /** The project and kind of an API key; 401 for a missing, malformed or unknown key. */
     async resolveApiKey(key: string): Promise<{ project: Project; kind: KeyKind }> {
       const kind = keyKindOf(key);
-      const hash = kind && sha256(key);
+      const hash = kind && (keyHashes.get(key) ?? sha256(key));
       const project =
         kind &&
         hash &&
@@ -109,6 +121,7 @@ export function projectsService(
           (p) => p.id,
         ));
       if (!kind || !project) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+      rememberHash(key, hash);
       return { project, kind };
     },
   };

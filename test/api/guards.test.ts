@@ -171,6 +171,9 @@ describe('guards', () => {
         const err = logged!.err as { message: string; stack: string };
         expect(err.message).to.equal('disk on fire at sector 7');
         expect(err.stack).to.include('guards.test.ts');
+        // The access line carries the same id (it is written without the request's child logger).
+        const access = logLines.find((line) => line.requestId === requestId && line.msg === 'request');
+        expect(access, 'an access line with the request id').to.include({ status: 500, path: '/api/health' });
       }
     });
   });
