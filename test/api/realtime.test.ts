@@ -143,6 +143,35 @@ describe('realtime: document events across processes', () => {
     await pause(300);
     expect(quiet.documents()).to.have.length(0);
   });
+
+  it('makes no event-log call for writes to a collection nobody streams; the first subscriber, in another process, gets the next write', async () => {
+    await createCollectionFixture(writer.services, fx.project.id, { name: 'unwatched' });
+    const log = writer.deps.cache.eventLog;
+    const append = log.append;
+    const appended: string[] = [];
+    log.append = (stream, payload, limits) => {
+      appended.push(stream);
+      return append(stream, payload, limits);
+    };
+    try {
+      for (let i = 0; i < 20; i++) {
+        expect((await secret.post('/api/data/unwatched', { n: i })).status).to.equal(201);
+      }
+      await pause(100);
+      expect(appended, 'appends while nobody listens').to.deep.equal([]);
+
+      // Opened on the reader: the writer learns of it over the bus before the open is answered.
+      const stream = await SseStream.open(streamUrl(reader.url, 'unwatched', { key: fx.publishableKey }));
+      streams.push(stream);
+      await stream.waitFor(1, ['ready']);
+      const created = await secret.post('/api/data/unwatched', { n: 20 });
+      const [event] = await stream.waitFor(1, ['document.created']);
+      expect(event!.data.document).to.deep.equal(created.body.data);
+      expect(appended).to.have.length(1);
+    } finally {
+      log.append = append;
+    }
+  });
 });
 
 describe('realtime: one process without Redis', () => {

@@ -15,6 +15,7 @@ import type { PlanLimits, Project } from '../types.js';
 import { Connection, type ConnectionSettings } from './connection.js';
 import { realtimeHub, streamName, type WireEvent } from './hub.js';
 import { compileFilters } from './matcher.js';
+import { listenedStreams } from './listened.js';
 
 export interface RealtimeSettings {
   replayEvents: number;
@@ -61,7 +62,8 @@ function parseEventId(raw: string | undefined): { epoch: string; seq: number } |
 export function realtimeService(deps: RealtimeDeps) {
   const { cache, settings, log } = deps;
   const logLimits: LogLimits = { capacity: settings.replayEvents, ttlSeconds: settings.replaySeconds };
-  const hub = realtimeHub(cache, deps.definitions, logLimits, log);
+  const streams = listenedStreams(cache, logLimits);
+  const hub = realtimeHub({ ...cache, eventLog: streams.eventLog }, deps.definitions, logLimits, log);
   const connectionSettings: ConnectionSettings = {
     heartbeatMs: settings.heartbeatMs,
     maxBufferedBytes: settings.maxBufferedBytes,
@@ -87,11 +89,11 @@ export function realtimeService(deps: RealtimeDeps) {
       at: event.at.toISOString(),
       doc: event.name === 'document.deleted' ? (event.removed ?? null) : event.document,
     };
-    cache.eventLog
-      .append(streamName(event.projectId, event.collection), JSON.stringify(wire), logLimits)
-      .catch((err: unknown) =>
-        log.warn({ err, projectId: event.projectId }, 'realtime: publishing an event failed'),
-      );
+    streams.append(
+      streamName(event.projectId, event.collection),
+      () => JSON.stringify(wire),
+      (err: unknown) => log.warn({ err, projectId: event.projectId }, 'realtime: publishing an event failed'),
+    );
   };
 
   return {
@@ -155,7 +157,7 @@ export function realtimeService(deps: RealtimeDeps) {
       );
       try {
         leave = await hub.join(project.id, target.def.name, connection.sink);
-        const opened = await cache.eventLog.open(streamName(project.id, target.def.name), logLimits, after);
+        const opened = await streams.eventLog.open(streamName(project.id, target.def.name), logLimits, after);
         let mine = open.get(project.id);
         if (!mine) open.set(project.id, (mine = new Map()));
         mine.set(id, connection);
