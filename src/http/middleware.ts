@@ -10,16 +10,20 @@ import { ApiError, payloadTooLarge } from './errors.js';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * `state.log`: the request's logger (its lines carry the request id), built the first time
- * something logs; most requests write only the access line and never need it.
+ * The request's `ctx.state`: its id, and its logger (whose lines carry the id), built the first
+ * time something logs; most requests write only the access line and never need one. A class, so
+ * the lazy getter is defined once on its prototype rather than on every request's object.
  */
-function lazyRequestLog(state: Record<string, unknown>, log: Logger, requestId: string) {
-  let child: Logger | undefined;
-  Object.defineProperty(state, 'log', {
-    configurable: true,
-    enumerable: true,
-    get: () => (child ??= log.child({ requestId })),
-  });
+export class RequestState {
+  #log: Logger | undefined;
+  constructor(
+    private readonly base: Logger,
+    readonly requestId: string,
+  ) {}
+
+  get log(): Logger {
+    return (this.#log ??= this.base.child({ requestId: this.requestId }));
+  }
 }
 
 export function requestContext(log: Logger) {
@@ -27,8 +31,7 @@ export function requestContext(log: Logger) {
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const started = process.hrtime.bigint();
-    ctx.state.requestId = requestId;
-    lazyRequestLog(ctx.state, log, requestId);
+    ctx.state = new RequestState(log, requestId);
     ctx.set('x-request-id', requestId);
     try {
       await next();
@@ -62,7 +65,7 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
         // The cause of a client error (a database refusal) is logged, never sent.
         // A 503 (a dependency down) is the operator's concern: a warning.
         if (err.cause) {
-          const log = ctx.state.log as Logger;
+          const { log } = ctx.state as RequestState;
           (err.status >= 500 ? log.warn : log.info).call(
             log,
             { err: err.cause, code: err.code },
@@ -74,8 +77,8 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
         ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});
         return;
       }
-      const requestId = ctx.state.requestId as string;
-      (ctx.state.log as Logger).error({ err }, 'unhandled error');
+      const { requestId, log } = ctx.state as RequestState;
+      log.error({ err }, 'unhandled error');
       ctx.status = 500;
       ctx.body = errorBody(500, 'INTERNAL_ERROR', 'Internal server error', { requestId });
     }

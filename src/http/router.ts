@@ -11,6 +11,7 @@ import { unauthorized } from './errors.js';
 import { toValidationError } from './validation.js';
 import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
+import type { RequestState } from './middleware.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
 
@@ -109,9 +110,10 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
-      const state = ctx.state as { requestId: string; log?: Logger };
+      // Set by requestContext (middleware.ts), which is first in the chain of both roles.
+      const state = ctx.state as Partial<RequestState>;
       const context: RequestContext = {
-        requestId: state.requestId,
+        requestId: state.requestId ?? '',
         // Read when used: the request's logger is built only for requests that log.
         get log() {
           return state.log ?? log;
