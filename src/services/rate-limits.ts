@@ -59,7 +59,10 @@ export function apiRateLimits(
     allowed,
     scope,
     limit,
-    remaining: state.remaining,
+    // Never more than the limit less this request: with a limit of millions a minute, the
+    // bucket's arrival time (a float of milliseconds since 1970) cannot resolve one request, and a
+    // lease adds what it holds to what Redis said remains, so the sum can come out a little above.
+    remaining: Math.min(state.remaining, allowed ? limit - 1 : limit),
     resetSeconds: Math.ceil(state.resetMs / 1000),
     retryAfterSeconds: allowed ? 0 : Math.max(Math.ceil(state.retryAfterMs / 1000), 1),
     retryAfterMs: state.retryAfterMs,

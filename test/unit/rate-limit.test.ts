@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { decide, grant, type StoredTat } from '../../src/cache/rate-limit.js';
 import { leasedStates, leaseSize, MAX_LEASE } from '../../src/cache/rate-lease.js';
+import type { Cache } from '../../src/cache/index.js';
+import { apiRateLimits } from '../../src/services/rate-limits.js';
+import type { Project } from '../../src/services/types.js';
 
 const MINUTE = 60_000;
 
@@ -120,5 +123,34 @@ describe('rate-limit grants of several requests at once (leases)', () => {
   it('reports what Redis said remains plus what the process still holds', () => {
     const states = [{ remaining: 90, resetMs: 20_000, retryAfterMs: 0 }];
     expect(leasedStates(states, 5, 300)).to.deep.equal([{ remaining: 95, resetMs: 19_700, retryAfterMs: 0 }]);
+  });
+});
+
+describe('rate-limit checks of the public API', () => {
+  const answering = (remaining: number, allowed = true) =>
+    apiRateLimits(
+      {
+        consume: async () => ({
+          allowed,
+          states: [{ remaining, resetMs: 1, retryAfterMs: allowed ? 0 : 1 }],
+        }),
+      } as unknown as Cache,
+      0,
+      async () => 'free',
+    );
+  const project = {
+    id: 'p1',
+    ownerId: 'd1',
+    limits: { requestsPerMinute: 1_000_000_000 },
+  } as unknown as Project;
+
+  it('never reports more remaining than the limit less the request just charged', async () => {
+    // A bucket of a billion a minute cannot resolve one request in its float arrival time.
+    const check = await answering(1_000_000_001).charge({ ip: '127.0.0.1', project, keyKind: 'secret' });
+    expect(check?.remaining).to.equal(999_999_999);
+    const exact = await answering(12).charge({ ip: '127.0.0.1', project, keyKind: 'secret' });
+    expect(exact?.remaining).to.equal(12);
+    const refused = await answering(0, false).charge({ ip: '127.0.0.1', project, keyKind: 'secret' });
+    expect(refused).to.include({ allowed: false, remaining: 0 });
   });
 });
