@@ -19,7 +19,7 @@ import { buildProjection } from './projection.js';
 import { parseListOptions, parseReadOptions, type ReadOptions } from './query.js';
 import { populate, populateFields } from './populate.js';
 import { checkPipeline, guardLookup, withGuard, type Stage } from './pipeline.js';
-import { toApi, type ApiDocument } from './serialize.js';
+import type { ApiDocument } from './serialize.js';
 import { flag } from './projection.js';
 
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -56,10 +56,8 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
       };
       await populate(docs, fields, { caller: target.caller, definitions, repo, trim: hideMeta });
     }
-    return docs.map((doc) => {
-      trim(doc);
-      return toApi(doc);
-    });
+    for (const doc of docs) trim(doc);
+    return docs as ApiDocument[];
   }
 
   return {
@@ -186,7 +184,7 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
           'RESULT_TOO_LARGE',
         );
       }
-      return rows.map(toApi);
+      return rows as ApiDocument[];
     },
   };
 }

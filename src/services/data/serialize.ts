@@ -1,5 +1,10 @@
 // The wire form of documents (DECISIONS §3): `_id` and Ref values are already strings when they
 // leave src/db; Dates (Date fields, createdAt, updatedAt, deletedAt) become ISO 8601 strings.
+// Reads hand their documents to the response as they are: JSON.stringify writes a Date as
+// `toJSON()`, which is `toISOString()`, so a second walk of every document would change nothing
+// on the wire. Writes convert here, because their documents also go to webhooks and realtime
+// events, whose consumers read the fields.
+/** A document as a response carries it (Dates of a read are still Date objects until serialised). */
 export type ApiDocument = Record<string, unknown> & { _id: string };
 
 /**
