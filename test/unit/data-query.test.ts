@@ -68,7 +68,28 @@ describe('data API filters', () => {
     expect(parseFilters(flexible, { page: '1', limit: '2', sort: 'n', key: 'pk' })).to.deep.equal([]);
     expect(allOf([])).to.deep.equal({});
     expect(allOf([{ a: 1 }])).to.deep.equal({ a: 1 });
-    expect(allOf([{ a: 1 }, { b: 2 }])).to.deep.equal({ $and: [{ a: 1 }, { b: 2 }] });
+    expect(allOf([{ a: 1 }, { b: 2 }])).to.deep.equal({ a: 1, b: 2 });
+  });
+
+  it('merges operators on one field, and keeps an $and where keys would clash', () => {
+    const active = { isDeleted: { $ne: true } };
+    const range = [{ price: { $gte: 10 } }, { price: { $lt: 40 } }, active];
+    expect(allOf(range)).to.deep.equal({ price: { $gte: 10, $lt: 40 }, isDeleted: { $ne: true } });
+    // The shared constant is not changed by a merge.
+    expect(allOf([active, { isDeleted: { $exists: true } }])).to.deep.equal({
+      isDeleted: { $ne: true, $exists: true },
+    });
+    expect(active).to.deep.equal({ isDeleted: { $ne: true } });
+    // The same operator twice, an equality with an object value, two $or: an $and as given.
+    const twice = [{ n: { $gt: 1 } }, { n: { $gt: 5 } }];
+    expect(allOf(twice)).to.deep.equal({ $and: twice });
+    const objectValue = [{ o: { a: 1 } }, { o: { $ne: null } }];
+    expect(allOf(objectValue)).to.deep.equal({ $and: objectValue });
+    const ors = [{ $or: [{ a: 1 }, { b: 1 }] }, { $or: [{ c: 1 }, { d: 1 }] }];
+    expect(allOf(ors)).to.deep.equal({ $and: ors });
+    const id = new ObjectId();
+    const ids = [{ _id: id }, { _id: { $ne: id } }];
+    expect(allOf(ids)).to.deep.equal({ $and: ids });
   });
 
   it('never produces an operator from a key or a value', () => {

@@ -164,9 +164,44 @@ export function parseFilters(def: CollectionDef, query: Record<string, unknown>)
   return conditions;
 }
 
-/** Combines conditions into one filter. */
+/** `{ $gte: 1, $lt: 5 }`: an object of query operators only (not an equality with an object value). */
+function isOperators(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype)
+    return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((key) => key.startsWith('$'));
+}
+
+/**
+ * Combines conditions into one filter. Conditions on different fields are merged into one object,
+ * and operators on the same field into one operator object (`price_gte` and `price_lt` become
+ * `{ price: { $gte, $lt } }`), which MongoDB reads exactly as their `$and` (arrays included: each
+ * operator may match another element, as in `$and`); a server that plans a flat filter better
+ * (mongo-java-server does) is spared the `$and`. Conditions that would share a key otherwise (two
+ * `$or`, the same operator twice) stay an `$and`. The conditions themselves are never changed:
+ * some are shared constants.
+ */
 export function allOf(conditions: Condition[]): Condition {
   if (conditions.length === 0) return {};
   if (conditions.length === 1) return conditions[0]!;
-  return { $and: conditions };
+  const merged: Condition = {};
+  for (const condition of conditions) {
+    for (const key of Object.keys(condition)) {
+      const value = condition[key];
+      if (!Object.hasOwn(merged, key)) {
+        merged[key] = value;
+        continue;
+      }
+      const had = merged[key];
+      if (
+        key.startsWith('$') ||
+        !isOperators(had) ||
+        !isOperators(value) ||
+        Object.keys(value).some((op) => Object.hasOwn(had, op))
+      )
+        return { $and: conditions };
+      merged[key] = { ...had, ...value };
+    }
+  }
+  return merged;
 }
