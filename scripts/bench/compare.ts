@@ -60,7 +60,7 @@ const rawWork: Record<string, (i: number) => Promise<unknown>> = {
     items
       .find(
         { price: { $gte: i % 50, $lt: (i % 50) + 30 }, isDeleted: ACTIVE },
-        { sort: { price: -1 }, limit: 21 },
+        { sort: { price: -1, _id: 1 }, limit: 21 },
       )
       .toArray(),
   create: (i) => items.insertOne({ name: `raw-${i}`, price: i % 100, tags: ['a', 'b'], ...system }),

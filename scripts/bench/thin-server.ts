@@ -33,7 +33,8 @@ router.get('/items', async (ctx) => {
   const rows = await items
     .find(
       { price: { $gte: Number(ctx.query.price_gte), $lt: Number(ctx.query.price_lt) }, isDeleted: ACTIVE },
-      { sort: { price: -1 }, limit: limit + 1, maxTimeMS: TIME_LIMIT_MS },
+      // The API's own sort: `_id` last makes the order total, as its cursor paging needs.
+      { sort: { price: -1, _id: 1 }, limit: limit + 1, maxTimeMS: TIME_LIMIT_MS },
     )
     .toArray();
   const hasMore = rows.length > limit;
