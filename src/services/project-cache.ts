@@ -20,6 +20,8 @@ const MAX_ENTRIES = 20_000;
 
 interface Entry {
   value: unknown;
+  /** The value as a settled promise, made once: a hit costs neither an allocation nor an async call. */
+  settled: Promise<unknown>;
   projectId: string;
   version: string;
   expiresAt: number;
@@ -29,7 +31,11 @@ export function projectCache(
   cache: Cache,
   { maxEntries = MAX_ENTRIES, now = Date.now }: { maxEntries?: number; now?: () => number } = {},
 ) {
-  const entries = new Map<string, Entry>();
+  /** projectId -> key -> entry: a project's entries are found (and dropped) without a scan of all. */
+  const byProject = new Map<string, Map<string, Entry>>();
+  /** Values found before their project is known (API keys): key -> entry. */
+  const unowned = new Map<string, Entry>();
+  let size = 0;
   /** projectId -> its current version; a new one drops the entries loaded under another. */
   const versions = pushedValues<string>(cache, {
     channel: 'project-version',
@@ -37,40 +43,119 @@ export function projectCache(
     decode: (text) => text ?? '0',
     encode: (version) => version,
     onSet: (projectId, version) => {
-      for (const [key, entry] of entries)
-        if (entry.projectId === projectId && entry.version !== version) entries.delete(key);
+      const entries = byProject.get(projectId);
+      if (entries) for (const [key, entry] of entries) if (entry.version !== version) remove(entries, key);
+      for (const [key, entry] of unowned)
+        if (entry.projectId === projectId && entry.version !== version) remove(unowned, key);
     },
     maxNames: MAX_ENTRIES,
     now,
   });
   const versionOf = (projectId: string) => versions.get(projectId);
 
-  function store(key: string, entry: Omit<Entry, 'expiresAt'>) {
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(key, { ...entry, expiresAt: now() + ENTRY_TTL_MS });
+  /** Drops one entry, and the map of its project once that is empty. */
+  function remove(entries: Map<string, Entry>, key: string) {
+    const entry = entries.get(key);
+    if (!entry || !entries.delete(key)) return;
+    size--;
+    if (entries.size === 0 && byProject.get(entry.projectId) === entries) byProject.delete(entry.projectId);
   }
 
-  async function fresh(key: string): Promise<Entry | undefined> {
-    const entry = entries.get(key);
+  /**
+   * Makes room: the oldest key's entry while keys hold at least half of the entries, else the
+   * entries of the project first cached.
+   */
+  function evict() {
+    const oldest = byProject.keys().next();
+    if (unowned.size * 2 >= size || oldest.done) {
+      remove(unowned, unowned.keys().next().value!);
+      return;
+    }
+    size -= byProject.get(oldest.value)!.size;
+    byProject.delete(oldest.value);
+  }
+
+  /** Stores a value of a project, under its key in the project's map or, `unowned`, in the map of keys. */
+  function store(key: string, value: unknown, projectId: string, version: string, unownedKey = false) {
+    while (size >= maxEntries && size > 0) evict();
+    const entries = unownedKey ? unowned : entriesOf(projectId);
+    if (!entries.has(key)) size++;
+    entries.set(key, {
+      value,
+      settled: Promise.resolve(value),
+      projectId,
+      version,
+      expiresAt: now() + ENTRY_TTL_MS,
+    });
+  }
+
+  /**
+   * The entry of `key` when it may be used as it is: loaded under the version this process knows
+   * to be current and not older than the backstop. Undefined when it is missing or stale (dropped
+   * then) and when the version must first be read from the cache (`fresh`).
+   */
+  function usable(entries: Map<string, Entry> | undefined, key: string): Entry | 'ask' | undefined {
+    const entry = entries?.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now()) {
+      const version = versions.peek(entry.projectId);
+      if (version === undefined) return 'ask';
+      if (version === entry.version) return entry;
+    }
+    remove(entries!, key);
+    return undefined;
+  }
+
+  /** As `usable`, reading the version from the cache when this process may not trust its own. */
+  async function fresh(entries: Map<string, Entry> | undefined, key: string): Promise<Entry | undefined> {
+    const entry = entries?.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt > now() && (await versionOf(entry.projectId)) === entry.version) return entry;
-    entries.delete(key);
+    remove(entries!, key);
     return undefined;
+  }
+
+  function entriesOf(projectId: string): Map<string, Entry> {
+    let entries = byProject.get(projectId);
+    if (!entries) byProject.set(projectId, (entries = new Map()));
+    return entries;
+  }
+
+  async function loadOfProject<T>(projectId: string, key: string, load: () => Promise<T>): Promise<T> {
+    const hit = await fresh(byProject.get(projectId), key);
+    if (hit) return hit.value as T;
+    const version = await versionOf(projectId);
+    const value = await load();
+    if (value !== undefined) store(key, value, projectId, version);
+    return value;
+  }
+
+  async function loadFound<T>(
+    key: string,
+    load: () => Promise<T | undefined>,
+    projectOf: (value: T) => string,
+  ) {
+    const hit = await fresh(unowned, key);
+    if (hit) return hit.value as T;
+    const first = await load();
+    if (first === undefined) return undefined;
+    const projectId = projectOf(first);
+    const version = await versionOf(projectId);
+    const value = await load();
+    if (value !== undefined && projectOf(value) === projectId) store(key, value, projectId, version, true);
+    return value;
   }
 
   return {
     /**
      * A value of a known project. The version is read before loading, so a change that lands
-     * during the load leaves the entry stale rather than wrong.
+     * during the load leaves the entry stale rather than wrong. A hit under a version this process
+     * trusts answers with the entry's settled promise, without entering an async function.
      */
-    async ofProject<T>(projectId: string, key: string, load: () => Promise<T>): Promise<T> {
-      const cacheKey = `${projectId}:${key}`;
-      const hit = await fresh(cacheKey);
-      if (hit) return hit.value as T;
-      const version = await versionOf(projectId);
-      const value = await load();
-      if (value !== undefined) store(cacheKey, { value, projectId, version });
-      return value;
+    ofProject<T>(projectId: string, key: string, load: () => Promise<T>): Promise<T> {
+      const hit = usable(byProject.get(projectId), key);
+      if (hit && hit !== 'ask') return hit.settled as Promise<T>;
+      return loadOfProject(projectId, key, load);
     },
 
     /**
@@ -78,16 +163,14 @@ export function projectCache(
      * loads, reads that project's version, and loads again, so the stored value is at least as
      * new as the version it is stored under.
      */
-    async find<T>(key: string, load: () => Promise<T | undefined>, projectOf: (value: T) => string) {
-      const hit = await fresh(key);
-      if (hit) return hit.value as T;
-      const first = await load();
-      if (first === undefined) return undefined;
-      const projectId = projectOf(first);
-      const version = await versionOf(projectId);
-      const value = await load();
-      if (value !== undefined && projectOf(value) === projectId) store(key, { value, projectId, version });
-      return value;
+    find<T>(
+      key: string,
+      load: () => Promise<T | undefined>,
+      projectOf: (value: T) => string,
+    ): Promise<T | undefined> {
+      const hit = usable(unowned, key);
+      if (hit && hit !== 'ask') return hit.settled as Promise<T>;
+      return loadFound(key, load, projectOf);
     },
 
     /** Called after a change to a project or its collections has been written. */

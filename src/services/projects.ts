@@ -22,6 +22,12 @@ function storedKey(kind: KeyKind) {
   return { key, stored: { hash: sha256(key), last4: key.slice(-4), createdAt: new Date() } };
 }
 
+/** A key's SHA-256 (as stored) and the project cache key it is found under. */
+interface KeyHash {
+  hash: string;
+  cacheKey: string;
+}
+
 export function requireDeveloper(ctx: RequestContext): Developer {
   if (!ctx.principal.developer) throw unauthorized('Not logged in', 'NOT_LOGGED_IN');
   return ctx.principal.developer;
@@ -35,16 +41,21 @@ export function projectsService(
 ) {
   const cleanups: ProjectCleanup[] = [];
   /**
-   * Hashes of keys that resolved to a project, so a busy key is not hashed on every request.
-   * Only valid keys get in (a flood of made-up keys cannot fill it), and it is bounded; the
-   * project behind a key is still looked up, and checked against its version, every time.
+   * Hashes of keys that resolved to a project (with the cache key they are found under), so a busy
+   * key is not hashed on every request. Only valid keys get in (a flood of made-up keys cannot
+   * fill it), and it is bounded; the project behind a key is still looked up, and checked
+   * against its version, every time.
    */
-  const keyHashes = new Map<string, string>();
-  function rememberHash(key: string, hash: string) {
+  const keyHashes = new Map<string, KeyHash>();
+  function rememberHash(key: string, hash: KeyHash) {
     if (keyHashes.has(key)) return;
     if (keyHashes.size >= MAX_REMEMBERED_KEYS) keyHashes.delete(keyHashes.keys().next().value!);
     keyHashes.set(key, hash);
   }
+  const hashOf = (key: string, kind: KeyKind): KeyHash => {
+    const hash = sha256(key);
+    return { hash, cacheKey: `key:${kind}:${hash}` };
+  };
 
   async function limitsOf(project: Project): Promise<PlanLimits> {
     const owner = await developers.findById(project.ownerId);
@@ -111,17 +122,15 @@ export function projectsService(
     /** The project and kind of an API key; 401 for a missing, malformed or unknown key. */
     async resolveApiKey(key: string): Promise<{ project: Project; kind: KeyKind }> {
       const kind = keyKindOf(key);
-      const hash = kind && (keyHashes.get(key) ?? sha256(key));
-      const project =
-        kind &&
-        hash &&
-        (await cache.find(
-          `key:${kind}:${hash}`,
-          () => repo.findByKeyHash(kind, hash),
-          (p) => p.id,
-        ));
-      if (!kind || !project) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
-      rememberHash(key, hash);
+      if (!kind) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+      const hashed = keyHashes.get(key) ?? hashOf(key, kind);
+      const project = await cache.find(
+        hashed.cacheKey,
+        () => repo.findByKeyHash(kind, hashed.hash),
+        (p) => p.id,
+      );
+      if (!project) throw unauthorized('Invalid API key', 'INVALID_API_KEY');
+      rememberHash(key, hashed);
       return { project, kind };
     },
   };

@@ -68,6 +68,16 @@ export function pushedValues<T>(cache: Cache, options: PushedValueOptions<T>) {
   }
 
   return {
+    /**
+     * The value of a name when this process may use what it knows without asking the cache (the
+     * usual case, without a promise); undefined when `get` must read the cache.
+     */
+    peek(name: string): T | undefined {
+      listen();
+      const local = known.get(name);
+      return listening && local && now() - local.at < LOCAL_VERSION_MS ? local.value : undefined;
+    },
+
     /** The current value of a name, as this process knows it or, when that is too old, from the cache. */
     async get(name: string): Promise<T> {
       listen();
