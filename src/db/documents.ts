@@ -1,7 +1,14 @@
 // Documents of registered collections in a project's database: the only module that runs queries
 // and pipelines on project collections, each under the time limit of document-errors.ts, whose
 // translation turns driver errors into the ApiError a client sees.
-import { BSON, type Db, type Document as MongoDocument, type Filter, type Sort } from 'mongodb';
+import {
+  BSON,
+  type Collection,
+  type Db,
+  type Document as MongoDocument,
+  type Filter,
+  type Sort,
+} from 'mongodb';
 import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
 import { ObjectId } from './ids.js';
@@ -66,6 +73,26 @@ function pinsOneId(filter: MongoDocument): boolean {
   );
 }
 
+/** Collection handles kept per database (a project's own database gets a new Db when reopened). */
+const handles = new WeakMap<Db, Map<string, Collection<MongoDocument>>>();
+/** Names kept per database; a project has at most a few hundred collections. */
+const MAX_HANDLES = 1000;
+
+/**
+ * The driver's handle of a collection, made once per database and name: `db.collection()`
+ * resolves the options of the database, of the client and of BSON again on every call.
+ */
+function handleOf(db: Db, name: string): Collection<MongoDocument> {
+  let named = handles.get(db);
+  if (!named) handles.set(db, (named = new Map()));
+  let handle = named.get(name);
+  if (!handle) {
+    if (named.size >= MAX_HANDLES) named.delete(named.keys().next().value!);
+    named.set(name, (handle = db.collection(name)));
+  }
+  return handle;
+}
+
 /**
  * `dbFor` gives the database that holds a project's documents: the managed `p_<projectId>` by
  * default; an external database connection replaces it per project.
@@ -76,7 +103,7 @@ export function documentsRepo(
   dbFor: (projectId: string) => Db | Promise<Db> = (projectId) => database.project(projectId),
 ) {
   const collection = async ({ projectId, collection: name }: CollectionRef) =>
-    (await dbFor(projectId)).collection(name);
+    handleOf(await dbFor(projectId), name);
 
   /**
    * One atomic update that returns the document before it; the document after is derived from
