@@ -1,5 +1,6 @@
 // Structured JSON logs (pino), one line per event, to stdout.
 import { pino, type Logger } from 'pino';
+import { isoFormatter } from './time.js';
 
 export type { Logger };
 
@@ -36,12 +37,16 @@ function stdoutDestination() {
   return (stdout = destination);
 }
 
+/** pino's `time` field, in ISO 8601 as Date#toISOString writes it. */
+const iso = isoFormatter();
+export const isoTime = (now = Date.now()) => `,"time":"${iso(now)}"`;
+
 export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
   return pino(
     {
       level,
       base,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: () => isoTime(),
       redact: {
         paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
         censor: '[redacted]',

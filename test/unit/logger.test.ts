@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { repoPath } from '../../src/lib/paths.js';
+import { isoTime } from '../../src/lib/logger.js';
 
 /** Runs a script that logs through createLogger in a process of its own; resolves with each stdout chunk and its time. */
 function run(script: string) {
@@ -62,5 +63,14 @@ describe('logger (lines written in batches)', function () {
   it('writes what is buffered when an uncaught error ends the process', async () => {
     const { lines } = await run(`${logger} log.warn('before the crash'); throw new Error('boom');`);
     expect(lines.map((l) => l.msg)).to.deep.equal(['before the crash']);
+  });
+
+  it('writes the time as Date#toISOString does, across milliseconds, seconds and days', () => {
+    const day = Date.UTC(2026, 10, 24);
+    const times = [day - 1, day, day + 7, day + 10, day + 99, day + 100, day + 999, day + 1000, day + 61_001];
+    // In order and back again: the cached second must follow the clock both ways.
+    for (const t of [...times, ...times.reverse()]) {
+      expect(isoTime(t)).to.equal(`,"time":"${new Date(t).toISOString()}"`);
+    }
   });
 });

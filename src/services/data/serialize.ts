@@ -4,6 +4,10 @@
 // `toJSON()`, which is `toISOString()`, so a second walk of every document would change nothing
 // on the wire. Writes convert here, because their documents also go to webhooks and realtime
 // events, whose consumers read the fields.
+import { isoFormatter } from '../../lib/time.js';
+
+const iso = isoFormatter();
+
 /** A document as a response carries it (Dates of a read are still Date objects until serialised). */
 export type ApiDocument = Record<string, unknown> & { _id: string };
 
@@ -12,7 +16,7 @@ export type ApiDocument = Record<string, unknown> & { _id: string };
  * src/db, a fresh tree of its own), and a response should not cost another copy of it.
  */
 function plain(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return iso(value.getTime());
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = plain(value[i]);
     return value;
