@@ -103,7 +103,10 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
         headers: ctx.headers,
         queryKey: takeQueryParam(ctx, 'key'),
         queryToken: tokenInQuery ? takeQueryParam(ctx, 'access_token') : undefined,
-        cookies: ctx.cookies,
+        // Koa builds its cookie jar on first use: only requests that read a cookie pay for it.
+        get cookies() {
+          return ctx.cookies;
+        },
         ip: ctx.ip,
       };
       const resolve = () => resolveSecurity(entry.security, security, input);
@@ -127,7 +130,9 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
           query: validation.query as never,
           body: ctx.request.body as never,
           headers: ctx.headers,
-          cookies: ctx.cookies,
+          get cookies() {
+            return ctx.cookies;
+          },
           rawBody: ctx.req,
         },
         context,
@@ -146,8 +151,9 @@ const QUERY_TOKEN_SCHEME = 'accessTokenQuery';
  * must not reach filters, logs of the query or handlers) and returns it for the resolvers.
  */
 function takeQueryParam(ctx: Context, name: string): string | undefined {
-  const { [name]: value, ...rest } = ctx.query;
-  if (value === undefined) return undefined;
+  const query = ctx.query;
+  if (query[name] === undefined) return undefined;
+  const { [name]: value, ...rest } = query;
   ctx.query = rest;
   return Array.isArray(value) ? value[0] : value;
 }

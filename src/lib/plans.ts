@@ -42,7 +42,17 @@ export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.fr
   }),
 });
 
-/** The limits in force for a project: its owner's plan, then the operator's overrides. */
+/** Merged limits by overrides object and plan: a project object is reused while its version lasts. */
+const merged = new WeakMap<object, Map<PlanName, PlanLimits>>();
+
+/**
+ * The limits in force for a project: its owner's plan, then the operator's overrides. Made once
+ * per overrides object and plan (every write and rate-limited request asks), and frozen: shared.
+ */
 export function projectLimits(project: Pick<Project, 'limits'>, ownerPlan: PlanName): PlanLimits {
-  return { ...PLANS[ownerPlan], ...project.limits };
+  let byPlan = merged.get(project.limits);
+  if (!byPlan) merged.set(project.limits, (byPlan = new Map()));
+  let limits = byPlan.get(ownerPlan);
+  if (!limits) byPlan.set(ownerPlan, (limits = Object.freeze({ ...PLANS[ownerPlan], ...project.limits })));
+  return limits;
 }

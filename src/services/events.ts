@@ -20,22 +20,29 @@ export interface ServiceEvent {
 
 export type Listener = (event: ServiceEvent) => Promise<void> | void;
 
+const settled = Promise.resolve();
+const done = () => undefined;
+
 export function createEventBus(log: Logger) {
   const listeners: Listener[] = [];
   return {
     on(listener: Listener): void {
       listeners.push(listener);
     },
-    async emit(event: ServiceEvent): Promise<void> {
-      await Promise.all(
-        listeners.map(async (listener) => {
-          try {
-            await listener(event);
-          } catch (err) {
-            log.error({ err, event: event.name, projectId: event.projectId }, 'event listener failed');
-          }
-        }),
-      );
+    /** Settles once every listener has; listeners that answer at once cost no promise of their own. */
+    emit(event: ServiceEvent): Promise<void> {
+      const failed = (err: unknown) =>
+        log.error({ err, event: event.name, projectId: event.projectId }, 'event listener failed');
+      let pending: Promise<void>[] | undefined;
+      for (const listener of listeners) {
+        try {
+          const result = listener(event);
+          if (result) (pending ??= []).push(result.catch(failed));
+        } catch (err) {
+          failed(err);
+        }
+      }
+      return pending ? Promise.all(pending).then(done) : settled;
     },
   };
 }

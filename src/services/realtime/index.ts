@@ -83,15 +83,18 @@ export function realtimeService(deps: RealtimeDeps) {
   /** The event-seam listener: logs and publishes document events (not awaited by the write). */
   const publish: Listener = (event) => {
     if (!event.name.startsWith('document.') || event.collection === USERS_COLLECTION) return;
-    const wire: WireEvent = {
-      type: event.name as WireEvent['type'],
-      id: event.documentId,
-      at: event.at.toISOString(),
-      doc: event.name === 'document.deleted' ? (event.removed ?? null) : event.document,
-    };
     streams.append(
       streamName(event.projectId, event.collection),
-      () => JSON.stringify(wire),
+      // Built only for a stream someone listens to.
+      () => {
+        const wire: WireEvent = {
+          type: event.name as WireEvent['type'],
+          id: event.documentId,
+          at: event.at.toISOString(),
+          doc: event.name === 'document.deleted' ? (event.removed ?? null) : event.document,
+        };
+        return JSON.stringify(wire);
+      },
       (err: unknown) => log.warn({ err, projectId: event.projectId }, 'realtime: publishing an event failed'),
     );
   };

@@ -35,12 +35,36 @@ export function listenedStreams(cache: Cache, limits: LogLimits) {
    * mark is read from the cache while a later event's is known locally.
    */
   let queue: Promise<unknown> = Promise.resolve();
+  /** Decisions queued and not made yet. */
+  let waiting = 0;
   function append(stream: string, payload: () => string, onError: (err: unknown) => void) {
+    // Nothing queued and the mark known here (the usual case): decided now, without a promise.
+    if (waiting === 0) {
+      const listened = marks.peek(stream);
+      if (listened === false) return;
+      if (listened) {
+        eventLog.append(stream, payload(), limits).catch(onError);
+        return;
+      }
+    }
+    waiting++;
     const decided = queue.then(() => marks.get(stream));
     // The next decision waits for this one, not for this append's reply: the append is sent first
-    // (its reaction is the next in line once this decision is made).
+    // (its reaction is the next in line once this decision is made), and `waiting` drops in that
+    // same reaction, so an append decided at once afterwards is sent after it.
     queue = decided.catch(() => false);
-    decided.then((listened) => (listened ? eventLog.append(stream, payload(), limits) : 0)).catch(onError);
+    decided
+      .then(
+        (listened) => {
+          waiting--;
+          return listened ? eventLog.append(stream, payload(), limits) : 0;
+        },
+        (err: unknown) => {
+          waiting--;
+          throw err;
+        },
+      )
+      .catch(onError);
   }
   return { eventLog, append };
 }

@@ -38,6 +38,14 @@ const TYPE_PROBLEM: Record<FieldDef['type'], string> = {
   Ref: 'must be a Ref (an object id string of 24 hex characters)',
 };
 
+/** The item definitions of Array fields, made once per definition (they are cached with it). */
+const itemDefs = new WeakMap<NonNullable<FieldDef['items']>, ValueDef>();
+function itemDefOf(items: NonNullable<FieldDef['items']>): ValueDef {
+  let def = itemDefs.get(items);
+  if (!def) itemDefs.set(items, (def = { ...items, item: true }));
+  return def;
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -126,7 +134,7 @@ function checkValue(def: ValueDef, value: unknown, path: string, problems: Probl
       if (!Array.isArray(value)) return problems.add(path, TYPE_PROBLEM.Array);
       const items = def.items;
       if (!items) return value;
-      const itemDef: ValueDef = { ...items, item: true };
+      const itemDef = itemDefOf(items);
       return value.map((item, i) => checkValue(itemDef, item, `${path}.${i}`, problems));
     }
   }
@@ -144,7 +152,7 @@ function resolvePath(fields: readonly FieldDef[], segments: string[]): ValueDef 
     } else if (current.type === 'Array') {
       if (!/^\d+$/.test(segment)) return undefined;
       if (!current.items) return 'any';
-      current = { ...current.items, item: true };
+      current = itemDefOf(current.items);
     } else {
       return undefined;
     }
