@@ -18,6 +18,9 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
 export const elapsedMs = (startNs: bigint) =>
   Math.round(Number(process.hrtime.bigint() - startNs) / 1e4) / 100;
 
+/** The largest time a Date holds (ECMAScript's time range), in ms either side of 1970. */
+const MAX_TIME_MS = 8.64e15;
+
 /**
  * A formatter equal to `new Date(ms).toISOString()` that formats the part up to the second once
  * per second: most times a process formats (log lines, the system fields of the documents it
@@ -25,9 +28,6 @@ export const elapsedMs = (startNs: bigint) =>
  * log line's or a written document's cost. Each user keeps its own, so that one formatting old
  * times does not churn another's second.
  */
-/** The largest time a Date holds (ECMAScript's time range), in ms either side of 1970. */
-const MAX_TIME_MS = 8.64e15;
-
 export function isoFormatter(): (ms: number) => string {
   let second = NaN;
   let prefix = '';
