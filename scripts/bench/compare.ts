@@ -4,7 +4,11 @@
 // with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
 // read with a Bearer token on the API. Writes bench/RESULTS.md (or --out).
 //
-//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--out bench/RESULTS.md]
+//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--out bench/RESULTS.md]
+//
+// With --rounds N every measure is taken N times, raw, thin and API in turn each round, and the
+// report shows the median of each column: the ratios then hold up better against other work on
+// the machine and the database server's own drift.
 //
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,12 +20,14 @@ import { format, resolveConfig } from 'prettier';
 import { closeDeps } from '../../src/deps.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
-import { httpLoadWithCpu, loop, type HttpRequest, type Measure } from './load.js';
+import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
 
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16,64' },
+    /** Measures per operation, concurrency and target, taken in turn; the report shows medians. */
+    rounds: { type: 'string', default: '1' },
     out: { type: 'string', default: 'bench/RESULTS.md' },
     label: { type: 'string', default: '' },
     /** Only the operations whose name contains one of these words (comma-separated). */
@@ -32,6 +38,7 @@ const { values } = parseArgs({
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
+const ROUNDS = Math.min(Math.max(Math.floor(Number(values.rounds)) || 1, 1), 9);
 const SEEDED = 2000;
 const WARMUP_SECONDS = 3;
 
@@ -137,9 +144,13 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const rawMeasure = await loop(c, SECONDS, rawWork[op.name]!);
-    const thinMeasure = await http(thinUrl, {}, c, SECONDS, op);
-    const apiMeasure = await http(`${apiUrl}/items`, secret, c, SECONDS, op);
+    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[] } = { raw: [], thin: [], api: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      taken.raw.push(await loop(c, SECONDS, rawWork[op.name]!));
+      taken.thin.push(await http(thinUrl, {}, c, SECONDS, op));
+      taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op));
+    }
+    const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
@@ -149,7 +160,10 @@ for (const op of ops.filter((o) => wanted(o.name))) {
 }
 if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const c of wanted(rls.name) ? CONCURRENCY : []) {
-  const measure = await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls);
+  const taken: Measure[] = [];
+  for (let round = 0; round < ROUNDS; round++)
+    taken.push(await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls));
+  const measure = median(taken);
   const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
   console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${cpu(measure)} µs`);
@@ -179,7 +193,7 @@ const lines = [
   `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
   `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
-  `- ${SECONDS} s per measure after a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each); ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each); ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",

@@ -141,3 +141,32 @@ export async function httpLoadWithCpu(load: HttpLoad, serverPid: number | undefi
   }
   return measure;
 }
+
+/**
+ * Several measures of one thing as one: the median of each rate, latency and CPU figure (each
+ * taken on its own), the requests and unexpected answers of all of them.
+ */
+export function median(measures: Measure[]): Measure {
+  if (measures.length === 1) return measures[0]!;
+  const mid = (pick: (m: Measure) => number | undefined) => {
+    const values = measures
+      .map(pick)
+      .filter((v): v is number => v !== undefined)
+      .sort((a, b) => a - b);
+    return values.length ? values[values.length >> 1]! : undefined;
+  };
+  const statuses: Record<string, number> = {};
+  for (const m of measures)
+    for (const [status, count] of Object.entries(m.statuses))
+      statuses[status] = (statuses[status] ?? 0) + count;
+  return {
+    requests: measures.reduce((sum, m) => sum + m.requests, 0),
+    cpuMicros: mid((m) => m.cpuMicros),
+    seconds: measures.reduce((sum, m) => sum + m.seconds, 0),
+    rps: mid((m) => m.rps)!,
+    p50: mid((m) => m.p50)!,
+    p99: mid((m) => m.p99)!,
+    unexpected: measures.reduce((sum, m) => sum + m.unexpected, 0),
+    statuses,
+  };
+}
