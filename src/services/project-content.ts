@@ -46,7 +46,8 @@ export function projectContentService(
   /** The member's request as the project's secret key would make it. */
   async function asProject(ctx: RequestContext, projectId: string): Promise<RequestContext> {
     const project = await projects.requireAccess(ctx, projectId, 'member');
-    return { ...ctx, principal: { project, keyKind: 'secret' } };
+    // Field by field: a context's logger may be a getter of its class, which a spread would drop.
+    return { requestId: ctx.requestId, log: ctx.log, ip: ctx.ip, principal: { project, keyKind: 'secret' } };
   }
 
   return {
