@@ -62,6 +62,13 @@ export async function createCache(
   const cache = redisUrl ? await createRedisCache(redisUrl, options.timeoutMs ?? 5000) : createMemoryCache();
   const k = (key: string) => `${prefix}:${key}`;
   const run = <T>(work: () => Promise<T>) => work().catch(unavailable);
+  // Callers keep their bucket objects (services/rate-limits.ts): each is prefixed once.
+  const prefixed = new WeakMap<RateBucket, RateBucket>();
+  const withPrefix = (bucket: RateBucket) => {
+    let found = prefixed.get(bucket);
+    if (!found) prefixed.set(bucket, (found = { ...bucket, key: k(bucket.key) }));
+    return found;
+  };
   return {
     ...cache,
     ping: () => run(() => cache.ping()),
@@ -70,7 +77,7 @@ export async function createCache(
     del: (key) => run(() => cache.del(k(key))),
     incr: (key, ttl) => run(() => cache.incr(k(key), ttl)),
     decr: (key) => run(() => cache.decr(k(key))),
-    consume: (buckets) => run(() => cache.consume(buckets.map((b) => ({ ...b, key: k(b.key) })))),
+    consume: (buckets) => run(() => cache.consume(buckets.map(withPrefix))),
     publish: (channel, message) => run(() => cache.publish(k(channel), message)),
     subscribe: (channel, handler: BusHandler) => run(() => cache.subscribe(k(channel), handler)),
     eventLog: {

@@ -110,7 +110,7 @@ export function rateLeases(fetchGrant: FetchGrant) {
 
   return {
     async consume(buckets: RateBucket[]): Promise<RateDecision> {
-      const id = buckets.map((b) => b.key).join(' ');
+      const id = buckets.length === 1 ? buckets[0]!.key : buckets.map((b) => b.key).join(' ');
       let lease = leases.get(id);
       if (!lease) {
         lease = {

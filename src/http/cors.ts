@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
+import { setHeaders } from './headers.js';
 
 /** The code of the 403 for a publishable key used from an origin its project does not list. */
 export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
@@ -67,7 +68,7 @@ export function publicCors(routers: Router[]) {
   return async (ctx: Context, next: Next) => {
     // Answers differ by Origin: shared caches must key on it, also for answers without one. This
     // runs before anything else sets Vary (later ones append), so a plain set is enough.
-    ctx.set('Vary', 'Origin');
+    ctx.res.setHeader('Vary', 'Origin');
     const origin = ctx.headers.origin ?? '';
     // `Origin: null` comes from sandboxed frames and local files of any site: never granted.
     const grantable = origin !== '' && origin !== 'null';
@@ -91,7 +92,7 @@ export function publicCors(routers: Router[]) {
       }
     }
     if (!grantable) return next();
-    ctx.set({
+    setHeaders(ctx, {
       'Access-Control-Allow-Origin': origin,
       'Access-Control-Allow-Credentials': 'true',
       'Access-Control-Expose-Headers': EXPOSED_HEADERS,

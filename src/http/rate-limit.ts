@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import type { ApiRateLimits, RateCheck } from '../services/rate-limits.js';
 import type { Principal } from '../services/context.js';
 import { ApiError } from './errors.js';
+import { setHeaders } from './headers.js';
 
 type SecurityRequirement = Record<string, string[]>;
 
@@ -55,13 +56,13 @@ export function rateLimitGates(limits: ApiRateLimits, onCall?: (projectId: strin
       if (authFailure(err)) {
         const check = await limits.charge({ ip: ctx.ip });
         if (check && !check.allowed) throw refusal(check);
-        if (check) ctx.set(headersOf(check));
+        if (check) setHeaders(ctx, headersOf(check));
       }
       throw err;
     }
     const check = await limits.charge({ ip: ctx.ip, project: principal.project, keyKind: principal.keyKind });
     if (check && !check.allowed) throw refusal(check);
-    if (check) ctx.set(headersOf(check));
+    if (check) setHeaders(ctx, headersOf(check));
     if (principal.project) onCall?.(principal.project.id);
     return principal;
   };

@@ -79,7 +79,8 @@ export function requestValidator(api: OpenAPIBackend, operation: Operation) {
     const contentType = ctx.headers['content-type'];
     if (
       typeof body === 'object' ||
-      (contentType !== undefined && mediaType(contentType) === 'application/json')
+      (contentType !== undefined &&
+        (contentType === 'application/json' || mediaType(contentType) === 'application/json'))
     ) {
       input.requestBody = body;
     }

@@ -25,6 +25,8 @@ export interface RateCheck {
   retryAfterMs: number;
 }
 
+type ScopedBucket = RateBucket & { scope: RateScope };
+
 export interface RateSubject {
   ip: string;
   project?: Project;
@@ -49,10 +51,29 @@ export function apiRateLimits(
     return plan;
   }
 
-  async function requestsPerMinute(project: Project): Promise<number> {
+  /** The project's limit; a number at once when the override or the owner's plan is known here. */
+  function requestsPerMinute(project: Project): number | Promise<number> {
     const override = project.limits.requestsPerMinute;
     if (override !== undefined) return override;
-    return projectLimits(project, await ownerPlan(project.ownerId)).requestsPerMinute;
+    const memo = plans.get(project.ownerId);
+    if (memo && memo.expiresAt > Date.now()) return projectLimits(project, memo.plan).requestsPerMinute;
+    return ownerPlan(project.ownerId).then((plan) => projectLimits(project, plan).requestsPerMinute);
+  }
+
+  /**
+   * The bucket of a project or client IP, kept while its limit stays the same: the cache finds a
+   * lease by its buckets' keys, and the same key string each time is hashed once.
+   */
+  const kept = { project: new Map<string, ScopedBucket>(), ip: new Map<string, ScopedBucket>() };
+  function bucketOf(scope: RateScope, id: string, limit: number): ScopedBucket {
+    const ofScope = kept[scope];
+    let bucket = ofScope.get(id);
+    if (bucket?.limit !== limit) {
+      if (!bucket && ofScope.size >= MAX_PLANS) ofScope.delete(ofScope.keys().next().value!);
+      const key = scope === 'project' ? `rl:p:${id}` : `rl:ip:${id}`;
+      ofScope.set(id, (bucket = { scope, key, limit, periodMs: PERIOD_MS }));
+    }
+    return bucket;
   }
 
   const toCheck = (allowed: boolean, scope: RateScope, limit: number, state: RateState): RateCheck => ({
@@ -93,20 +114,21 @@ export function apiRateLimits(
      * Undefined when no limit applies.
      */
     async charge({ ip, project, keyKind }: RateSubject): Promise<RateCheck | undefined> {
-      const buckets: (RateBucket & { scope: RateScope })[] = [];
+      const charged: ScopedBucket[] = [];
       if (project) {
-        const limit = await requestsPerMinute(project);
+        const found = requestsPerMinute(project);
+        const limit = typeof found === 'number' ? found : await found;
         // An override of 0 (or less) stops the project's API traffic altogether.
         if (!(limit > 0))
           return toCheck(false, 'project', 0, { remaining: 0, resetMs: PERIOD_MS, retryAfterMs: PERIOD_MS });
-        buckets.push({ scope: 'project', key: `rl:p:${project.id}`, limit, periodMs: PERIOD_MS });
+        charged.push(bucketOf('project', project.id, limit));
       }
       if (ipPerMinute > 0 && keyKind !== 'secret') {
-        buckets.push({ scope: 'ip', key: `rl:ip:${ip}`, limit: ipPerMinute, periodMs: PERIOD_MS });
+        charged.push(bucketOf('ip', ip, ipPerMinute));
       }
-      if (buckets.length === 0) return undefined;
-      const decision = await cache.consume(buckets);
-      const checks = buckets.map((b, i) => toCheck(decision.allowed, b.scope, b.limit, decision.states[i]!));
+      if (charged.length === 0) return undefined;
+      const decision = await cache.consume(charged);
+      const checks = charged.map((b, i) => toCheck(decision.allowed, b.scope, b.limit, decision.states[i]!));
       const shown = decision.allowed
         ? checks.reduce((a, b) => (b.remaining < a.remaining ? b : a))
         : checks.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
