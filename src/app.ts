@@ -30,9 +30,9 @@ export function loadSpec(role: HttpRole): Document {
  * route matches.
  */
 const USERS_PATH = /^\/api\/data\/users(\/|$)/;
-async function blockUsersPaths(ctx: Koa.Context, next: Koa.Next) {
+function blockUsersPaths(ctx: Koa.Context, next: Koa.Next) {
   if (USERS_PATH.test(ctx.path)) usersBlocked();
-  await next();
+  return next();
 }
 
 export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
@@ -71,8 +71,10 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   if (role === 'public') app.use(blockUsersPaths);
-  app.use(docs.routes());
+  // The API's routes first: its requests then never pass the documentation's router (whose paths,
+  // /openapi.json and /docs, no API route matches).
   app.use(api.routes());
+  app.use(docs.routes());
   if (role === 'dashboard') {
     const { config } = deps;
     app.use(webApp(repoPath('dist', 'web'), [config.publicUrl, config.s3?.endpoint, config.s3?.publicUrl]));

@@ -65,7 +65,7 @@ function routeMethods(routers: Router[], path: string): string | undefined {
  * guarded separately (services/user-auth/app-origins.ts).
  */
 export function publicCors(routers: Router[]) {
-  return async (ctx: Context, next: Next) => {
+  return (ctx: Context, next: Next) => {
     // Answers differ by Origin: shared caches must key on it, also for answers without one. This
     // runs before anything else sets Vary (later ones append), so a plain set is enough.
     ctx.res.setHeader('Vary', 'Origin');
@@ -91,20 +91,24 @@ export function publicCors(routers: Router[]) {
         return;
       }
     }
-    if (!grantable) return next();
-    setHeaders(ctx, {
-      'Access-Control-Allow-Origin': origin,
-      'Access-Control-Allow-Credentials': 'true',
-      'Access-Control-Expose-Headers': EXPOSED_HEADERS,
-    });
-    try {
-      await next();
-    } catch (err) {
-      // The key's project does not list this origin: the page gets no readable answer.
-      if (err instanceof ApiError && err.code === ORIGIN_NOT_ALLOWED) {
-        for (const name of GRANT_HEADERS) ctx.remove(name);
-      }
-      throw err;
-    }
+    return grantable ? granted(ctx, next, origin) : next();
   };
+}
+
+/** The rest of the chain with the grant on its answer, taken off again when the key's project refuses the origin. */
+async function granted(ctx: Context, next: Next, origin: string) {
+  setHeaders(ctx, {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Credentials': 'true',
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+  });
+  try {
+    await next();
+  } catch (err) {
+    // The key's project does not list this origin: the page gets no readable answer.
+    if (err instanceof ApiError && err.code === ORIGIN_NOT_ALLOWED) {
+      for (const name of GRANT_HEADERS) ctx.remove(name);
+    }
+    throw err;
+  }
 }
