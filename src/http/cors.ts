@@ -95,7 +95,10 @@ export function publicCors(routers: Router[]) {
   };
 }
 
-/** The rest of the chain with the grant on its answer, taken off again when the key's project refuses the origin. */
+/**
+ * The rest of the chain with the grant on its answer, taken off again when the key's project
+ * refuses the origin.
+ */
 async function granted(ctx: Context, next: Next, origin: string) {
   setHeaders(ctx, {
     'Access-Control-Allow-Origin': origin,
