@@ -4,14 +4,17 @@
 // with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
 // read with a Bearer token on the API. Writes bench/RESULTS.md (or --out).
 //
-//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--out bench/RESULTS.md]
+//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--out bench/RESULTS.md]
+//
+// With --gc both servers run with `node --trace-gc-nvp` and the report adds what the garbage
+// collector did per request (allocated, promoted, pause and helper-thread time; gc-trace.ts).
 //
 // With --rounds N every measure is taken N times, raw, thin and API in turn each round, and the
 // report shows the median of each column: the ratios then hold up better against other work on
 // the machine and the database server's own drift.
 //
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +24,7 @@ import { closeDeps } from '../../src/deps.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
 import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
+import { gcTrace } from './gc-trace.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +38,8 @@ const { values } = parseArgs({
     only: { type: 'string', default: '' },
     /** Writes CPU profiles of the API and thin processes (node --cpu-prof) into api/ and thin/ of this folder. */
     profile: { type: 'string' },
+    /** Runs both servers with --trace-gc-nvp and reports the collector's work per request. */
+    gc: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
@@ -83,16 +89,22 @@ const rawWork: Record<string, (i: number) => Promise<unknown>> = {
 /** With --profile, each server writes its CPU profile into a folder of its own under it. */
 const profiled = (server: string) =>
   values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(values.profile, server)}`] : [];
+/** With --gc, each server's stdout (its --trace-gc-nvp lines) goes to a file read after each measure. */
+const gcDir = values.gc ? mkdtempSync(join(os.tmpdir(), 'bench-gc-')) : undefined;
+const gcOutput = (server: string) => (gcDir ? openSync(join(gcDir, server), 'w') : undefined);
+const gcFlags = values.gc ? ['--trace-gc-nvp'] : [];
+const traces = gcDir ? { thin: gcTrace(join(gcDir, 'thin')), api: gcTrace(join(gcDir, 'api')) } : undefined;
 const thinPort = await freePort();
 const thin = await start(
   'scripts/bench/thin-server.ts',
   [],
   { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items', THIN_PORT: String(thinPort) },
   up(`http://127.0.0.1:${thinPort}/items?price_gte=0&price_lt=1`),
-  profiled('thin'),
+  [...profiled('thin'), ...gcFlags],
+  gcOutput('thin'),
 );
 const apiPort = await freePort();
-const api = await startApi(platformDb, apiPort, profiled('api'));
+const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
 const only = values.only.split(',').filter(Boolean);
 const wanted = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 
@@ -108,20 +120,26 @@ const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
 const thinUrl = `http://127.0.0.1:${thinPort}/items`;
 const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
-const http = (
+const http = async (
   url: string,
   headers: Record<string, string>,
   c: number,
   seconds: number,
   op: (typeof ops)[0],
-) =>
-  httpLoadWithCpu(
+) => {
+  const trace = url.startsWith(thinUrl) ? traces?.thin : traces?.api;
+  trace?.mark();
+  const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
     url.startsWith(thinUrl) ? thin.pid : api.pid,
   );
+  if (trace) measure.gc = trace.since(measure.requests);
+  return measure;
+};
 
 const secret = { 'x-api-key': secretKey };
 const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
+const kb = (m: Measure | undefined) => (m?.gc ? m.gc.promotedKb.toFixed(1) : '');
 const rls = {
   name: 'RLS read (Bearer)',
   http: (i: number): HttpRequest => ({ method: 'GET', path: `/${pick(ownNotes, i)}` }),
@@ -154,7 +172,8 @@ for (const op of ops.filter((o) => wanted(o.name))) {
     rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
-        `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs`,
+        `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs` +
+        (values.gc ? `; promoted per request thin ${kb(thinMeasure)}, api ${kb(apiMeasure)} KB` : ''),
     );
   }
 }
@@ -223,7 +242,31 @@ const lines = [
     )
     .map((line) => `| ${line} |`),
   '',
+  ...(values.gc ? gcSection() : []),
 ];
+/** The collector's work per request (--gc): young-generation bytes, and its time on and off the main thread. */
+function gcSection(): string[] {
+  const cell = (m: Measure | undefined) =>
+    m?.gc
+      ? [
+          `${f(m.gc.allocatedKb, 1)} / ${f(m.gc.promotedKb, 1)}`,
+          `${f(m.gc.pauseMicros)} / ${f(m.gc.helperMicros)}`,
+        ]
+      : ['', ''];
+  return [
+    '## Garbage collection per request (`--gc`)',
+    '',
+    'From `node --trace-gc-nvp` on both servers: the lines written during a measure, summed and divided by its requests.',
+    'KB allocated / promoted to the old generation; µs of collection pauses on the main thread / of collection work on',
+    "V8's helper threads (parallel scavenging, concurrent marking). Promoted bytes are objects that outlived a young",
+    'collection twice: a request kept alive longer than it lasts shows there.',
+    '',
+    '| operation | conc. | thin KB allocated / promoted | thin GC µs main / helpers | API KB allocated / promoted | API GC µs main / helpers |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${[r.op, r.concurrency, ...cell(r.thin), ...cell(r.api)].join(' | ')} |`),
+    '',
+  ];
+}
 const outFile = isAbsolute(values.out) ? values.out : repoPath(values.out);
 mkdirSync(dirname(outFile), { recursive: true });
 // Formatted like every other file of the repository, so that it can be committed as written.

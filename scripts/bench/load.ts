@@ -1,11 +1,14 @@
 // Load for `npm run bench` and `npm run soak`: HTTP through autocannon (keep-alive connections,
 // a fixed number in flight, per-request paths and bodies), and a closed loop for the raw driver.
 // Latencies are kept exactly (autocannon's own histogram has whole milliseconds).
+import type { GcPerRequest } from './gc-trace.js';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface Measure {
   requests: number;
+  /** What the garbage collector did per request (`--gc`, see gc-trace.ts). */
+  gc?: GcPerRequest;
   /** CPU time of the measured server process per request, in microseconds (Linux only). */
   cpuMicros?: number;
   seconds: number;
@@ -168,5 +171,13 @@ export function median(measures: Measure[]): Measure {
     p99: mid((m) => m.p99)!,
     unexpected: measures.reduce((sum, m) => sum + m.unexpected, 0),
     statuses,
+    gc: measures.some((m) => m.gc)
+      ? {
+          allocatedKb: mid((m) => m.gc?.allocatedKb)!,
+          promotedKb: mid((m) => m.gc?.promotedKb)!,
+          pauseMicros: mid((m) => m.gc?.pauseMicros)!,
+          helperMicros: mid((m) => m.gc?.helperMicros)!,
+        }
+      : undefined,
   };
 }

@@ -77,20 +77,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts an entry point in a child process and waits until `ready` answers true. */
+/** Starts an entry point in a child process and waits until `ready` answers true; its stdout goes to `stdout` (a file descriptor) or nowhere. */
 export async function start(
   script: string,
   args: string[],
   env: Record<string, string>,
   ready: () => Promise<boolean>,
   nodeFlags: string[] = [],
+  stdout?: number,
 ) {
   // A compiled entry point (dist/) runs on plain node; a TypeScript one through tsx.
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...loader, script, ...args], {
     cwd: repoPath(),
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout ?? 'ignore', 'inherit'],
   });
   for (let attempt = 0; attempt < 300; attempt++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
@@ -109,6 +110,7 @@ export const startApi = (
   port: number,
   nodeFlags: string[] = [],
   env: Record<string, string> = {},
+  stdout?: number,
 ) =>
   start(
     'dist/main.js',
@@ -116,6 +118,7 @@ export const startApi = (
     { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
     up(`http://127.0.0.1:${port}/api/health`),
     nodeFlags,
+    stdout,
   );
 
 export const stop = (child: ChildProcess) =>
