@@ -14,7 +14,7 @@
 // the machine and the database server's own drift.
 //
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
-import { mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -195,6 +195,8 @@ const buildInfo = (await raw
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
 await Promise.all([stop(thin), stop(api)]);
+// The traces (the API's stdout, its access log included) are read; they can take tens of MB.
+if (gcDir) rmSync(gcDir, { recursive: true, force: true });
 await raw.close();
 await projectDb.dropDatabase().catch(() => undefined);
 await deps.db.platform.dropDatabase().catch(() => undefined);
