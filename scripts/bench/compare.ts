@@ -127,11 +127,12 @@ const http = async (
   seconds: number,
   op: (typeof ops)[0],
 ) => {
-  const trace = url.startsWith(thinUrl) ? traces?.thin : traces?.api;
+  const isThin = url.startsWith(thinUrl);
+  const trace = isThin ? traces?.thin : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
-    url.startsWith(thinUrl) ? thin.pid : api.pid,
+    isThin ? thin.pid : api.pid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
   return measure;

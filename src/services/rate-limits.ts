@@ -42,22 +42,24 @@ export function apiRateLimits(
   /** Client IPs refused by the IP bucket, until when: refused again here without a round trip. */
   const blocked = new Map<string, { until: number; check: RateCheck }>();
 
-  async function ownerPlan(ownerId: string): Promise<PlanName> {
+  /** The owner's plan: at once while this process's copy is fresh, else read and kept. */
+  function ownerPlan(ownerId: string): PlanName | Promise<PlanName> {
     const memo = plans.get(ownerId);
     if (memo && memo.expiresAt > Date.now()) return memo.plan;
-    const plan = await planOf(ownerId);
-    if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
-    plans.set(ownerId, { plan, expiresAt: Date.now() + PLAN_TTL_MS });
-    return plan;
+    return planOf(ownerId).then((plan) => {
+      if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
+      plans.set(ownerId, { plan, expiresAt: Date.now() + PLAN_TTL_MS });
+      return plan;
+    });
   }
 
   /** The project's limit; a number at once when the override or the owner's plan is known here. */
   function requestsPerMinute(project: Project): number | Promise<number> {
     const override = project.limits.requestsPerMinute;
     if (override !== undefined) return override;
-    const memo = plans.get(project.ownerId);
-    if (memo && memo.expiresAt > Date.now()) return projectLimits(project, memo.plan).requestsPerMinute;
-    return ownerPlan(project.ownerId).then((plan) => projectLimits(project, plan).requestsPerMinute);
+    const limitOf = (plan: PlanName) => projectLimits(project, plan).requestsPerMinute;
+    const plan = ownerPlan(project.ownerId);
+    return typeof plan === 'string' ? limitOf(plan) : plan.then(limitOf);
   }
 
   /**
