@@ -13,11 +13,11 @@ import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
+import { toDocument, type StoredDocument } from './stored-form.js';
 import { storedSizes } from './stored-sizes.js';
 import { bsonSize, setGrowthBound } from './write-sizes.js';
 
-/** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
-export type StoredDocument = Record<string, unknown> & { _id: string };
+export type { StoredDocument } from './stored-form.js';
 
 export interface CollectionRef {
   projectId: string;
@@ -31,34 +31,6 @@ export interface FindOptions {
   limit?: number;
   projection?: Record<string, 0 | 1>;
 }
-
-/**
- * Converts driver values for the services: object ids become hex strings, the rest is kept.
- * Documents and arrays are changed in place: what the driver returns is a fresh tree no one else
- * holds, and a read on the hot path should not copy it once more.
- */
-function fromStored(value: unknown): unknown {
-  if (value instanceof ObjectId) return value.toHexString();
-  if (value instanceof Date || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = fromStored(value[i]);
-    return value;
-  }
-  const bsonType = (value as { _bsontype?: string })._bsontype;
-  if (bsonType) {
-    // Values an external database may hold (Decimal128, Long, Binary, ...): their JSON form.
-    const json = (value as { toJSON?: () => unknown }).toJSON?.();
-    return json === undefined ? String(value) : json;
-  }
-  const doc = value as Record<string, unknown>;
-  // TRASH_KEY is index bookkeeping (project-indexes.ts); clients never see it, nor can set it.
-  if (TRASH_KEY in doc) delete doc[TRASH_KEY];
-  for (const key in doc) doc[key] = fromStored(doc[key]);
-  return doc;
-}
-
-/** A document from the driver, or handed over by a service, in the services' form (in place). */
-const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
 
@@ -328,27 +300,3 @@ export function documentsRepo(
 }
 
 export type DocumentsRepo = ReturnType<typeof documentsRepo>;
-
-/**
- * Every registered collection of every project (platform database, `collections`), for the
- * sweeps of the worker; read in pages by `_id` so that the sweep never holds a long cursor.
- */
-export async function* registeredCollections(
-  database: Database,
-  pageSize = 500,
-): AsyncGenerator<CollectionRef> {
-  const defs = database.platform.collection<{ _id: ObjectId; projectId: ObjectId; name: string }>(
-    'collections',
-  );
-  let after: ObjectId | undefined;
-  for (;;) {
-    const page = await defs
-      .find(after ? { _id: { $gt: after } } : {}, { projection: { projectId: 1, name: 1 } })
-      .sort({ _id: 1 })
-      .limit(pageSize)
-      .toArray();
-    for (const def of page) yield { projectId: def.projectId.toHexString(), collection: def.name };
-    if (page.length < pageSize) return;
-    after = page[page.length - 1]!._id;
-  }
-}

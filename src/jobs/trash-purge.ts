@@ -3,7 +3,7 @@
 // Idempotent and safe with several workers: each document is removed (and counted) once.
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
-import { registeredCollections } from '../db/documents.js';
+import { registeredCollections } from '../db/registered-collections.js';
 import type { Job } from './worker.js';
 
 export const TRASH_RETENTION_DAYS = 30;
