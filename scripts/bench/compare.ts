@@ -65,10 +65,18 @@ const ops: { name: string; http: (i: number) => HttpRequest; expect: number; api
 ];
 
 const raw = new MongoClient(deps.config.mongodbUri);
-const items = raw.db(projectDb.databaseName).collection('items');
+const rawDb = raw.db(projectDb.databaseName);
+const items = rawDb.collection('items');
 const ACTIVE = { $ne: true };
+/** The API's read of one document by `_id` (src/db/find-pinned.ts): one `find` command of a single batch. */
+const findPinned = async (filter: Record<string, unknown>) =>
+  (
+    (await rawDb.command({ find: 'items', filter, limit: 1, singleBatch: true, maxTimeMS: 10_000 })) as {
+      cursor: { firstBatch: unknown[] };
+    }
+  ).cursor.firstBatch[0] ?? null;
 const rawWork: Record<string, (i: number) => Promise<unknown>> = {
-  'get by id': (i) => items.findOne({ _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }),
+  'get by id': (i) => findPinned({ _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }),
   'list 20, filter + sort': (i) =>
     items
       .find(

@@ -12,7 +12,9 @@ import { koaBody } from 'koa-body';
 import { MongoClient, ObjectId } from 'mongodb';
 
 const client = await MongoClient.connect(process.env.MONGODB_URI!);
-const items = client.db(process.env.THIN_DB!).collection(process.env.THIN_COLLECTION ?? 'items');
+const db = client.db(process.env.THIN_DB!);
+const collection = process.env.THIN_COLLECTION ?? 'items';
+const items = db.collection(collection);
 const TIME_LIMIT_MS = 10_000;
 const ACTIVE = { $ne: true };
 
@@ -23,7 +25,15 @@ const ok = (ctx: Koa.Context, data: unknown, status = 200, message = '') => {
 };
 
 router.get('/items/:id', async (ctx) => {
-  const doc = await items.findOne({ _id: new ObjectId(ctx.params.id), isDeleted: ACTIVE });
+  // The API's read of one document (src/db/find-pinned.ts): one `find` command of a single batch.
+  const reply = (await db.command({
+    find: collection,
+    filter: { _id: new ObjectId(ctx.params.id), isDeleted: ACTIVE },
+    limit: 1,
+    singleBatch: true,
+    maxTimeMS: TIME_LIMIT_MS,
+  })) as { cursor: { firstBatch: unknown[] } };
+  const doc = reply.cursor.firstBatch[0];
   if (!doc) ctx.throw(404);
   ok(ctx, doc);
 });

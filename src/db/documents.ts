@@ -11,6 +11,7 @@ import {
 } from 'mongodb';
 import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
+import { findPinned, pinsOneId } from './find-pinned.js';
 import { ObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
 import { toDocument, type StoredDocument } from './stored-form.js';
@@ -33,17 +34,6 @@ export interface FindOptions {
 }
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
-
-/** Whether a filter matches at most the one document of an `_id` equality (at its top or in its `$and`). */
-function pinsOneId(filter: MongoDocument): boolean {
-  const id: unknown = filter._id;
-  if (id instanceof ObjectId || typeof id === 'string') return true;
-  const all: unknown = filter.$and;
-  return (
-    Array.isArray(all) &&
-    all.some((part) => part !== null && typeof part === 'object' && pinsOneId(part as MongoDocument))
-  );
-}
 
 /** Collection handles kept per database (a project's own database gets a new Db when reopened). */
 const handles = new WeakMap<Db, Map<string, Collection<MongoDocument>>>();
@@ -123,15 +113,24 @@ export function documentsRepo(
     ): Promise<StoredDocument | undefined> {
       // A read pinned to one `_id` is one index lookup: the server bounds it with maxTimeMS, and
       // even a server that ignores it answers at once, so it needs no driver-side deadline (a
-      // timer and an abort listener per request on the data API's hottest path).
-      const target = await collection(ref);
-      const read = async (limit: Partial<TimeLimit>) => {
-        const doc = await target.findOne(asFilter(filter), { projection, ...limit });
-        return doc ? toDocument(doc) : undefined;
-      };
-      if (!pinsOneId(filter)) return withTimeLimit(timeoutMs, 'query', read);
+      // timer and an abort listener per request on the data API's hottest path), nor a cursor
+      // (find-pinned.ts).
+      if (!pinsOneId(filter)) {
+        const target = await collection(ref);
+        return withTimeLimit(timeoutMs, 'query', async (limit: Partial<TimeLimit>) => {
+          const doc = await target.findOne(asFilter(filter), { projection, ...limit });
+          return doc ? toDocument(doc) : undefined;
+        });
+      }
       try {
-        return await read({ maxTimeMS: timeoutMs });
+        const doc = await findPinned(
+          await dbFor(ref.projectId),
+          ref.collection,
+          filter,
+          projection,
+          timeoutMs,
+        );
+        return doc ? toDocument(doc) : undefined;
       } catch (err) {
         translateDriverError(err, 'query');
       }
