@@ -43,7 +43,8 @@ export function projectSlots(projects: Collection<ProjectDoc>) {
           $or: [{ 'usage.databaseUsed': { $lte: limit - bytes } }, { 'usage.databaseUsed': null }],
         },
         { $inc: { 'usage.databaseUsed': bytes } },
-        { returnDocument: 'after', projection: { 'usage.databaseUsed': 1 } },
+        // The whole (small) project document: FerretDB 1.24 refuses findAndModify's `fields`.
+        { returnDocument: 'after' },
       );
       return after ? (after.usage?.databaseUsed ?? bytes) : undefined;
     },
@@ -96,7 +97,7 @@ export function projectSlots(projects: Collection<ProjectDoc>) {
       const before = await projects.findOneAndUpdate(
         { _id, 'storageCharges.fileId': fileId },
         { $pull: { storageCharges: { fileId } } },
-        { projection: { storageCharges: 1 } },
+        // Without a projection, as in reserveDatabaseBytes (FerretDB 1.24).
       );
       const bytes = chargeOf(before, fileId) ?? 0;
       if (bytes > 0) await projects.updateOne({ _id }, { $inc: { 'usage.storageUsed': -bytes } });
