@@ -122,14 +122,9 @@ export function documentsRepo(
           return doc ? toDocument(doc) : undefined;
         });
       }
+      const db = await dbFor(ref.projectId);
       try {
-        const doc = await findPinned(
-          await dbFor(ref.projectId),
-          ref.collection,
-          filter,
-          projection,
-          timeoutMs,
-        );
+        const doc = await findPinned(db, ref.collection, filter, projection, timeoutMs);
         return doc ? toDocument(doc) : undefined;
       } catch (err) {
         translateDriverError(err, 'query');
