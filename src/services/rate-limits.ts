@@ -42,24 +42,21 @@ export function apiRateLimits(
   /** Client IPs refused by the IP bucket, until when: refused again here without a round trip. */
   const blocked = new Map<string, { until: number; check: RateCheck }>();
 
-  /** The owner's plan: at once while this process's copy is fresh, else read and kept. */
-  function ownerPlan(ownerId: string): PlanName | Promise<PlanName> {
+  /** The owner's plan: this process's copy while it is fresh, else read and kept. */
+  async function ownerPlan(ownerId: string): Promise<PlanName> {
     const memo = plans.get(ownerId);
     if (memo && memo.expiresAt > Date.now()) return memo.plan;
-    return planOf(ownerId).then((plan) => {
-      if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
-      plans.set(ownerId, { plan, expiresAt: Date.now() + PLAN_TTL_MS });
-      return plan;
-    });
+    const plan = await planOf(ownerId);
+    if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
+    plans.set(ownerId, { plan, expiresAt: Date.now() + PLAN_TTL_MS });
+    return plan;
   }
 
-  /** The project's limit; a number at once when the override or the owner's plan is known here. */
-  function requestsPerMinute(project: Project): number | Promise<number> {
+  /** The project's limit: the operator's override, else its owner's plan's. */
+  async function requestsPerMinute(project: Project): Promise<number> {
     const override = project.limits.requestsPerMinute;
     if (override !== undefined) return override;
-    const limitOf = (plan: PlanName) => projectLimits(project, plan).requestsPerMinute;
-    const plan = ownerPlan(project.ownerId);
-    return typeof plan === 'string' ? limitOf(plan) : plan.then(limitOf);
+    return projectLimits(project, await ownerPlan(project.ownerId)).requestsPerMinute;
   }
 
   /**
@@ -118,8 +115,7 @@ export function apiRateLimits(
     async charge({ ip, project, keyKind }: RateSubject): Promise<RateCheck | undefined> {
       const charged: ScopedBucket[] = [];
       if (project) {
-        const found = requestsPerMinute(project);
-        const limit = typeof found === 'number' ? found : await found;
+        const limit = await requestsPerMinute(project);
         // An override of 0 (or less) stops the project's API traffic altogether.
         if (!(limit > 0))
           return toCheck(false, 'project', 0, { remaining: 0, resetMs: PERIOD_MS, retryAfterMs: PERIOD_MS });
