@@ -4,7 +4,8 @@
 // with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
 // read with a Bearer token on the API. Writes bench/RESULTS.md (or --out).
 //
-//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--out bench/RESULTS.md]
+//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--calibrate 25,50,100]
+//                    [--out bench/RESULTS.md]
 //
 // With --gc both servers run with `node --trace-gc-nvp` and the report adds what the garbage
 // collector did per request (allocated, promoted, pause and helper-thread time; gc-trace.ts).
@@ -24,7 +25,8 @@ import { closeDeps } from '../../src/deps.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
 import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
-import { gcTrace } from './gc-trace.js';
+import { gcSection, gcTrace } from './gc-trace.js';
+import { calibrate, calibrationSection } from './calibrate.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +42,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Runs both servers with --trace-gc-nvp and reports the collector's work per request. */
     gc: { type: 'boolean', default: false },
+    /** Microseconds of CPU per request to add to the thin server, each measured (calibrate.ts). */
+    calibrate: { type: 'string', default: '' },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
@@ -196,6 +200,19 @@ for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
   console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${cpu(measure)} µs`);
 }
+const spins = values.calibrate.split(',').filter(Boolean).map(Number);
+const calibration = spins.length
+  ? await calibrate({
+      spins,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      concurrency: CONCURRENCY[0]!,
+      thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
+      plain: { url: thinUrl, pid: thin.pid },
+      // The operations whose ratio is the servers' CPU (lists and updates wait on the database).
+      ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && wanted(op.name)),
+    })
+  : undefined;
 loadAverage.push(os.loadavg()[0]!);
 
 // ---- Report ----
@@ -253,30 +270,13 @@ const lines = [
     )
     .map((line) => `| ${line} |`),
   '',
-  ...(values.gc ? gcSection() : []),
+  ...(values.gc ? gcSection(rows) : []),
+  ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, calibratedApi) : []),
 ];
-/** The collector's work per request (--gc): young-generation bytes, and its time on and off the main thread. */
-function gcSection(): string[] {
-  const cell = (m: Measure | undefined) =>
-    m?.gc
-      ? [
-          `${f(m.gc.allocatedKb, 1)} / ${f(m.gc.promotedKb, 1)}`,
-          `${f(m.gc.pauseMicros)} / ${f(m.gc.helperMicros)}`,
-        ]
-      : ['', ''];
-  return [
-    '## Garbage collection per request (`--gc`)',
-    '',
-    'From `node --trace-gc-nvp` on both servers: the lines written during a measure, summed and divided by its requests.',
-    'KB allocated / promoted to the old generation; µs of collection pauses on the main thread / of collection work on',
-    "V8's helper threads (parallel scavenging, concurrent marking). Promoted bytes are objects that outlived a young",
-    'collection twice: a request kept alive longer than it lasts shows there.',
-    '',
-    '| operation | conc. | thin KB allocated / promoted | thin GC µs main / helpers | API KB allocated / promoted | API GC µs main / helpers |',
-    '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${[r.op, r.concurrency, ...cell(r.thin), ...cell(r.api)].join(' | ')} |`),
-    '',
-  ];
+/** The API's measure of an operation at the calibration's concurrency, with the thin server's next to it. */
+function calibratedApi(op: string) {
+  const row = rows.find((r) => r.op === op && r.concurrency === CONCURRENCY[0]);
+  return row?.thin ? { api: row.api, thin: row.thin } : undefined;
 }
 const outFile = isAbsolute(values.out) ? values.out : repoPath(values.out);
 mkdirSync(dirname(outFile), { recursive: true });

@@ -81,3 +81,30 @@ export function gcTrace(file: string) {
     },
   };
 }
+
+/** The report's section (--gc): the collector's work per request: young-generation bytes, and its time on and off the main thread. */
+export function gcSection(
+  rows: { op: string; concurrency: number; thin?: { gc?: GcPerRequest }; api: { gc?: GcPerRequest } }[],
+): string[] {
+  const f = (n: number, d = 0) => n.toFixed(d);
+  const cell = (m: { gc?: GcPerRequest } | undefined) =>
+    m?.gc
+      ? [
+          `${f(m.gc.allocatedKb, 1)} / ${f(m.gc.promotedKb, 1)}`,
+          `${f(m.gc.pauseMicros)} / ${f(m.gc.helperMicros)}`,
+        ]
+      : ['', ''];
+  return [
+    '## Garbage collection per request (`--gc`)',
+    '',
+    'From `node --trace-gc-nvp` on both servers: the lines written during a measure, summed and divided by its requests.',
+    'KB allocated / promoted to the old generation; µs of collection pauses on the main thread / of collection work on',
+    "V8's helper threads (parallel scavenging, concurrent marking). Promoted bytes are objects that outlived a young",
+    'collection twice: a request kept alive longer than it lasts shows there.',
+    '',
+    '| operation | conc. | thin KB allocated / promoted | thin GC µs main / helpers | API KB allocated / promoted | API GC µs main / helpers |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${[r.op, r.concurrency, ...cell(r.thin), ...cell(r.api)].join(' | ')} |`),
+    '',
+  ];
+}

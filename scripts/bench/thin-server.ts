@@ -5,6 +5,9 @@
 //
 //   MONGODB_URI=... THIN_DB=p_<id> THIN_COLLECTION=items THIN_PORT=0 node --import tsx thin-server.ts
 //
+// THIN_SPIN_US=n makes it spin n microseconds of CPU before each request (`npm run bench --
+// --calibrate`, calibrate.ts); without it the server has no such step.
+//
 // Prints `listening <port>` once ready.
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -81,6 +84,14 @@ router.patch('/items/:id', async (ctx) => {
 });
 
 const app = new Koa();
+const SPIN_US = Number(process.env.THIN_SPIN_US ?? 0);
+if (SPIN_US > 0) {
+  app.use((_ctx, next) => {
+    const until = performance.now() + SPIN_US / 1000;
+    while (performance.now() < until);
+    return next();
+  });
+}
 app.use(koaBody({ json: true, multipart: false, urlencoded: false, text: false }));
 app.use(router.routes());
 const server = app.listen(Number(process.env.THIN_PORT ?? 0), '127.0.0.1', () => {
