@@ -91,12 +91,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
     const guard = gate?.(entry.security);
     const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
-    for (const requirement of entry.security) {
-      for (const scheme of Object.keys(requirement)) {
-        if (!security[scheme])
-          throw new Error(`No resolver for security scheme ${scheme} (${entry.operationId})`);
-      }
-    }
+    const plan = securityPlan(entry.security, security, entry.operationId);
     router[entry.method](koaPath, async (ctx: Context) => {
       const cookies = new RequestCookies(ctx);
       const input: SecurityInput = {
@@ -107,7 +102,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
         cookies,
         ip: ctx.ip,
       };
-      const resolve = () => resolveSecurity(entry.security, security, input);
+      const resolve = () => resolveSecurity(plan, input);
       const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
@@ -179,28 +174,53 @@ function takeQueryParam(ctx: Context, name: string): string | undefined {
 }
 
 /**
- * OpenAPI semantics: the requirements are alternatives, the schemes inside one requirement must
- * all be present. A resolver that finds an invalid credential throws at once (401/403).
+ * An operation's security requirements worked out at start: the resolvers of the schemes it names,
+ * each once, and every requirement as the positions of its schemes among them.
  */
-async function resolveSecurity(
+interface SecurityPlan {
+  resolvers: SecurityResolver[];
+  requirements: number[][];
+}
+
+function securityPlan(
   requirements: SecurityRequirement[],
   resolvers: Record<string, SecurityResolver>,
-  input: SecurityInput,
-): Promise<Principal> {
-  if (requirements.length === 0) return {};
-  const cache = new Map<string, Principal | undefined>();
-  for (const requirement of requirements) {
-    const schemes = Object.keys(requirement);
-    if (schemes.length === 0) return {};
+  operationId: string,
+): SecurityPlan {
+  const schemes: string[] = [];
+  const positions = requirements.map((requirement) =>
+    Object.keys(requirement).map((scheme) => {
+      if (!resolvers[scheme]) throw new Error(`No resolver for security scheme ${scheme} (${operationId})`);
+      if (!schemes.includes(scheme)) schemes.push(scheme);
+      return schemes.indexOf(scheme);
+    }),
+  );
+  return { resolvers: schemes.map((scheme) => resolvers[scheme]!), requirements: positions };
+}
+
+/** A scheme whose resolver found no credential of its kind. */
+const ABSENT = null;
+
+/**
+ * OpenAPI semantics: the requirements are alternatives, the schemes inside one requirement must
+ * all be present. Each scheme is resolved at most once per request, in the order first named. A
+ * resolver that finds an invalid credential throws at once (401/403).
+ */
+async function resolveSecurity(plan: SecurityPlan, input: SecurityInput): Promise<Principal> {
+  if (plan.requirements.length === 0) return {};
+  const facets: (Principal | typeof ABSENT | undefined)[] = new Array(plan.resolvers.length);
+  for (const requirement of plan.requirements) {
     let principal: Principal | undefined = {};
-    for (const scheme of schemes) {
-      if (!cache.has(scheme)) cache.set(scheme, await resolvers[scheme]!(input, principal));
-      const facet = cache.get(scheme);
-      if (!facet) {
+    for (const position of requirement) {
+      let facet = facets[position];
+      if (facet === undefined)
+        facet = facets[position] = (await plan.resolvers[position]!(input, principal)) ?? ABSENT;
+      if (facet === ABSENT) {
         principal = undefined;
         break;
       }
-      principal = { ...principal, ...facet };
+      // A facet is a fresh object of its resolver: the first is the principal as it is.
+      principal = position === requirement[0] ? facet : { ...principal, ...facet };
     }
     if (principal) return principal;
   }
