@@ -34,7 +34,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16,64' },
     /** Measures per operation, concurrency and target, taken in turn; the report shows medians. */
     rounds: { type: 'string', default: '1' },
-    out: { type: 'string', default: 'bench/RESULTS.md' },
+    /** Default: bench/RESULTS.md, or bench/CALIBRATION.md with --calibrate. */
+    out: { type: 'string', default: '' },
     label: { type: 'string', default: '' },
     /** Only the operations whose name contains one of these words (comma-separated). */
     only: { type: 'string', default: '' },
@@ -118,7 +119,10 @@ const thin = await start(
 const apiPort = await freePort();
 const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
 const only = values.only.split(',').filter(Boolean);
-const wanted = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
+const matches = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
+/** With --calibrate the run is the calibration alone (calibrate.ts), on a database nothing else has written to. */
+const spins = values.calibrate.split(',').filter(Boolean).map(Number);
+const wanted = (name: string) => spins.length === 0 && matches(name);
 
 // ---- Measure: per operation and concurrency, raw, thin and API back to back ----
 interface Row {
@@ -200,7 +204,6 @@ for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
   console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${cpu(measure)} µs`);
 }
-const spins = values.calibrate.split(',').filter(Boolean).map(Number);
 const calibration = spins.length
   ? await calibrate({
       spins,
@@ -208,9 +211,12 @@ const calibration = spins.length
       seconds: SECONDS,
       concurrency: CONCURRENCY[0]!,
       thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
-      plain: { url: thinUrl, pid: thin.pid },
+      running: [
+        { name: 'thin', url: thinUrl, pid: thin.pid, headers: {} },
+        { name: 'API', url: `${apiUrl}/items`, pid: api.pid, headers: secret },
+      ],
       // The operations whose ratio is the servers' CPU (lists and updates wait on the database).
-      ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && wanted(op.name)),
+      ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && matches(op.name)),
     })
   : undefined;
 loadAverage.push(os.loadavg()[0]!);
@@ -240,49 +246,51 @@ const lines = [
   `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
   `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
-  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each); ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after ${spins.length ? 'a 3 s warm-up of every server per operation' : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
   '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
   '  server is the price of its features; the rest of a request is waiting for the database.',
   '',
-  '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | unexpected (API) |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows
-    .map((r) =>
-      [
-        r.op,
-        r.concurrency,
-        f(r.raw?.rps ?? 0),
-        f(r.thin?.rps ?? 0),
-        f(r.api.rps),
-        ratio(r.api.rps, r.thin?.rps),
-        ratio(r.api.rps, r.raw?.rps),
-        r.raw ? `${f(r.raw.p50, 1)} / ${f(r.raw.p99, 1)}` : '',
-        r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
-        `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
-        ratio(r.api.p99, r.thin?.p99),
-        cpu(r.thin),
-        cpu(r.api),
-        r.api.unexpected,
-      ].join(' | '),
-    )
-    .map((line) => `| ${line} |`),
-  '',
+  ...(rows.length ? resultsTable() : []),
   ...(values.gc ? gcSection(rows) : []),
-  ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, calibratedApi) : []),
+  ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, ROUNDS) : []),
 ];
-/** The API's measure of an operation at the calibration's concurrency, with the thin server's next to it. */
-function calibratedApi(op: string) {
-  const row = rows.find((r) => r.op === op && r.concurrency === CONCURRENCY[0]);
-  return row?.thin ? { api: row.api, thin: row.thin } : undefined;
+/** The main table: one row per operation and concurrency. */
+function resultsTable(): string[] {
+  return [
+    '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | unexpected (API) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows
+      .map((r) =>
+        [
+          r.op,
+          r.concurrency,
+          f(r.raw?.rps ?? 0),
+          f(r.thin?.rps ?? 0),
+          f(r.api.rps),
+          ratio(r.api.rps, r.thin?.rps),
+          ratio(r.api.rps, r.raw?.rps),
+          r.raw ? `${f(r.raw.p50, 1)} / ${f(r.raw.p99, 1)}` : '',
+          r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
+          `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
+          ratio(r.api.p99, r.thin?.p99),
+          cpu(r.thin),
+          cpu(r.api),
+          r.api.unexpected,
+        ].join(' | '),
+      )
+      .map((line) => `| ${line} |`),
+    '',
+  ];
 }
-const outFile = isAbsolute(values.out) ? values.out : repoPath(values.out);
+const out = values.out || (spins.length ? 'bench/CALIBRATION.md' : 'bench/RESULTS.md');
+const outFile = isAbsolute(out) ? out : repoPath(out);
 mkdirSync(dirname(outFile), { recursive: true });
 // Formatted like every other file of the repository, so that it can be committed as written.
 const text = await format(lines.join('\n'), { ...(await resolveConfig(outFile)), filepath: outFile });
 writeFileSync(outFile, text);
-console.log(`\n${lines.join('\n')}\nwritten to ${values.out}`);
+console.log(`\n${lines.join('\n')}\nwritten to ${out}`);
 const unexpected = rows.reduce((n, r) => n + r.api.unexpected + (r.thin?.unexpected ?? 0), 0);
 process.exit(unexpected > 0 ? 1 : 0);
