@@ -1,6 +1,6 @@
 // `npm run bench:service`: the data service's own cost, without HTTP: CPU time of this process
 // per call of services.data.get and services.data.create next to the driver call each makes
-// (findOne, insertOne), `--concurrency` calls in flight, the median of five rounds. What the
+// (a single-batch find command, insertOne), `--concurrency` calls in flight, the median of five rounds. What the
 // service adds above the driver is the price of its checks (definition, owner rules, schema,
 // size and quota, events, wire form); `npm run bench` measures the whole request over HTTP.
 //
@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { ObjectId } from 'mongodb';
 import { closeDeps } from '../../src/deps.js';
+import { findPinned } from '../../src/db/find-pinned.js';
 import { contextFor } from '../../test/helpers/fixtures.js';
 import { benchProject, pick } from './setup.js';
 
@@ -54,7 +55,15 @@ const now = new Date();
 const pairs: [string, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>][] = [
   [
     'get by id',
-    (i) => items.findOne({ _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }),
+    // The driver call the service makes for it (src/db/find-pinned.ts), as the thin server does.
+    (i) =>
+      findPinned(
+        projectDb,
+        'items',
+        { _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE },
+        undefined,
+        10_000,
+      ),
     (i) => services.data.get(ctx, 'items', pick(ids, i), {}),
   ],
   [
