@@ -1,9 +1,9 @@
 // `npm run bench -- --calibrate 25,50,100`: what a fixed price per request does to the ratio on
 // this machine. The thin server is started once more per price with THIN_SPIN_US (it spins that
 // many microseconds of CPU before each request and does nothing else differently), and each
-// operation is measured on it in turn with the plain thin server and the API. Each row is the ratio a server
-// reaches whose features cost exactly that much CPU per request above the thin server: the scale
-// the API's own ratio is read against.
+// operation is measured on it in turn with the plain thin server and the API. A spinning row is
+// the ratio a server reaches whose features cost exactly that much CPU per request above the thin
+// server: the scale the API's own ratio is read against.
 import type { ChildProcess } from 'node:child_process';
 import { freePort, start, stop, up } from './setup.js';
 import { httpLoadWithCpu, median, type HttpRequest, type Measure } from './load.js';
@@ -33,6 +33,7 @@ export interface CalibrationOptions {
   rounds: number;
   seconds: number;
   concurrency: number;
+  warmupSeconds: number;
   /** The thin server's environment (database and collection). */
   thinEnv: Record<string, string>;
   /** Servers already running; the first is the plain thin server the ratios are taken to. */
@@ -74,7 +75,8 @@ export async function calibrate(options: CalibrationOptions): Promise<Calibratio
     });
     const rows: CalibrationRow[] = [];
     for (const op of options.ops) {
-      for (const server of servers) await httpLoadWithCpu(load(op, server, 3), server.pid);
+      for (const server of servers)
+        await httpLoadWithCpu(load(op, server, options.warmupSeconds), server.pid);
       const taken = servers.map(() => [] as Measure[]);
       for (let round = 0; round < options.rounds; round++) {
         for (const [i, server] of servers.entries()) {

@@ -7,6 +7,8 @@
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--calibrate 25,50,100]
 //                    [--out bench/RESULTS.md]
 //
+// With --calibrate the run is a calibration instead (calibrate.ts), written to bench/CALIBRATION.md.
+//
 // With --gc both servers run with `node --trace-gc-nvp` and the report adds what the garbage
 // collector did per request (allocated, promoted, pause and helper-thread time; gc-trace.ts).
 //
@@ -43,7 +45,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Runs both servers with --trace-gc-nvp and reports the collector's work per request. */
     gc: { type: 'boolean', default: false },
-    /** Microseconds of CPU per request to add to the thin server, each measured (calibrate.ts). */
+    /** Prices in µs of CPU per request for spinning thin servers: the run is then the calibration (calibrate.ts). */
     calibrate: { type: 'string', default: '' },
   },
 });
@@ -210,6 +212,7 @@ const calibration = spins.length
       rounds: ROUNDS,
       seconds: SECONDS,
       concurrency: CONCURRENCY[0]!,
+      warmupSeconds: WARMUP_SECONDS,
       thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
       running: [
         { name: 'thin', url: thinUrl, pid: thin.pid, headers: {} },
@@ -246,7 +249,7 @@ const lines = [
   `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
   `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
-  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after ${spins.length ? 'a 3 s warm-up of every server per operation' : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after ${spins.length ? `a ${WARMUP_SECONDS} s warm-up of every server per operation` : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
