@@ -20,7 +20,7 @@ export interface CalibratedOp {
   expect: number;
 }
 
-/** A server measured in the rotation: the plain thin server first, then the API. */
+/** A server measured in the rotation. */
 export interface RunningServer {
   name: string;
   url: string;
@@ -36,8 +36,9 @@ export interface CalibrationOptions {
   warmupSeconds: number;
   /** The thin server's environment (database and collection). */
   thinEnv: Record<string, string>;
-  /** Servers already running; the first is the plain thin server the ratios are taken to. */
-  running: RunningServer[];
+  /** The plain thin server (the ratios are taken to it) and the API, both running. */
+  thin: RunningServer;
+  api: RunningServer;
   ops: CalibratedOp[];
 }
 
@@ -46,7 +47,7 @@ export interface CalibrationOptions {
  * `rounds` measures taken in turn, so that the database's drift falls on every server alike.
  */
 export async function calibrate(options: CalibrationOptions): Promise<CalibrationRow[]> {
-  const servers: (RunningServer & { child?: ChildProcess })[] = [...options.running];
+  const spinning: (RunningServer & { child: ChildProcess })[] = [];
   try {
     for (const spinMicros of options.spins) {
       const port = await freePort();
@@ -57,14 +58,9 @@ export async function calibrate(options: CalibrationOptions): Promise<Calibratio
         up(`http://127.0.0.1:${port}/items?price_gte=0&price_lt=1`),
       );
       const url = `http://127.0.0.1:${port}/items`;
-      servers.splice(servers.length - 1, 0, {
-        name: `thin + ${spinMicros} µs spin`,
-        url,
-        pid: child.pid,
-        headers: {},
-        child,
-      });
+      spinning.push({ name: `thin + ${spinMicros} µs spin`, url, pid: child.pid, headers: {}, child });
     }
+    const servers = [options.thin, ...spinning, options.api];
     const load = (op: CalibratedOp, server: RunningServer, seconds: number) => ({
       url: server.url,
       headers: server.headers,
@@ -89,7 +85,7 @@ export async function calibrate(options: CalibrationOptions): Promise<Calibratio
     }
     return rows;
   } finally {
-    for (const server of servers) if (server.child) await stop(server.child);
+    for (const server of spinning) await stop(server.child);
   }
 }
 

@@ -214,10 +214,8 @@ const calibration = spins.length
       concurrency: CONCURRENCY[0]!,
       warmupSeconds: WARMUP_SECONDS,
       thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
-      running: [
-        { name: 'thin', url: thinUrl, pid: thin.pid, headers: {} },
-        { name: 'API', url: `${apiUrl}/items`, pid: api.pid, headers: secret },
-      ],
+      thin: { name: 'thin', url: thinUrl, pid: thin.pid, headers: {} },
+      api: { name: 'API', url: `${apiUrl}/items`, pid: api.pid, headers: secret },
       // The operations whose ratio is the servers' CPU (lists and updates wait on the database).
       ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && matches(op.name)),
     })
