@@ -82,7 +82,10 @@ export function gcTrace(file: string) {
   };
 }
 
-/** The report's section (--gc): the collector's work per request: young-generation bytes, and its time on and off the main thread. */
+/**
+ * The report's section (--gc): the collector's work per request, young-generation bytes and its
+ * time on and off the main thread.
+ */
 export function gcSection(
   rows: { op: string; concurrency: number; thin?: { gc?: GcPerRequest }; api: { gc?: GcPerRequest } }[],
 ): string[] {

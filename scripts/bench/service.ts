@@ -1,8 +1,9 @@
 // `npm run bench:service`: the data service's own cost, without HTTP: CPU time of this process
-// per call of services.data.get and services.data.create next to the driver call each makes
-// (a single-batch find command, insertOne), `--concurrency` calls in flight, the median of five rounds. What the
-// service adds above the driver is the price of its checks (definition, owner rules, schema,
-// size and quota, events, wire form); `npm run bench` measures the whole request over HTTP.
+// per call of services.data.get and services.data.create next to the driver call each makes (a
+// single-batch find command, insertOne), `--concurrency` calls in flight, the median of five
+// rounds. What the service adds above the driver is the price of its checks (definition, owner
+// rules, schema, size and quota, events, wire form); `npm run bench` measures the whole request
+// over HTTP.
 //
 //   npm run bench:service -- [--calls 3000] [--concurrency 16]
 import { parseArgs } from 'node:util';
