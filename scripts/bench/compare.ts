@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { MongoClient, ObjectId } from 'mongodb';
 import { format, resolveConfig } from 'prettier';
 import { closeDeps } from '../../src/deps.js';
+import { findPinned } from '../../src/db/find-pinned.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
 import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
@@ -75,15 +76,10 @@ const raw = new MongoClient(deps.config.mongodbUri);
 const rawDb = raw.db(projectDb.databaseName);
 const items = rawDb.collection('items');
 const ACTIVE = { $ne: true };
-/** The API's read of one document by `_id` (src/db/find-pinned.ts): one `find` command of a single batch. */
-const findPinned = async (filter: Record<string, unknown>) =>
-  (
-    (await rawDb.command({ find: 'items', filter, limit: 1, singleBatch: true, maxTimeMS: 10_000 })) as {
-      cursor: { firstBatch: unknown[] };
-    }
-  ).cursor.firstBatch[0] ?? null;
 const rawWork: Record<string, (i: number) => Promise<unknown>> = {
-  'get by id': (i) => findPinned({ _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }),
+  // The API's own read of one document by `_id`: one `find` command of a single batch.
+  'get by id': (i) =>
+    findPinned(rawDb, 'items', { _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }, undefined, 10_000),
   'list 20, filter + sort': (i) =>
     items
       .find(
