@@ -9,3 +9,6 @@ load_env_file() {
     if [ -z "${!key:-}" ]; then export "$key=$value"; fi
   done < "$file"
 }
+
+# The Node.js runtime of .node-version first on PATH (fetched when the machine's is older).
+. "$(dirname "${BASH_SOURCE[0]}")/node-runtime.sh"

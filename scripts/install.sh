@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs the npm dependencies when they are missing or the lockfile changed since the last
-# install, Chromium for the browser test and schemathesis for the fuzz step. Servers
-# (MongoDB-compatible, Redis, S3, SMTP sink) are installed by scripts/stack.sh.
+# Installs the npm dependencies when they are missing, or when the lockfile or the Node.js major
+# version changed since the last install (native modules are built for one runtime), Chromium for
+# the browser tests and schemathesis for the fuzz step. Servers (MongoDB-compatible, Redis, S3,
+# SMTP sink) are installed by scripts/stack.sh; the Node.js runtime by scripts/node-runtime.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stamp=node_modules/.install-stamp
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
+want="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node -p 'process.versions.node.split(".")[0]')"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "[install] npm ci"
   npm ci --no-audit --no-fund --loglevel=error

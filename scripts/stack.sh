@@ -328,7 +328,7 @@ secret_ensure() {
 
 load_secrets() {
   mkdir -p "$PROFILE_DIR"
-  command -v node >/dev/null || die "node is not on PATH (Node 20 is required)"
+  command -v node >/dev/null || die "node is not on PATH (the Node.js of .node-version is required; scripts/env.sh puts it on PATH)"
   secret_ensure ENCRYPTION_KEY base64
   secret_ensure INTERNAL_API_SECRET base64url
   if [[ $PROFILE == test ]]; then
@@ -480,7 +480,7 @@ install_versitygw() {
 }
 
 require_node_module() {
-  require_tool node "Node 20 is required"
+  require_tool node "the Node.js of .node-version is required (scripts/env.sh puts it on PATH)"
   [[ -f $REPO_ROOT/node_modules/$1/package.json ]] ||
     die "$1 is missing from node_modules: run 'npm ci' in $REPO_ROOT first"
 }
@@ -589,7 +589,7 @@ s3_env() {
 }
 
 s3_ready() {
-  # NODE_NO_WARNINGS: the AWS SDK warns about Node 20 on every run, which only clutters the log.
+  # NODE_NO_WARNINGS: the AWS SDK warns about runtimes near their end of life, which only clutters the log.
   tcp_open "$S3_PORT" && s3_env env NODE_NO_WARNINGS=1 node "$HELPERS/s3-bucket.mjs" >>"$(log_file s3)" 2>&1
 }
 

@@ -21,6 +21,8 @@ async function main() {
 
   const config = loadConfig();
   const log = createLogger(config.logLevel, { service: 'baas' });
+  // The runtime is named first: the project runs on the Node.js LTS of .node-version.
+  log.info({ roles, node: process.version }, `starting ${roles.join(', ')} on Node.js ${process.version}`);
   const deps = await createDeps(config, log);
   const services = createServices(deps);
   announceDefaults(config, log);

@@ -2,6 +2,7 @@
 // against the test stack: it serves its own routes and nothing on the other role's port, and
 // SIGTERM stops it cleanly (exit code 0 after closing its connections).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
 import { testEnv } from '../helpers/env.js';
@@ -139,6 +140,11 @@ describe('roles started alone (src/main.ts)', function () {
   it('public: serves the public API and its document, nothing on the dashboard port; SIGTERM stops it', async () => {
     const started = await startRole('public');
     running.push(started);
+    // The service runs on the Node.js LTS the project names (.node-version), as `npm test` and
+    // `npm start` bring it: the process says which runtime it started on.
+    const starting = await started.waitFor(/^starting public on Node\.js/);
+    const wanted = readFileSync(repoPath('.node-version'), 'utf8').trim().split('.')[0];
+    expect(String(starting.node).replace(/^v/, '').split('.')[0]).to.equal(wanted);
     await started.waitFor(/^public API listening/);
     const health = await fetch(`${started.publicUrl}/api/health`);
     expect(health.status).to.equal(200);
