@@ -54,6 +54,15 @@ export function webhookDeliverer(
 
   /** The project served last by this process: the next claim starts after it. */
   let lastProject: string | undefined;
+  let claiming: Promise<unknown> = Promise.resolve();
+
+  async function claimTurn(): Promise<Claim | undefined> {
+    const at = now();
+    const busy = await repo.busyProjects(at, settings.lanesPerProject);
+    const claim = await repo.claim(at, settings.leaseMs, { after: lastProject, skip: busy });
+    if (claim) lastProject = claim.delivery.projectId;
+    return claim;
+  }
 
   /** Pauses a webhook whose deliveries keep failing (a notice is logged). */
   async function countFailure(webhook: StoredWebhook, delivery: Claim['delivery'], at: Date) {
@@ -76,11 +85,14 @@ export function webhookDeliverer(
   return {
     /** Claims the next due delivery and delivers it; false when none was due. */
     async deliverNext(): Promise<boolean> {
-      const at = now();
-      const busy = await repo.busyProjects(at, settings.lanesPerProject);
-      const claim = await repo.claim(at, settings.leaseMs, { after: lastProject, skip: busy });
+      // This process's lanes claim one at a time, so each sees the leases the others just took.
+      const claimed = claiming.then(claimTurn);
+      claiming = claimed.then(
+        () => undefined,
+        () => undefined,
+      );
+      const claim = await claimed;
       if (!claim) return false;
-      lastProject = claim.delivery.projectId;
       await deliver(claim);
       return true;
     },
