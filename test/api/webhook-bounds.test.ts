@@ -6,7 +6,6 @@
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
-import type { ApiClient } from '../helpers/client.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startTestWorker } from '../helpers/worker.js';
 import { expirySweep } from '../../src/jobs/expiry-sweep.js';
