@@ -2279,7 +2279,29 @@ export interface components {
             events: components["schemas"]["WebhookEvent"][];
             /** @description Collections whose events are sent; empty for every collection. */
             collections: string[];
+            /** @description False when a developer disabled the webhook or the service paused it (then `pausedAt` is set). `PATCH` with `enabled: true` enables it again and clears the pause. */
             enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the service paused the webhook because its deliveries kept failing (`WEBHOOK_PAUSE_AFTER_FAILURES` failed deliveries in a row, or a delivery failing after the endpoint had been failing for `WEBHOOK_PAUSE_AFTER`; by default 20, 3 days); null otherwise.
+             */
+            pausedAt: string | null;
+            /**
+             * @description Why the service paused the webhook, in words; null when it is not paused.
+             * @example paused after 20 deliveries in a row failed
+             */
+            pausedReason: string | null;
+            /** @description Deliveries that failed for good (after their retries) in a row; a success resets it. */
+            consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description The first failed attempt of the current run of failures; null when the last delivery succeeded.
+             */
+            failingSince: string | null;
+            /** @description Events not queued for this webhook because the project had too many deliveries waiting (`WEBHOOK_MAX_PENDING_PER_PROJECT`, by default 1000); the data writes themselves succeeded. */
+            droppedEvents: number;
+            /** Format: date-time */
+            lastDroppedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2305,7 +2327,10 @@ export interface components {
             events?: components["schemas"]["WebhookEvent"][];
             collections?: string[];
             description?: string | null;
-            /** @example false */
+            /**
+             * @description `true` also re-enables a paused webhook (clearing `pausedAt` and its failure count).
+             * @example false
+             */
             enabled?: boolean;
         };
         WebhookEnvelope: {
@@ -2346,6 +2371,7 @@ export interface components {
             /** @description Why the attempt failed (`HTTP 500`, a network error, a timeout, a restricted target). */
             error: string | null;
         };
+        /** @description One event for one webhook with every attempt. Finished deliveries are kept 7 days (succeeded; `WEBHOOK_RETAIN_SUCCEEDED`) or 30 days (failed; `WEBHOOK_RETAIN_FAILED`) after their last attempt, then removed. */
         WebhookDelivery: {
             id: string;
             webhookId: string;
@@ -2355,7 +2381,7 @@ export interface components {
             event: string;
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
-            /** @description The JSON body sent. */
+            /** @description The JSON body sent: `{ id, event, timestamp, project, collection, documentId, document }`. When the body with the document would pass `WEBHOOK_MAX_PAYLOAD_BYTES` (64 KiB by default), `document` is null and `truncated: true` (read the document by its id); once the end user the document belongs to was erased, `document` is null and `redacted: true`. */
             payload: {
                 [key: string]: unknown;
             } | null;

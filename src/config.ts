@@ -86,6 +86,21 @@ export interface WebhookSettings {
   /** How long a claimed delivery stays with its worker; longer than the timeout. */
   readonly leaseMs: number;
   readonly timeoutMs: number;
+  /** Leased deliveries one project may hold at once, over every worker (its share of the lanes). */
+  readonly lanesPerProject: number;
+  /** Deliveries (and intents) a project may have waiting; events past it are dropped and counted. */
+  readonly maxPendingPerProject: number;
+  /** A payload larger than this carries the document's id and `truncated: true`, not the document. */
+  readonly maxPayloadBytes: number;
+  /** How long finished deliveries stay in the log. */
+  readonly retainSucceededMs: number;
+  readonly retainFailedMs: number;
+  /** A webhook is paused after this many deliveries in a row failed for good... */
+  readonly pauseAfterFailures: number;
+  /** ...or when a delivery fails for good and its endpoint has been failing for this long. */
+  readonly pauseAfterMs: number;
+  /** An intent still unconfirmed after this long is checked against the database by the worker. */
+  readonly intentGraceMs: number;
 }
 
 /** Realtime streams (`GET /api/realtime/:collectionName`); the defaults suit production. */
@@ -126,6 +141,13 @@ export interface OAuthProviderConfig {
   readonly userinfoUrl: string;
   /** GitHub only: the list of the account's addresses with their verification state. */
   readonly emailsUrl: string | undefined;
+}
+
+/** One duration such as `7d` or `90s`. */
+function duration(r: Reader, name: string, fallback: string): number {
+  const [value, ...more] = r.durations(name, fallback);
+  if (value === undefined || more.length) r.problems.push(`${name} must be one duration like 7d or 90s`);
+  return value ?? 0;
 }
 
 const OAUTH_DEFAULTS: Record<OAuthProviderName, Omit<OAuthProviderConfig, 'clientId' | 'clientSecret'>> = {
@@ -215,6 +237,14 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       leaseMs: r.int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      lanesPerProject: r.int('WEBHOOK_LANES_PER_PROJECT', 2, 1, 64),
+      maxPendingPerProject: r.int('WEBHOOK_MAX_PENDING_PER_PROJECT', 1000, 1, 10_000_000),
+      maxPayloadBytes: r.int('WEBHOOK_MAX_PAYLOAD_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+      retainSucceededMs: duration(r, 'WEBHOOK_RETAIN_SUCCEEDED', '7d'),
+      retainFailedMs: duration(r, 'WEBHOOK_RETAIN_FAILED', '30d'),
+      pauseAfterFailures: r.int('WEBHOOK_PAUSE_AFTER_FAILURES', 20, 1, 1_000_000),
+      pauseAfterMs: duration(r, 'WEBHOOK_PAUSE_AFTER', '3d'),
+      intentGraceMs: duration(r, 'WEBHOOK_INTENT_GRACE', '1m'),
     },
     realtime: {
       replayEvents: r.int('REALTIME_REPLAY_EVENTS', 1000, 1, 100_000),

@@ -12,7 +12,7 @@ import {
 import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
 import { findPinned, pinsOneId } from './find-pinned.js';
-import { ObjectId } from './ids.js';
+import { ObjectId, toObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
 import { toDocument, type StoredDocument } from './stored-form.js';
 import { storedSizes } from './stored-sizes.js';
@@ -137,12 +137,16 @@ export function documentsRepo(
     },
 
     /**
-     * Inserts one document; returns it with its `_id`. Its stored size is `sizeOf(doc)`, known
+     * Inserts one document (under `id` when given); returns it with its `_id`. Its stored size is `sizeOf(doc)`, known
      * before the write (the quota reserves it), so it is not measured again. The document is
      * handed over: what is returned shares its nested values.
      */
-    async insertOne(ref: CollectionRef, doc: Record<string, unknown>): Promise<{ doc: StoredDocument }> {
-      const stored = { _id: new ObjectId(), ...doc };
+    async insertOne(
+      ref: CollectionRef,
+      doc: Record<string, unknown>,
+      id?: string,
+    ): Promise<{ doc: StoredDocument }> {
+      const stored = { _id: (id && toObjectId(id)) || new ObjectId(), ...doc };
       try {
         await (await collection(ref)).insertOne(stored);
       } catch (err) {
@@ -159,8 +163,12 @@ export function documentsRepo(
     async insertMany(
       ref: CollectionRef,
       docs: Record<string, unknown>[],
+      ids?: string[],
     ): Promise<{ docs: StoredDocument[] }> {
-      const stored = docs.map((doc) => ({ _id: new ObjectId(), ...doc }));
+      const stored = docs.map((doc, i) => ({
+        _id: (ids?.[i] && toObjectId(ids[i])) || new ObjectId(),
+        ...doc,
+      }));
       const target = await collection(ref);
       try {
         await target.insertMany(stored, { ordered: true });
@@ -261,13 +269,15 @@ export function documentsRepo(
       const target = await collection(ref);
       let removed = 0;
       let bytes = 0;
+      const ids: string[] = [];
       for (;;) {
         const doc = await target.findOneAndDelete({ [ownerField]: ownerId }, { maxTimeMS: timeoutMs });
         if (!doc) break;
         removed += 1;
         bytes += BSON.calculateObjectSize(doc);
+        ids.push(String(doc._id));
       }
-      return { removed, bytes };
+      return { removed, bytes, ids };
     },
 
     /**

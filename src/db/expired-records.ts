@@ -1,5 +1,6 @@
 // The expiry sweep's side of the platform database: deletes records whose `expiresAt` has passed
-// (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat sessions). Their TTL
+// (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat
+// sessions, finished webhook deliveries). Their TTL
 // indexes do the same on MongoDB within about a minute; the sweep covers engines without TTL
 // monitors and makes the deletion time deterministic.
 import type { Db } from 'mongodb';
@@ -10,6 +11,7 @@ export const EXPIRING_COLLECTIONS = [
   'user_auth_codes',
   'user_oauth_grants',
   'ai_sessions',
+  'webhook_deliveries',
 ];
 
 export function expiredRecordsRepo(db: Db) {

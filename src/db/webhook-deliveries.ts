@@ -1,22 +1,29 @@
 // The webhook outbox (platform database, collection `webhook_deliveries`): one document per event
-// and webhook, written right after the change, with the log of every attempt. Workers claim a due
-// delivery with one findOneAndUpdate that sets a lease; a worker that dies mid-delivery leaves a
-// lease that expires, and the delivery is claimed again. Only the holder of the claim token can
-// record the attempt's outcome.
+// and webhook with the log of every attempt. Workers claim a due delivery with one
+// findOneAndUpdate that sets a lease, taking projects in turn and skipping those already holding
+// their share of leases; a worker that dies mid-delivery leaves a lease that expires, and the
+// delivery is claimed again. Only the holder of the claim token can record the attempt's outcome.
+// A finished delivery carries `expiresAt` (TTL index, and the expiry sweep). Intents: see
+// webhook-intents.ts.
 import type { Db } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
 
-const COLLECTION = 'webhook_deliveries';
-registerPlatformIndexes(COLLECTION, [
+export const DELIVERIES = 'webhook_deliveries';
+registerPlatformIndexes(DELIVERIES, [
   { key: { status: 1, nextAttemptAt: 1 }, name: 'due' },
+  { key: { status: 1, projectId: 1, nextAttemptAt: 1 }, name: 'due_by_project' },
+  { key: { leaseUntil: 1 }, name: 'leased' },
   { key: { webhookId: 1, createdAt: -1 }, name: 'webhookId' },
   { key: { webhookId: 1, eventKey: 1 }, name: 'u_webhook_event', unique: true },
-  { key: { projectId: 1 }, name: 'projectId' },
+  { key: { projectId: 1, status: 1 }, name: 'projectId_status' },
+  { key: { expiresAt: 1 }, name: 'ttl_expiresAt', expireAfterSeconds: 0 },
 ]);
 
+/** `intent`: written before the change it announces, not yet deliverable (webhook-intents.ts). */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+type StoredStatus = DeliveryStatus | 'intent';
 
 export interface DeliveryAttempt {
   number: number;
@@ -44,13 +51,21 @@ export interface StoredDelivery {
   updatedAt: Date;
 }
 
-interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | 'webhookId'> {
+export interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | 'webhookId' | 'status'> {
   _id: ObjectId;
   projectId: ObjectId;
   webhookId: ObjectId;
+  status: StoredStatus;
   eventKey: string;
+  /** What the event is about (null for a ping): intents are checked, erasures redacted, by it. */
+  collection?: string | null;
+  documentId?: string | null;
+  /** An intent's event time (the write's own timestamp). */
+  eventAt?: Date | null;
   leaseUntil: Date;
   leaseToken: string | null;
+  /** Set when the delivery finishes; the TTL index and the expiry sweep remove it then. */
+  expiresAt?: Date | null;
 }
 
 export interface NewDelivery {
@@ -60,6 +75,8 @@ export interface NewDelivery {
   eventKey: string;
   event: string;
   body: string;
+  collection?: string | null;
+  documentId?: string | null;
 }
 
 export interface Claim {
@@ -67,15 +84,15 @@ export interface Claim {
   token: string;
 }
 
-const EPOCH = new Date(0);
+export const EPOCH = new Date(0);
 
-const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
+export const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
   id: doc._id.toHexString(),
   projectId: doc.projectId.toHexString(),
   webhookId: doc.webhookId.toHexString(),
   event: doc.event,
   body: doc.body,
-  status: doc.status,
+  status: doc.status === 'intent' ? 'pending' : doc.status,
   attempts: doc.attempts ?? [],
   round: doc.round ?? 0,
   nextAttemptAt: doc.nextAttemptAt,
@@ -84,7 +101,7 @@ const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
 });
 
 export function webhookDeliveriesRepo(db: Db) {
-  const deliveries = db.collection<DeliveryDoc>(COLLECTION);
+  const deliveries = db.collection<DeliveryDoc>(DELIVERIES);
 
   return {
     /** Idempotent: an upsert per (webhook, event). */
@@ -102,6 +119,8 @@ export function webhookDeliveriesRepo(db: Db) {
                   projectId: toObjectId(item.projectId)!,
                   event: item.event,
                   body: item.body,
+                  collection: item.collection ?? null,
+                  documentId: item.documentId ?? null,
                   status: 'pending' as const,
                   attempts: [],
                   round: 0,
@@ -120,22 +139,54 @@ export function webhookDeliveriesRepo(db: Db) {
       );
     },
 
-    /** The next due delivery, leased to the caller until `now + leaseMs`. */
-    async claim(now: Date, leaseMs: number): Promise<Claim | undefined> {
+    /** Projects holding at least `share` leased deliveries now (every worker's). */
+    async busyProjects(now: Date, share: number): Promise<string[]> {
+      const rows = await deliveries
+        .aggregate<{ _id: ObjectId }>([
+          { $match: { leaseUntil: { $gt: now }, status: 'pending' } },
+          { $group: { _id: '$projectId', n: { $sum: 1 } } },
+          { $match: { n: { $gte: share } } },
+        ])
+        .toArray();
+      return rows.map((row) => row._id.toHexString());
+    },
+
+    /**
+     * The next due delivery, leased to the caller until `now + leaseMs`: the oldest one of the
+     * first project after `after` (in id order, wrapping around) that is not in `skip`, so
+     * projects take turns whatever the size of their backlog.
+     */
+    async claim(
+      now: Date,
+      leaseMs: number,
+      turn: { after?: string; skip?: string[] } = {},
+    ): Promise<Claim | undefined> {
       const token = randomBytes(12).toString('hex');
-      const doc = await deliveries.findOneAndUpdate(
-        { status: 'pending', nextAttemptAt: { $lte: now }, leaseUntil: { $lte: now } },
-        { $set: { leaseUntil: new Date(now.getTime() + leaseMs), leaseToken: token } },
-        { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-      );
+      const skip = (turn.skip ?? []).map((id) => toObjectId(id)!);
+      const after = turn.after ? toObjectId(turn.after) : undefined;
+      const take = (projectId: Record<string, unknown>) =>
+        deliveries.findOneAndUpdate(
+          { status: 'pending', projectId, nextAttemptAt: { $lte: now }, leaseUntil: { $lte: now } },
+          { $set: { leaseUntil: new Date(now.getTime() + leaseMs), leaseToken: token } },
+          { sort: { projectId: 1, nextAttemptAt: 1 }, returnDocument: 'after' },
+        );
+      const doc = (after && (await take({ $gt: after, $nin: skip }))) || (await take({ $nin: skip }));
       return doc ? { delivery: toDelivery(doc), token } : undefined;
+    },
+
+    /** Deliveries of the project waiting to be made (intents included), counted up to `limit`. */
+    async countPending(projectId: string, limit: number): Promise<number> {
+      return deliveries.countDocuments(
+        { projectId: toObjectId(projectId)!, status: { $in: ['pending', 'intent'] } },
+        { limit },
+      );
     },
 
     /** Records an attempt and what follows it; false when the lease was lost meanwhile. */
     async record(
       claim: Claim,
       attempt: DeliveryAttempt,
-      next: { status: DeliveryStatus; round: number; nextAttemptAt: Date | null },
+      next: { status: DeliveryStatus; round: number; nextAttemptAt: Date | null; expiresAt: Date | null },
     ): Promise<boolean> {
       const res = await deliveries.updateOne(
         { _id: toObjectId(claim.delivery.id)!, leaseToken: claim.token },
@@ -154,7 +205,11 @@ export function webhookDeliveriesRepo(db: Db) {
       limit: number,
     ): Promise<{ items: StoredDelivery[]; hasMore: boolean }> {
       const docs = await deliveries
-        .find({ projectId: toObjectId(projectId)!, webhookId: toObjectId(webhookId)! })
+        .find({
+          projectId: toObjectId(projectId)!,
+          webhookId: toObjectId(webhookId)!,
+          status: { $ne: 'intent' },
+        })
         .sort({ createdAt: -1, _id: -1 })
         .skip((page - 1) * limit)
         .limit(limit + 1)
@@ -170,6 +225,7 @@ export function webhookDeliveriesRepo(db: Db) {
           _id,
           projectId: toObjectId(projectId)!,
           webhookId: toObjectId(webhookId)!,
+          status: { $ne: 'intent' },
         }));
       return doc ? toDelivery(doc) : undefined;
     },
@@ -186,7 +242,7 @@ export function webhookDeliveriesRepo(db: Db) {
           webhookId: toObjectId(webhookId)!,
           status: { $in: ['succeeded', 'failed'] },
         },
-        { $set: { status: 'pending', round: 0, nextAttemptAt: now, updatedAt: now } },
+        { $set: { status: 'pending', round: 0, nextAttemptAt: now, updatedAt: now, expiresAt: null } },
         { returnDocument: 'after' },
       );
       return doc ? toDelivery(doc) : undefined;

@@ -18,7 +18,30 @@ export interface WebhookFields {
   enabled: boolean;
 }
 
-export interface StoredWebhook extends WebhookFields {
+/** How deliveries have been going, and what the service did about it (kept apart from settings). */
+export interface WebhookHealth {
+  /** Deliveries that failed for good in a row (a success resets it). */
+  consecutiveFailures: number;
+  /** The first failed attempt of that run of failures. */
+  failingSince: Date | null;
+  /** Set when the service paused the webhook (then `enabled` is false). */
+  pausedAt: Date | null;
+  pausedReason: string | null;
+  /** Events not queued because the project's outbox was full. */
+  droppedEvents: number;
+  lastDroppedAt: Date | null;
+}
+
+export const HEALTHY: Readonly<WebhookHealth> = Object.freeze({
+  consecutiveFailures: 0,
+  failingSince: null,
+  pausedAt: null,
+  pausedReason: null,
+  droppedEvents: 0,
+  lastDroppedAt: null,
+});
+
+export interface StoredWebhook extends WebhookFields, WebhookHealth {
   id: string;
   projectId: string;
   secretEnc: string;
@@ -26,7 +49,7 @@ export interface StoredWebhook extends WebhookFields {
   updatedAt: Date;
 }
 
-interface WebhookDoc extends WebhookFields {
+interface WebhookDoc extends WebhookFields, Partial<WebhookHealth> {
   _id: ObjectId;
   projectId: ObjectId;
   secretEnc: string;
@@ -47,6 +70,12 @@ const toWebhook = (doc: WebhookDoc): StoredWebhook => ({
   events: doc.events,
   collections: doc.collections,
   enabled: doc.enabled,
+  consecutiveFailures: doc.consecutiveFailures ?? 0,
+  failingSince: doc.failingSince ?? null,
+  pausedAt: doc.pausedAt ?? null,
+  pausedReason: doc.pausedReason ?? null,
+  droppedEvents: doc.droppedEvents ?? 0,
+  lastDroppedAt: doc.lastDroppedAt ?? null,
   secretEnc: doc.secretEnc,
   createdAt: doc.createdAt,
   updatedAt: doc.updatedAt,
@@ -89,6 +118,7 @@ export function webhooksRepo(db: Db) {
         _id: new ObjectId(),
         projectId: toObjectId(projectId)!,
         ...fields,
+        ...HEALTHY,
         secretEnc,
         createdAt: now,
         updatedAt: now,
@@ -115,7 +145,7 @@ export function webhooksRepo(db: Db) {
     async update(
       projectId: string,
       id: string,
-      changes: Partial<WebhookFields> & { secretEnc?: string },
+      changes: Partial<WebhookFields & WebhookHealth> & { secretEnc?: string },
     ): Promise<StoredWebhook | undefined> {
       const filter = one(projectId, id);
       if (!filter) return undefined;
@@ -125,6 +155,48 @@ export function webhooksRepo(db: Db) {
         { returnDocument: 'after' },
       );
       return doc ? toWebhook(doc) : undefined;
+    },
+    /** A delivery succeeded: the run of failures, if any, is over. */
+    async recordSuccess(projectId: string, id: string): Promise<void> {
+      const filter = one(projectId, id);
+      if (filter)
+        await webhooks.updateOne(
+          { ...filter, consecutiveFailures: { $gt: 0 } },
+          { $set: { consecutiveFailures: 0, failingSince: null } },
+        );
+    },
+    /** A delivery failed for good: counted, the run's start kept; returns the webhook after. */
+    async recordFailure(projectId: string, id: string, since: Date): Promise<StoredWebhook | undefined> {
+      const filter = one(projectId, id);
+      if (!filter) return undefined;
+      await webhooks.updateOne(
+        { ...filter, failingSince: { $in: [null] } },
+        { $set: { failingSince: since } },
+      );
+      const doc = await webhooks.findOneAndUpdate(
+        filter,
+        { $inc: { consecutiveFailures: 1 } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toWebhook(doc) : undefined;
+    },
+    /** Disables the webhook with the service's reason; false when it was not enabled. */
+    async pause(projectId: string, id: string, reason: string, at: Date): Promise<boolean> {
+      const filter = one(projectId, id);
+      if (!filter) return false;
+      const res = await webhooks.updateOne(
+        { ...filter, enabled: true },
+        { $set: { enabled: false, pausedAt: at, pausedReason: reason, updatedAt: at } },
+      );
+      return res.modifiedCount === 1;
+    },
+    /** An event of these webhooks was not queued (the outbox was full). */
+    async countDropped(projectId: string, ids: string[], at: Date): Promise<void> {
+      const _ids = ids.map((id) => toObjectId(id)).filter((id): id is ObjectId => !!id);
+      await webhooks.updateMany(
+        { ...scope(projectId), _id: { $in: _ids } },
+        { $inc: { droppedEvents: 1 }, $set: { lastDroppedAt: at } },
+      );
     },
     async delete(projectId: string, id: string): Promise<boolean> {
       const filter = one(projectId, id);

@@ -1,8 +1,13 @@
 // Worker loop of webhook delivery: claims due outbox entries and delivers them, a few at a time,
-// polling every WEBHOOK_POLL_INTERVAL_MS when nothing is due. Any number of workers may run it:
-// claims are leased, so no attempt is made twice at once, and a dead worker's claim expires.
+// polling every WEBHOOK_POLL_INTERVAL_MS when nothing is due; an idle lane settles intents left
+// unconfirmed. Any number of workers may run it: claims are leased, so no attempt is made twice at
+// once, and a dead worker's claim expires.
 import type { Logger } from '../lib/logger.js';
-import type { WebhookDeliverer } from '../services/webhooks/delivery.js';
+
+export interface Deliverer {
+  deliverNext(): Promise<boolean>;
+  settleIntent(): Promise<boolean>;
+}
 
 export const DELIVERY_CONCURRENCY = 4;
 
@@ -11,7 +16,7 @@ export interface Loop {
 }
 
 export function startWebhookDelivery(
-  deliverer: WebhookDeliverer,
+  deliverer: Deliverer,
   log: Logger,
   pollIntervalMs: number,
   concurrency = DELIVERY_CONCURRENCY,
@@ -33,7 +38,7 @@ export function startWebhookDelivery(
     while (!stopping) {
       let delivered = false;
       try {
-        delivered = await deliverer.deliverNext();
+        delivered = (await deliverer.deliverNext()) || (await deliverer.settleIntent());
       } catch (err) {
         log.error({ err }, 'webhook delivery failed');
       }

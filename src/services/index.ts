@@ -38,6 +38,8 @@ import { externalDatabaseSettingsRepo } from '../db/external-database-settings.j
 import { externalDatabaseService } from './external-db/index.js';
 import { projectLimits } from '../lib/plans.js';
 import type { Project } from './types.js';
+import { toObjectId } from '../db/ids.js';
+import { toApi } from './data/serialize.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -145,6 +147,20 @@ export function createServices(deps: Deps) {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
   });
+  const webhooks = webhookServices(
+    deps.config,
+    deps.log,
+    platform,
+    cached,
+    events,
+    projects,
+    async (projectId, collection, id) => {
+      const _id = toObjectId(id);
+      const doc = _id && (await documents.findOne({ projectId, collection }, { _id }));
+      return doc ? toApi(doc) : undefined;
+    },
+    usage.counter,
+  );
   const data = dataService({
     documents,
     projects: repos.projects,
@@ -193,9 +209,10 @@ export function createServices(deps: Deps) {
       documents,
       projects: repos.projects,
       deleteUserFiles: (projectId, userId) => storage.deleteUserFiles(projectId, userId),
+      redactWebhookPayloads: webhooks.redact,
     }),
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
-    webhooks: webhookServices(deps.config, deps.log, platform, cached, events, projects, usage.counter),
+    webhooks,
     usage,
     quota,
     realtime,

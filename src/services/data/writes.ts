@@ -1,11 +1,12 @@
 // Writing documents: create (one or a bulk of up to 100, all validated before any is written),
 // update (set semantics, dot paths), move to trash and restore. Each write checks the key and RLS
-// rules, the quota, and emits its event after success.
+// rules and the quota; its events are announced before it (durable listeners record intents, so a
+// crash between the write and the event loses nothing) and emitted after success.
 import { ApiError, badRequest, conflict, notFound, validationFailed } from '../../http/errors.js';
-import { toObjectId } from '../../db/ids.js';
+import { newId, toObjectId } from '../../db/ids.js';
 import type { DocumentsRepo, StoredDocument } from '../../db/documents.js';
 import type { RequestContext } from '../context.js';
-import type { EventBus, EventName } from '../events.js';
+import type { EventBus, EventIntent, EventName } from '../events.js';
 import { validateDocument } from '../schema/validate-document.js';
 import type { CollectionDef } from '../types.js';
 import {
@@ -66,22 +67,18 @@ export function documentWrites(
   quota: DatabaseQuota,
   events: EventBus,
 ) {
-  const emit = (
-    name: EventName,
-    target: Target,
-    documentId: string,
-    document: ApiDocument | null,
-    removed?: ApiDocument,
-  ) =>
-    events.emit({
-      name,
-      projectId: target.ref.projectId,
-      collection: target.ref.collection,
-      documentId,
-      document,
-      ...(removed ? { removed } : {}),
-      at: new Date(),
-    });
+  const intent = (name: EventName, target: Target, documentId: string, at: Date): EventIntent => ({
+    name,
+    projectId: target.ref.projectId,
+    collection: target.ref.collection,
+    documentId,
+    at,
+  });
+  const happened = (announced: EventIntent, document: ApiDocument | null, removed?: ApiDocument) => ({
+    ...announced,
+    document,
+    ...(removed ? { removed } : {}),
+  });
 
   /** Validates a new document and completes it with its owner and system fields. */
   function prepare(target: Target, body: unknown, ownerId: string | undefined, now: Date) {
@@ -167,17 +164,22 @@ export function documentWrites(
   return {
     async create(ctx: RequestContext, name: string, body: unknown): Promise<ApiDocument> {
       const target = await openCollection(ctx, name, definitions);
-      const doc = prepare(target, body, writeOwner(target), new Date());
+      const now = new Date();
+      const doc = prepare(target, body, writeOwner(target), now);
       // The size measured before the insert is the stored one (the document plus its `_id`).
       const size = repo.sizeOf(doc);
-      const saved = await quota.within(
-        target.caller.project,
-        size,
-        () => repo.insertOne(target.ref, doc),
-        () => size,
+      // The id is chosen before the write, so the event's intent can name the document.
+      const created = intent('document.created', target, newId(), now);
+      const { result: saved, announcement } = await events.announced([created], () =>
+        quota.within(
+          target.caller.project,
+          size,
+          () => repo.insertOne(target.ref, doc, created.documentId),
+          () => size,
+        ),
       );
       const out = toApi(saved.doc);
-      await emit('document.created', target, out._id, out);
+      await announcement.emit([happened(created, out)]);
       return out;
     },
 
@@ -201,14 +203,22 @@ export function documentWrites(
       });
       assertUniqueWithin(target.def, docs);
       const size = docs.reduce((sum, doc) => sum + repo.sizeOf(doc), 0);
-      const saved = await quota.within(
-        target.caller.project,
-        size,
-        () => repo.insertMany(target.ref, docs),
-        () => size,
+      const created = docs.map(() => intent('document.created', target, newId(), now));
+      const { result: saved, announcement } = await events.announced(created, () =>
+        quota.within(
+          target.caller.project,
+          size,
+          () =>
+            repo.insertMany(
+              target.ref,
+              docs,
+              created.map((c) => c.documentId),
+            ),
+          () => size,
+        ),
       );
       const out = saved.docs.map(toApi);
-      for (const doc of out) await emit('document.created', target, doc._id, doc);
+      await announcement.emit(out.map((doc, i) => happened(created[i]!, doc)));
       return out;
     },
 
@@ -224,43 +234,47 @@ export function documentWrites(
       }
       assertNoLookalikeOwner(target.def, Object.keys(changes));
       const set = { ...changes, updatedAt: new Date() };
-      const inPlace = await updateUnread(target, id, ownerId, set);
-      if (inPlace) {
-        const out = toApi(inPlace.doc);
-        await emit('document.updated', target, out._id, out);
-        return out;
-      }
-      const { stored, filter } = await load(target, id, ownerId);
-      assertMayChange(target.def, stored, changes, ownerId);
-      // Reserved by what the read document says; charged by what the atomic write really
-      // changed (the document may have changed since it was read).
-      const saved = await quota.within(
-        target.caller.project,
-        repo.sizeOf(applySet(stored, set)) - repo.sizeOf(stored),
-        async () => {
-          const updated = await repo.setKept(target.ref, { ...filter, ...ACTIVE }, set, (doc) =>
-            applySet(doc, set),
-          );
-          if (!updated) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
-          return updated;
-        },
-        (result) => result.delta,
-      );
+      // The intent names the document by the id as given; the stored one is lower case.
+      const updated = intent('document.updated', target, id.toLowerCase(), set.updatedAt);
+      const { result: saved, announcement } = await events.announced([updated], async () => {
+        const inPlace = await updateUnread(target, id, ownerId, set);
+        if (inPlace) return inPlace;
+        const { stored, filter } = await load(target, id, ownerId);
+        assertMayChange(target.def, stored, changes, ownerId);
+        // Reserved by what the read document says; charged by what the atomic write really
+        // changed (the document may have changed since it was read).
+        return quota.within(
+          target.caller.project,
+          repo.sizeOf(applySet(stored, set)) - repo.sizeOf(stored),
+          async () => {
+            const result = await repo.setKept(target.ref, { ...filter, ...ACTIVE }, set, (doc) =>
+              applySet(doc, set),
+            );
+            if (!result) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+            return result;
+          },
+          (result) => result.delta,
+        );
+      });
       const out = toApi(saved.doc);
-      await emit('document.updated', target, out._id, out);
+      await announcement.emit([happened(updated, out)]);
       return out;
     },
 
     async remove(ctx: RequestContext, name: string, id: string): Promise<{ id: string; deletedAt: string }> {
       const target = await openCollection(ctx, name, definitions);
       documentId(id);
-      const { filter } = await load(target, id, writeOwner(target));
+      const { stored, filter } = await load(target, id, writeOwner(target));
       const deletedAt = new Date();
+      const deleted = intent('document.deleted', target, String(stored._id), deletedAt);
       // The trash marker takes the document out of the unique indexes (db/project-indexes.ts).
-      const trashed = await repo.trash(target.ref, filter, deletedAt);
-      if (!trashed) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+      const { result: trashed, announcement } = await events.announced([deleted], async () => {
+        const result = await repo.trash(target.ref, filter, deletedAt);
+        if (!result) throw notFound('Document not found', 'DOCUMENT_NOT_FOUND');
+        return result;
+      });
       await quota.charge(target.caller.project, trashed.delta);
-      await emit('document.deleted', target, trashed.doc._id, null, toApi(trashed.doc));
+      await announcement.emit([happened(deleted, null, toApi(trashed.doc))]);
       return { id: trashed.doc._id, deletedAt: deletedAt.toISOString() };
     },
 
@@ -270,11 +284,15 @@ export function documentWrites(
       const { stored, filter } = await load(target, id, writeOwner(target), true);
       // Checked first for a message naming the field; the unique index settles a race.
       await assertUniqueFree(target, stored);
-      const restored = await repo.restore(target.ref, filter);
-      if (!restored) throw notFound('Document not found in the trash', 'DOCUMENT_NOT_FOUND');
+      const back = intent('document.restored', target, String(stored._id), new Date());
+      const { result: restored, announcement } = await events.announced([back], async () => {
+        const result = await repo.restore(target.ref, filter);
+        if (!result) throw notFound('Document not found in the trash', 'DOCUMENT_NOT_FOUND');
+        return result;
+      });
       await quota.charge(target.caller.project, restored.delta);
       const out = toApi(restored.doc);
-      await emit('document.restored', target, out._id, out);
+      await announcement.emit([happened(back, out)]);
       return out;
     },
   };

@@ -26,6 +26,8 @@ export interface EndUsersDeps {
   documents: Pick<DocumentsRepo, 'deleteOwned'>;
   projects: Pick<ProjectsRepo, 'addDatabaseUsed'>;
   deleteUserFiles: (projectId: string, userId: string) => Promise<number>;
+  /** Takes erased documents out of webhook payloads (queued and logged deliveries). */
+  redactWebhookPayloads: (projectId: string, collection: string, documentIds: string[]) => Promise<number>;
 }
 
 export interface UserListOptions {
@@ -111,6 +113,7 @@ export function endUsersService(deps: EndUsersDeps) {
       );
       documents[def.name] = result.removed;
       bytes += result.bytes;
+      await deps.redactWebhookPayloads(projectId, def.name, result.ids);
     }
     await deps.projects.addDatabaseUsed(projectId, -bytes);
     return { documents, files: await deps.deleteUserFiles(projectId, userId) };
@@ -173,7 +176,8 @@ export function endUsersService(deps: EndUsersDeps) {
     /**
      * Deletes the user document for good with the auth secrets kept for it. With `documents`,
      * also erases every document the user owns (the owner field of each collection with RLS) and
-     * the files they uploaded, giving the quota back.
+     * the files they uploaded, giving the quota back. The user's data leaves the webhook payloads
+     * of the outbox and the delivery log too (their user document always, their documents when erased).
      */
     async delete(project: Project, id: string, options: { documents?: boolean }) {
       const user = await requireUser(project, id);
@@ -183,6 +187,7 @@ export function endUsersService(deps: EndUsersDeps) {
       if (!removed) throw userNotFound();
       await deps.projects.addDatabaseUsed(project.id, -removed.bytes);
       await authTokens.deleteUserSecrets(project.id, user._id, user.email);
+      await deps.redactWebhookPayloads(project.id, 'users', [user._id]);
       return { id: user._id, deletedAt: new Date().toISOString(), ...(erased ? { erased } : {}) };
     },
   };

@@ -1,6 +1,8 @@
 // Delivers one claimed outbox entry: signs it with the webhook's current secret, posts it, logs
 // the attempt and schedules what follows (success; a retry after the next delay of the schedule,
-// with ±10 % jitter; or failure once the schedule is used up or the answer is not retryable).
+// with ±10 % jitter; or failure once the schedule is used up or the answer is not retryable). Claims
+// take projects in turn, each at most WEBHOOK_LANES_PER_PROJECT at once, so one project's slow
+// endpoint holds only its share of the lanes. A webhook whose deliveries keep failing is paused.
 import type { WebhookSettings } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type {
@@ -9,7 +11,7 @@ import type {
   DeliveryStatus,
   WebhookDeliveriesRepo,
 } from '../../db/webhook-deliveries.js';
-import type { WebhooksRepo } from '../../db/webhooks.js';
+import type { StoredWebhook, WebhooksRepo } from '../../db/webhooks.js';
 import { postWebhook, type PostResult } from './http.js';
 import { signedHeaders } from './signing.js';
 
@@ -50,10 +52,46 @@ export function webhookDeliverer(
     return { status: 'pending', round: round + 1, nextAttemptAt: new Date(now().getTime() + jittered) };
   }
 
+  /** The project served last by this process: the next claim starts after it. */
+  let lastProject: string | undefined;
+  let claiming: Promise<unknown> = Promise.resolve();
+
+  async function claimTurn(): Promise<Claim | undefined> {
+    const at = now();
+    const busy = await repo.busyProjects(at, settings.lanesPerProject);
+    const claim = await repo.claim(at, settings.leaseMs, { after: lastProject, skip: busy });
+    if (claim) lastProject = claim.delivery.projectId;
+    return claim;
+  }
+
+  /** Pauses a webhook whose deliveries keep failing (a notice is logged). */
+  async function countFailure(webhook: StoredWebhook, delivery: Claim['delivery'], at: Date) {
+    const since = delivery.attempts[0]?.at ?? at;
+    const after = await webhooks.recordFailure(webhook.projectId, webhook.id, since);
+    if (!after?.enabled) return;
+    const failingMs = at.getTime() - (after.failingSince ?? at).getTime();
+    let reason: string | undefined;
+    if (after.consecutiveFailures >= settings.pauseAfterFailures)
+      reason = `paused after ${after.consecutiveFailures} deliveries in a row failed`;
+    else if (failingMs >= settings.pauseAfterMs)
+      reason = `paused after failing for ${Math.round(failingMs / 3_600_000)} hours`;
+    if (reason && (await webhooks.pause(webhook.projectId, webhook.id, reason, at)))
+      log.warn(
+        { projectId: webhook.projectId, webhookId: webhook.id, failures: after.consecutiveFailures },
+        `webhook ${reason}`,
+      );
+  }
+
   return {
     /** Claims the next due delivery and delivers it; false when none was due. */
     async deliverNext(): Promise<boolean> {
-      const claim = await repo.claim(now(), settings.leaseMs);
+      // This process's lanes claim one at a time, so each sees the leases the others just took.
+      const claimed = claiming.then(claimTurn);
+      claiming = claimed.then(
+        () => undefined,
+        () => undefined,
+      );
+      const claim = await claimed;
       if (!claim) return false;
       await deliver(claim);
       return true;
@@ -68,7 +106,8 @@ export function webhookDeliverer(
     if (!webhook) {
       result = { status: null, durationMs: 0, response: null, error: 'webhook deleted', retryable: false };
     } else if (!webhook.enabled && delivery.event !== 'webhook.ping') {
-      result = { status: null, durationMs: 0, response: null, error: 'webhook disabled', retryable: false };
+      const error = webhook.pausedAt ? 'webhook paused' : 'webhook disabled';
+      result = { status: null, durationMs: 0, response: null, error, retryable: false };
     } else {
       const headers = signedHeaders(openSecret(webhook.secretEnc), messageId(delivery.id), delivery.body, at);
       result = await postWebhook(webhook.url, headers, delivery.body, {
@@ -86,9 +125,24 @@ export function webhookDeliverer(
       response: result.response,
       error: result.error,
     };
-    const kept = await repo.record(claim, attempt, nextStep(result, delivery.round));
-    if (!kept)
+    const next = nextStep(result, delivery.round);
+    const retain =
+      next.status === 'succeeded'
+        ? settings.retainSucceededMs
+        : next.status === 'failed'
+          ? settings.retainFailedMs
+          : 0;
+    const expiresAt = retain ? new Date(at.getTime() + retain) : null;
+    const kept = await repo.record(claim, attempt, { ...next, expiresAt });
+    if (!kept) {
       log.warn({ deliveryId: delivery.id }, 'webhook delivery lease lost before its attempt was recorded');
+      return;
+    }
+    // Only answers of a live endpoint count towards pausing it (pings included: they are tries).
+    if (!webhook || (!webhook.enabled && delivery.event !== 'webhook.ping')) return;
+    if (next.status === 'succeeded' && webhook.consecutiveFailures > 0)
+      await webhooks.recordSuccess(webhook.projectId, webhook.id);
+    else if (next.status === 'failed') await countFailure(webhook, delivery, at);
   }
 }
 

@@ -1,20 +1,21 @@
-// Webhooks: the dashboard management, the outbox writer subscribed to the event seam, and the
-// deliverer the worker role runs. An event's deliveries are written right after the change that
-// emitted it (no transactions: the write is idempotent per event and webhook), and delivered off
-// the request path.
+// Webhooks: the dashboard management, the outbox writer on the event seam (outbox.ts: intents
+// before the change, confirmed after it), and what the worker role runs: the deliverer and the
+// recovery of intents a dead process left unconfirmed. Delivered off the request path.
 import type { Config } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Database } from '../../db/client.js';
-import { webhooksRepo, type StoredWebhook } from '../../db/webhooks.js';
+import { webhooksRepo } from '../../db/webhooks.js';
 import { webhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
+import { webhookIntentsRepo } from '../../db/webhook-intents.js';
 import { decrypt, deriveKey, encrypt } from '../../lib/secrets.js';
 import { invalidating, type ProjectCache } from '../project-cache.js';
-import type { EventBus, ServiceEvent } from '../events.js';
+import type { EventBus } from '../events.js';
 import type { ProjectsService } from '../projects.js';
 import { webhooksManager } from './manage.js';
 import { webhookDeliverer } from './delivery.js';
 import type { UsageCounter } from '../usage/counter.js';
-import { eventKey, eventPayload } from './payload.js';
+import { webhookOutbox } from './outbox.js';
+import { intentRecovery, type DocumentReader } from './recovery.js';
 
 export const WEBHOOK_EVENTS = [
   'document.created',
@@ -24,11 +25,6 @@ export const WEBHOOK_EVENTS = [
   'user.created',
 ] as const;
 
-const subscribed = (webhook: StoredWebhook, event: ServiceEvent) =>
-  webhook.enabled &&
-  webhook.events.includes(event.name) &&
-  (webhook.collections.length === 0 || webhook.collections.includes(event.collection));
-
 export function webhookServices(
   config: Config,
   log: Logger,
@@ -36,11 +32,17 @@ export function webhookServices(
   cache: ProjectCache,
   events: EventBus,
   projects: ProjectsService,
+  readDocument: DocumentReader,
   counter?: Pick<UsageCounter, 'add'>,
 ) {
   // Webhook changes mark the project changed, so every process sees them in its cached list.
-  const repo = invalidating(webhooksRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cache);
+  const repo = invalidating(
+    webhooksRepo(platform),
+    ['create', 'update', 'delete', 'deleteAll', 'pause'],
+    cache,
+  );
   const deliveries = webhookDeliveriesRepo(platform);
+  const intents = webhookIntentsRepo(platform);
   const key = deriveKey(config.encryptionKey, 'webhook-secret');
   const manager = webhooksManager({
     config,
@@ -50,36 +52,35 @@ export function webhookServices(
     seal: (secret) => encrypt(key, secret),
   });
 
-  events.on(async (event) => {
-    const hooks = await cache.ofProject(event.projectId, 'webhooks', () => repo.list(event.projectId));
-    const targets = hooks.filter((webhook) => subscribed(webhook, event));
-    if (!targets.length) return;
-    const id = eventKey(event);
-    const body = eventPayload(event, id);
-    await deliveries.enqueue(
-      targets.map((webhook) => ({
-        projectId: event.projectId,
-        webhookId: webhook.id,
-        eventKey: id,
-        event: event.name,
-        body,
-      })),
-    );
-  });
+  events.onDurable(
+    webhookOutbox({ settings: config.webhooks, log, cache, webhooks: repo, deliveries, intents }),
+  );
 
   projects.onDelete(async (projectId) => {
     await deliveries.deleteAll(projectId);
     await repo.deleteAll(projectId);
   });
 
+  const workerLog = log.child({ job: 'webhook-delivery' });
+  const recovery = intentRecovery(intents, readDocument, workerLog, {
+    graceMs: config.webhooks.intentGraceMs,
+    leaseMs: config.webhooks.leaseMs,
+    maxPayloadBytes: config.webhooks.maxPayloadBytes,
+  });
   return {
     manage: manager,
-    deliverer: webhookDeliverer(deliveries, repo, log.child({ job: 'webhook-delivery' }), {
-      settings: config.webhooks,
-      allowPrivateHosts: config.allowPrivateHosts,
-      openSecret: (sealed) => decrypt(key, sealed),
-      onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
-    }),
+    deliverer: {
+      ...webhookDeliverer(deliveries, repo, workerLog, {
+        settings: config.webhooks,
+        allowPrivateHosts: config.allowPrivateHosts,
+        openSecret: (sealed) => decrypt(key, sealed),
+        onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
+      }),
+      settleIntent: recovery.settleNext,
+    },
+    /** An erased end user's documents leave the payloads of queued and logged deliveries. */
+    redact: (projectId: string, collection: string, documentIds: string[]) =>
+      intents.redact(projectId, collection, documentIds),
   };
 }
 

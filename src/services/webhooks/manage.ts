@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { checkHost } from '../../lib/restricted-hosts.js';
 import { randomToken } from '../../lib/secrets.js';
-import type { StoredWebhook, WebhookFields, WebhooksRepo } from '../../db/webhooks.js';
+import type { StoredWebhook, WebhookFields, WebhookHealth, WebhooksRepo } from '../../db/webhooks.js';
 import type { StoredDelivery, WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
 import type { PlanLimits, Project } from '../types.js';
 import type { EventName } from '../events.js';
@@ -32,6 +32,12 @@ export const webhookView = (w: StoredWebhook) => ({
   events: w.events as EventName[],
   collections: w.collections,
   enabled: w.enabled,
+  pausedAt: w.pausedAt?.toISOString() ?? null,
+  pausedReason: w.pausedReason,
+  consecutiveFailures: w.consecutiveFailures,
+  failingSince: w.failingSince?.toISOString() ?? null,
+  droppedEvents: w.droppedEvents,
+  lastDroppedAt: w.lastDroppedAt?.toISOString() ?? null,
   createdAt: w.createdAt.toISOString(),
   updatedAt: w.updatedAt.toISOString(),
 });
@@ -81,13 +87,16 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
     }
   }
 
-  function fields(input: Partial<WebhookInput>): Partial<WebhookFields> {
-    const out: Partial<WebhookFields> = {};
+  function fields(input: Partial<WebhookInput>): Partial<WebhookFields & WebhookHealth> {
+    const out: Partial<WebhookFields & WebhookHealth> = {};
     if (input.url !== undefined) out.url = input.url;
     if (input.events !== undefined) out.events = [...new Set(input.events)];
     if (input.collections !== undefined) out.collections = [...new Set(input.collections)];
     if (input.description !== undefined) out.description = input.description || null;
     if (input.enabled !== undefined) out.enabled = input.enabled;
+    // Enabling (again) starts afresh: a pause and its run of failures are over.
+    if (input.enabled === true)
+      Object.assign(out, { pausedAt: null, pausedReason: null, consecutiveFailures: 0, failingSince: null });
     return out;
   }
 
@@ -106,9 +115,15 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
       }
       const secret = generateSecret();
       try {
+        const { url, events, collections, description, enabled } = {
+          description: null,
+          collections: [],
+          enabled: true,
+          ...fields(input),
+        } as WebhookFields;
         const webhook = await repo.create(
           project.id,
-          { description: null, collections: [], enabled: true, ...fields(input) } as WebhookFields,
+          { url, events, collections, description, enabled },
           seal(secret),
         );
         return { webhook: webhookView(webhook), secret };

@@ -1,0 +1,144 @@
+// A crash between a document write and its webhook event: the public role runs in a child process
+// that kills itself (SIGKILL) right after the document write, before the event's outbox entries
+// are confirmed; the worker finds the unconfirmed intent, sees the document written, and
+// delivers the event. Killed before the write instead, the intent is dropped and nothing is sent.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'chai';
+import { startTestApps } from '../helpers/app.js';
+import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { startTestWorker } from '../helpers/worker.js';
+import { repoPath } from '../../src/lib/paths.js';
+
+type Apps = Awaited<ReturnType<typeof startTestApps>>;
+
+function startCrashingPublic(
+  platformDb: string,
+  crashAt: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', repoPath('test/helpers/public-crash-child.ts')], {
+    env: { ...process.env, PLATFORM_DB: platformDb, CRASH_AT: crashAt },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const match = /ready (\S+)/.exec(chunk.toString());
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once('exit', (code, signal) => reject(new Error(`public child exited with ${code ?? signal}`)));
+  });
+}
+
+/** Posts a document to the child, which dies before answering; resolves with how it died. */
+async function postAndDie(url: string, apiKey: string, child: ChildProcess, body: unknown) {
+  const exited = new Promise<string | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  const answer = await fetch(`${url}/api/data/posts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  }).then(
+    (res) => res.status,
+    () => 'no answer',
+  );
+  return { answer, signal: await exited };
+}
+
+describe('webhooks: a crash between the document write and its event', () => {
+  let apps: Apps;
+  let receiver: Receiver;
+  let worker: Awaited<ReturnType<typeof startTestWorker>> | undefined;
+  let child: ChildProcess | undefined;
+
+  before(async () => {
+    apps = await startTestApps('wh_intents', { ALLOW_PRIVATE_HOSTS: 'true' });
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    child?.kill('SIGKILL');
+    child = undefined;
+    await worker?.stop();
+    worker = undefined;
+  });
+  after(async () => {
+    await receiver?.close();
+    await apps?.close();
+  });
+
+  async function project(path: string) {
+    const fx = await createProjectFixture(apps.dashboard.services);
+    await createCollectionFixture(apps.public.services, fx.project.id, { name: 'posts' });
+    const dash = apps.dashboard.client.with({ cookie: fx.cookie });
+    const res = await dash.post(`/api/projects/${fx.project.id}/webhooks`, {
+      url: receiver.url(path),
+      events: ['document.created'],
+    });
+    expect(res.status).to.equal(201);
+    receiver.secret(path, res.body.data.secret);
+    return { fx, dash, hook: res.body.data.webhook.id as string };
+  }
+  const startWorker = async () =>
+    (worker = await startTestWorker(apps.public.deps.config.platformDb, {
+      ALLOW_PRIVATE_HOSTS: 'true',
+      WEBHOOK_INTENT_GRACE: '500ms',
+    }));
+  const outbox = (projectId: string) =>
+    apps.public.deps.db.platform
+      .collection('webhook_deliveries')
+      .find({})
+      .toArray()
+      .then((rows) => rows.filter((row) => String(row.projectId) === projectId));
+
+  it('killed after the document write: the worker still delivers the event, with the document', async () => {
+    const { fx, dash, hook } = await project('/after-write');
+    const started = await startCrashingPublic(apps.public.deps.config.platformDb, 'after-write');
+    child = started.child;
+    const died = await postAndDie(started.url, fx.secretKey, child, { title: 'written, then the crash' });
+    child = undefined;
+    expect(died).to.deep.equal({ answer: 'no answer', signal: 'SIGKILL' });
+
+    const posts = apps.public.client.with({ 'x-api-key': fx.secretKey });
+    const [doc] = (await posts.get('/api/data/posts')).body.data;
+    expect(doc, 'the document was written').to.include({ title: 'written, then the crash' });
+    const [intent] = await outbox(fx.project.id);
+    expect(intent, 'an unconfirmed intent is left').to.include({ status: 'intent' });
+
+    await startWorker();
+    const [got] = await receiver.waitFor(
+      () => receiver.on('/after-write').length >= 1 && receiver.on('/after-write'),
+    );
+    expect(got!.verified).to.equal(true);
+    expect(got!.payload).to.deep.include({ event: 'document.created', documentId: doc._id });
+    expect(got!.payload.document).to.include({ _id: doc._id, title: 'written, then the crash' });
+    const deadline = Date.now() + 5000;
+    let list: any[] = [];
+    while (Date.now() < deadline) {
+      list = (await dash.get(`/api/projects/${fx.project.id}/webhooks/${hook}/deliveries`)).body.data
+        .deliveries;
+      if (list[0]?.status === 'succeeded') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(list).to.have.length(1);
+    expect(list[0]).to.include({ status: 'succeeded', messageId: got!.id });
+  });
+
+  it('killed after the intent, before the document write: the intent is dropped, nothing is sent', async () => {
+    const { fx } = await project('/before-write');
+    const started = await startCrashingPublic(apps.public.deps.config.platformDb, 'before-write');
+    child = started.child;
+    const died = await postAndDie(started.url, fx.secretKey, child, { title: 'never written' });
+    child = undefined;
+    expect(died).to.deep.equal({ answer: 'no answer', signal: 'SIGKILL' });
+    expect(await outbox(fx.project.id)).to.have.length(1);
+
+    await startWorker();
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && (await outbox(fx.project.id)).length)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await outbox(fx.project.id), 'the intent was dropped').to.have.length(0);
+    const posts = apps.public.client.with({ 'x-api-key': fx.secretKey });
+    expect((await posts.get('/api/data/posts')).body.data).to.have.length(0);
+    expect(receiver.on('/before-write')).to.have.length(0);
+  });
+});
