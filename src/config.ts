@@ -53,6 +53,11 @@ export interface Config {
    * against their project's plan limit: server-side code often calls from one address.
    */
   readonly rateLimitIpPerMinute: number;
+  /**
+   * The share (percent) of a project's publishable-key budget that one client IP may use; the
+   * secret key has a budget of its own (100 = no per-client share).
+   */
+  readonly rateLimitClientSharePercent: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
@@ -208,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
+    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 25, 1, 100),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
