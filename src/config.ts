@@ -119,6 +119,10 @@ export interface AiSettings {
   readonly keyPrefix: string;
   readonly platformKey: string | undefined;
   readonly timeoutMs: number;
+  /** AI requests per minute per project and per developer on the platform key. */
+  readonly platformRequestsPerMinute: number;
+  /** The same on a supplied (project or developer) key. */
+  readonly requestsPerMinute: number;
 }
 
 export type OAuthProviderName = 'github' | 'google';
@@ -235,6 +239,8 @@ export function loadConfig(env: Env = process.env): Config {
       keyPrefix: r.string('AI_KEY_PREFIX', 'gsk_'),
       platformKey: r.optional('AI_PLATFORM_KEY'),
       timeoutMs: r.int('AI_TIMEOUT_MS', 30_000, 100, 300_000),
+      platformRequestsPerMinute: r.int('AI_PLATFORM_REQUESTS_PER_MINUTE', 5, 1, 1_000_000),
+      requestsPerMinute: r.int('AI_REQUESTS_PER_MINUTE', 30, 1, 1_000_000),
     },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
