@@ -1292,7 +1292,7 @@ export interface paths {
         put?: never;
         /**
          * Turn a plain-language request into a data API query (members)
-         * @description The model proposes a query of one collection: list filters for `GET /api/data/{collection}` (the suffix parameters, `sort`, `limit`) or an aggregation pipeline for `POST /api/data/{collection}/aggregate`. Before it is returned the query is checked by the data API's own parsers (typed by the collection's definition; unknown fields of a schema collection, operators in values, stages outside the allowlist, `$where`, `$function`, `$out`, `$merge` and `$lookup` outside the project are refused); it is never run by this operation. An answer that is not a valid query is a 502 `AI_INVALID_OUTPUT` naming the problem. The key is the project's, else the caller's account key, else the platform key; on the platform key each request counts against the plan's `aiQueryBuilderPerMonth` (403 `AI_LIMIT_REACHED` when reached, until the first of the next month, UTC, or until a key is added; a failed request is not counted). `users` is refused (403 `USERS_COLLECTION`). The provider refusing a supplied key is a 401 `Invalid BYOK <provider> key provided`; a provider failure is a 502, no answer in time a 504.
+         * @description The model proposes a query of one collection: list filters for `GET /api/data/{collection}` (the suffix parameters, `sort`, `limit`) or an aggregation pipeline for `POST /api/data/{collection}/aggregate`. Before it is returned the query is checked by the data API's own parsers (typed by the collection's definition; unknown fields of a schema collection, operators in values, stages outside the allowlist, `$where`, `$function`, `$out`, `$merge` and `$lookup` outside the project are refused); it is never run by this operation. An answer that is not a valid query is a 502 `AI_INVALID_OUTPUT` naming the problem. The key is the project's, else the caller's account key, else the platform key; on the platform key each request counts against the plan's `aiQueryBuilderPerMonth` (403 `AI_LIMIT_REACHED` when reached, until the first of the next month, UTC, or until a key is added; a request the provider did not bill, because it could not be reached or answered an error status, is not counted; an answer that is refused, too large or late is). A project and a developer may make `AI_PLATFORM_REQUESTS_PER_MINUTE` (5) AI requests a minute on the platform key and `AI_REQUESTS_PER_MINUTE` (30) on a supplied key: one more is a 429 `AI_RATE_LIMITED` with `Retry-After`. `users` is refused (403 `USERS_COLLECTION`). The provider refusing a supplied key is a 401 `Invalid BYOK <provider> key provided`; a provider failure is a 502, no answer in time a 504.
          */
         post: operations["buildAiQuery"];
         delete?: never;
@@ -1318,7 +1318,7 @@ export interface paths {
         put?: never;
         /**
          * Start a Collection Creator chat (members)
-         * @description Opens a chat in which the model designs a collection with the caller; the first message is answered at once. Each answer carries the model's `reply` and, once it has one, a `proposal`: a definition already checked by the collections API's validator (an answer whose definition the collections API would refuse is a 502 `AI_INVALID_OUTPUT` naming the problem, and the session is not kept). Sessions belong to the caller and the project and expire 24 hours after their last message. On the platform key a session takes one slot of the plan's `aiCollectionCreatorPerMonth` (403 `AI_LIMIT_REACHED` when none is left) and allows 20 iterations (403 `AI_SESSION_LIMIT` after); on a project or account key neither applies.
+         * @description Opens a chat in which the model designs a collection with the caller; the first message is answered at once. Each answer carries the model's `reply` and, once it has one, a `proposal`: a definition already checked by the collections API's validator (an answer whose definition the collections API would refuse is a 502 `AI_INVALID_OUTPUT` naming the problem, and the session is not kept). Sessions belong to the caller and the project and expire 24 hours after their last message. On the platform key a session takes one slot of the plan's `aiCollectionCreatorPerMonth` (403 `AI_LIMIT_REACHED` when none is left) and allows 20 iterations (403 `AI_SESSION_LIMIT` after); on a project or account key neither applies. A model answer the provider billed keeps its slot and its iteration even when it is refused. The AI tools' per-minute limits apply (429 `AI_RATE_LIMITED`, see the Query Builder).
          */
         post: operations["startAiCollectionSession"];
         delete?: never;
@@ -1349,7 +1349,7 @@ export interface paths {
         put?: never;
         /**
          * Continue a Collection Creator chat (members)
-         * @description Sends the next message; the model sees the conversation so far (the last 40 messages) and may revise its proposal. One iteration each; on the platform key at most 20 per session (403 `AI_SESSION_LIMIT`). A failed answer (401, 502, 504) takes no iteration. A session of another developer, or expired, is a 404.
+         * @description Sends the next message; the model sees the conversation so far (the last 40 messages) and may revise its proposal. One iteration each; on the platform key at most 20 per session (403 `AI_SESSION_LIMIT`). A request the provider did not bill (it could not be reached, or answered an error status) takes no iteration; an answer that is refused, too large or late does. The AI tools' per-minute limits apply (429 `AI_RATE_LIMITED`, see the Query Builder). A session of another developer, or expired, is a 404.
          */
         post: operations["sendAiCollectionMessage"];
         delete?: never;
@@ -5534,6 +5534,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
@@ -5571,6 +5572,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];
@@ -5613,6 +5615,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             504: components["responses"]["GatewayTimeout"];

@@ -53,6 +53,11 @@ export interface Config {
    * against their project's plan limit: server-side code often calls from one address.
    */
   readonly rateLimitIpPerMinute: number;
+  /**
+   * The share (percent) of a project's publishable-key budget that one client IP may use; the
+   * secret key has a budget of its own (100 = no per-client share).
+   */
+  readonly rateLimitClientSharePercent: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
@@ -129,6 +134,10 @@ export interface AiSettings {
   readonly keyPrefix: string;
   readonly platformKey: string | undefined;
   readonly timeoutMs: number;
+  /** AI requests per minute per project and per developer on the platform key. */
+  readonly platformRequestsPerMinute: number;
+  /** The same on a supplied (project or developer) key. */
+  readonly requestsPerMinute: number;
 }
 
 export type OAuthProviderName = 'github' | 'google';
@@ -230,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
+    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 25, 1, 100),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
@@ -259,6 +269,8 @@ export function loadConfig(env: Env = process.env): Config {
       keyPrefix: r.string('AI_KEY_PREFIX', 'gsk_'),
       platformKey: r.optional('AI_PLATFORM_KEY'),
       timeoutMs: r.int('AI_TIMEOUT_MS', 30_000, 100, 300_000),
+      platformRequestsPerMinute: r.int('AI_PLATFORM_REQUESTS_PER_MINUTE', 5, 1, 1_000_000),
+      requestsPerMinute: r.int('AI_REQUESTS_PER_MINUTE', 30, 1, 1_000_000),
     },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),

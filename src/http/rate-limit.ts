@@ -30,7 +30,9 @@ function refusal(check: RateCheck): ApiError {
   const which =
     check.scope === 'project'
       ? `the project's limit of ${check.limit} requests per minute`
-      : `the limit of ${check.limit} requests per minute from one client IP address`;
+      : check.scope === 'client'
+        ? `the limit of ${check.limit} requests per minute from one client IP address to this project (its share of the publishable key's budget)`
+        : `the limit of ${check.limit} requests per minute from one client IP address`;
   return new ApiError(
     429,
     'RATE_LIMITED',

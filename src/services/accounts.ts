@@ -2,6 +2,7 @@
 // without telling whether the email exists), logout, password change (ends the other sessions).
 import { conflict, tooManyRequests, unauthorized } from '../http/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/passwords.js';
+import { clientIpKey } from '../lib/client-ip.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
 import type { DevelopersRepo } from '../db/developers.js';
@@ -36,7 +37,7 @@ export function accountsService(developers: DevelopersRepo, cache: Cache) {
     async login(email: string, password: string, ip: string) {
       const normalized = normalizeEmail(email);
       const emailKey = `login:fail:email:${sha256(normalized)}`;
-      const ipKey = `login:fail:ip:${ip}`;
+      const ipKey = `login:fail:ip:${clientIpKey(ip)}`;
       // The attempt is counted before the password is checked: read-then-record would let many
       // parallel guesses all pass the check before the first failure is written.
       const [byEmail, byIp] = await Promise.all([

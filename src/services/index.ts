@@ -189,6 +189,7 @@ export function createServices(deps: Deps) {
       deps.cache,
       deps.config.rateLimitIpPerMinute,
       async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
+      deps.config.rateLimitClientSharePercent,
     ),
     accounts: accountsService(repos.developers, deps.cache),
     projects,

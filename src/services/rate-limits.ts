@@ -1,9 +1,14 @@
-// Request limits of the public API (DECISIONS §1, §5): per project, its plan's requestsPerMinute
-// (operator overrides applying), and per client IP (RATE_LIMIT_IP_PER_MINUTE), both token buckets
-// in the shared cache (Redis when configured, so every process counts together; see
-// src/cache/rate-limit.ts). One cache call charges both buckets (with Redis, from a lease of
-// requests the process holds when it is busy: src/cache/rate-lease.ts).
+// Request limits of the public API (DECISIONS §1, §5), token buckets in the shared cache (Redis
+// when configured, so every process counts together; see src/cache/rate-limit.ts). A project's
+// limit (its plan's requestsPerMinute, operator overrides applying) is a budget for its secret
+// key and another, of the same size, for its publishable key, so that browser clients cannot use
+// up the budget of the project's servers; of the publishable budget one client IP may use a share
+// (RATE_LIMIT_CLIENT_SHARE_PERCENT). Every request without a secret key also counts against its
+// client IP across projects (RATE_LIMIT_IP_PER_MINUTE). One cache call charges every bucket of a
+// request (with Redis, from a lease of requests the process holds when it is busy:
+// src/cache/rate-lease.ts). IPv6 clients count by their /64 (src/lib/client-ip.ts).
 import type { Cache, RateBucket, RateState } from '../cache/index.js';
+import { clientIpKey } from '../lib/client-ip.js';
 import { projectLimits } from '../lib/plans.js';
 import type { KeyKind, PlanName, Project } from './types.js';
 
@@ -12,7 +17,8 @@ const PERIOD_MS = 60_000;
 const PLAN_TTL_MS = 60_000;
 const MAX_PLANS = 10_000;
 
-export type RateScope = 'project' | 'ip';
+/** project: the key kind's budget of the project; client: one IP's share of the publishable budget; ip: one IP across projects. */
+export type RateScope = 'project' | 'client' | 'ip';
 
 export interface RateCheck {
   allowed: boolean;
@@ -37,6 +43,7 @@ export function apiRateLimits(
   cache: Cache,
   ipPerMinute: number,
   planOf: (developerId: string) => Promise<PlanName>,
+  clientSharePercent = 100,
 ) {
   const plans = new Map<string, { plan: PlanName; expiresAt: number }>();
   /** Client IPs refused by the IP bucket, until when: refused again here without a round trip. */
@@ -60,20 +67,40 @@ export function apiRateLimits(
   }
 
   /**
-   * The bucket of a project or client IP, kept while its limit stays the same: the cache finds a
-   * lease by its buckets' keys, and the same key string each time is hashed once.
+   * The bucket of a project's key kind, a project's client IP or a client IP, kept while its limit
+   * stays the same: the cache finds a lease by its buckets' keys, and the same key string each
+   * time is hashed once.
    */
-  const kept = { project: new Map<string, ScopedBucket>(), ip: new Map<string, ScopedBucket>() };
-  function bucketOf(scope: RateScope, id: string, limit: number): ScopedBucket {
-    const ofScope = kept[scope];
-    let bucket = ofScope.get(id);
+  type Kept = 'secret' | 'publishable' | 'client' | 'ip';
+  const PREFIX: Record<Kept, string> = {
+    secret: 'rl:s:',
+    publishable: 'rl:p:',
+    client: 'rl:c:',
+    ip: 'rl:ip:',
+  };
+  const SCOPE: Record<Kept, RateScope> = {
+    secret: 'project',
+    publishable: 'project',
+    client: 'client',
+    ip: 'ip',
+  };
+  const kept: Record<Kept, Map<string, ScopedBucket>> = {
+    secret: new Map(),
+    publishable: new Map(),
+    client: new Map(),
+    ip: new Map(),
+  };
+  function bucketOf(kind: Kept, id: string, limit: number): ScopedBucket {
+    const ofKind = kept[kind];
+    let bucket = ofKind.get(id);
     if (bucket?.limit !== limit) {
-      if (!bucket && ofScope.size >= MAX_PLANS) ofScope.delete(ofScope.keys().next().value!);
-      const key = scope === 'project' ? `rl:p:${id}` : `rl:ip:${id}`;
-      ofScope.set(id, (bucket = { scope, key, limit, periodMs: PERIOD_MS }));
+      if (!bucket && ofKind.size >= MAX_PLANS) ofKind.delete(ofKind.keys().next().value!);
+      ofKind.set(id, (bucket = { scope: SCOPE[kind], key: PREFIX[kind] + id, limit, periodMs: PERIOD_MS }));
     }
     return bucket;
   }
+  /** One client IP's share of a publishable budget: at least one request a minute. */
+  const clientLimit = (limit: number) => Math.max(Math.floor((limit * clientSharePercent) / 100), 1);
 
   const toCheck = (allowed: boolean, scope: RateScope, limit: number, state: RateState): RateCheck => ({
     allowed,
@@ -95,12 +122,13 @@ export function apiRateLimits(
      * are not counted per IP, so they are never refused here.
      */
     refusedEarly(ip: string, secretKey: boolean): RateCheck | undefined {
-      if (secretKey || ipPerMinute === 0) return undefined;
-      const entry = blocked.get(ip);
+      if (secretKey || ipPerMinute === 0 || blocked.size === 0) return undefined;
+      const client = clientIpKey(ip);
+      const entry = blocked.get(client);
       if (!entry) return undefined;
       const now = Date.now();
       if (entry.until <= now) {
-        blocked.delete(ip);
+        blocked.delete(client);
         return undefined;
       }
       const retryAfterMs = entry.until - now;
@@ -108,31 +136,42 @@ export function apiRateLimits(
     },
 
     /**
-     * Charges one request: to the project (when the key resolved) and to the client IP (unless
-     * the request carries a valid secret key: server-side code often calls from one address).
-     * Undefined when no limit applies.
+     * Charges one request: to its key kind's budget of the project (when the key resolved); unless
+     * the key is secret (server-side code often calls from one address), to its client IP's share
+     * of the publishable budget and to the client IP. Undefined when no limit applies.
      */
     async charge({ ip, project, keyKind }: RateSubject): Promise<RateCheck | undefined> {
       const charged: ScopedBucket[] = [];
+      const secret = keyKind === 'secret';
+      const client = secret ? '' : clientIpKey(ip);
       if (project) {
         const limit = await requestsPerMinute(project);
         // An override of 0 (or less) stops the project's API traffic altogether.
         if (!(limit > 0))
           return toCheck(false, 'project', 0, { remaining: 0, resetMs: PERIOD_MS, retryAfterMs: PERIOD_MS });
-        charged.push(bucketOf('project', project.id, limit));
+        if (secret) charged.push(bucketOf('secret', project.id, limit));
+        else {
+          charged.push(bucketOf('publishable', project.id, limit));
+          if (clientSharePercent < 100)
+            charged.push(bucketOf('client', `${project.id}:${client}`, clientLimit(limit)));
+        }
       }
-      if (ipPerMinute > 0 && keyKind !== 'secret') {
-        charged.push(bucketOf('ip', ip, ipPerMinute));
+      if (ipPerMinute > 0 && !secret) {
+        charged.push(bucketOf('ip', client, ipPerMinute));
       }
       if (charged.length === 0) return undefined;
       const decision = await cache.consume(charged);
-      const checks = charged.map((b, i) => toCheck(decision.allowed, b.scope, b.limit, decision.states[i]!));
-      const shown = decision.allowed
-        ? checks.reduce((a, b) => (b.remaining < a.remaining ? b : a))
-        : checks.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
+      let shown = toCheck(decision.allowed, charged[0]!.scope, charged[0]!.limit, decision.states[0]!);
+      for (let i = 1; i < charged.length; i++) {
+        const check = toCheck(decision.allowed, charged[i]!.scope, charged[i]!.limit, decision.states[i]!);
+        const better = decision.allowed
+          ? check.remaining < shown.remaining
+          : check.retryAfterSeconds > shown.retryAfterSeconds;
+        if (better) shown = check;
+      }
       if (!decision.allowed && shown.scope === 'ip') {
         if (blocked.size >= MAX_PLANS) blocked.delete(blocked.keys().next().value!);
-        blocked.set(ip, { until: Date.now() + shown.retryAfterMs, check: shown });
+        blocked.set(client, { until: Date.now() + shown.retryAfterMs, check: shown });
       }
       return shown;
     },

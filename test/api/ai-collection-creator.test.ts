@@ -149,18 +149,21 @@ describe('AI Collection Creator', () => {
           /^The AI model did not produce a valid collection definition: /,
         );
         expect(res.body.message, res.body.message).to.match(message);
-        // Nothing was kept or counted: the month's single design is still free.
+        // Nothing was kept, but the provider billed the answer: the month's single design is used.
         expect(
           await suite.app.deps.db.platform
             .collection('ai_sessions')
             .countDocuments({ projectId: fx.project.id }),
         ).to.equal(0);
-        suite.provider.queue({ json: products() });
-        expect((await start(dash, fx.project.id)).status).to.equal(201);
+        const calls = suite.provider.calls.length;
+        const again = await start(dash, fx.project.id);
+        expect(again.status).to.equal(403);
+        expect(again.body.code).to.equal('AI_LIMIT_REACHED');
+        expect(suite.provider.calls.length).to.equal(calls);
       });
     }
 
-    it('in a running session, the failed message takes no iteration and keeps the last proposal', async () => {
+    it('in a running session, a refused answer takes its iteration and keeps the last proposal', async () => {
       const { fx, dash } = await suite.project('free');
       suite.provider.queue({ json: products() });
       const { id } = (await start(dash, fx.project.id)).body.data.session;
@@ -169,7 +172,7 @@ describe('AI Collection Creator', () => {
       expect(bad.status).to.equal(502);
       suite.provider.queue({ json: { reply: 'still here', collection: null } });
       const next = await send(dash, fx.project.id, id);
-      expect(next.body.data.session).to.deep.include({ iterations: 2, platformIterationsLeft: 18 });
+      expect(next.body.data.session).to.deep.include({ iterations: 3, platformIterationsLeft: 17 });
       expect(next.body.data.session.proposal.name).to.equal('products');
     });
   });
@@ -244,7 +247,7 @@ describe('AI Collection Creator', () => {
       expect(res.body.code).to.equal('COLLECTION_EXISTS');
     });
 
-    it('provider failures: 401 for a refused supplied key, 504 when it does not answer, no iteration taken', async () => {
+    it('provider failures: 401 for a refused supplied key, 504 when it does not answer (an iteration), errors none', async () => {
       const { fx, dash } = await suite.project('pro');
       suite.provider.queue({ json: products() });
       const { id } = (await start(dash, fx.project.id)).body.data.session;
@@ -260,7 +263,8 @@ describe('AI Collection Creator', () => {
       expect((await start(dash, fx.project.id)).status).to.equal(401);
       await dash.put('/api/user/me/byok', { aiProviderKey: null });
       suite.provider.queue({ json: { reply: 'ok', collection: null } });
-      expect((await send(dash, fx.project.id, id)).body.data.session.iterations).to.equal(2);
+      // The answer that came too late may have been billed: it took an iteration, the errors none.
+      expect((await send(dash, fx.project.id, id)).body.data.session.iterations).to.equal(3);
     });
   });
 

@@ -164,7 +164,8 @@ describe('AI Query Builder', () => {
         expect(res.body.code).to.equal('AI_INVALID_OUTPUT');
         expect(res.body.message).to.match(/^The AI model did not produce a valid query: /);
         expect(res.body.message, res.body.message).to.match(message);
-        expect(await suite.app.services.ai.usage.count(fx.project.id, 'queryBuilder', month())).to.equal(0);
+        // The provider billed the answer: it counts against the cap although it was refused.
+        expect(await suite.app.services.ai.usage.count(fx.project.id, 'queryBuilder', month())).to.equal(1);
       });
     }
 

@@ -103,9 +103,9 @@ describe('rate-limit leases on Redis', () => {
     const interval = 60_000 / limit;
     const fixture = await limitedProject(first, limit);
     const client = first.client.with({ 'x-api-key': fixture.secretKey });
-    /** Requests the project's bucket holds now (the arrival time's distance in intervals). */
+    /** Requests the secret key's bucket of the project holds now (the arrival time's distance in intervals). */
     const held = async () => {
-      const stored = await first.deps.cache.get(`rl:p:${fixture.project.id}`);
+      const stored = await first.deps.cache.get(`rl:s:${fixture.project.id}`);
       return (Number(stored!.split(':')[0]) - Date.now()) / interval;
     };
     const started = Date.now();

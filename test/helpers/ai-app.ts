@@ -43,6 +43,9 @@ export async function startAiApp(
     AI_BASE_URL: provider.baseUrl,
     AI_PLATFORM_KEY: PLATFORM_KEY,
     AI_MODEL: 'test-model',
+    // The per-minute limits have their own suite (ai-limits.test.ts); the others run many requests.
+    AI_PLATFORM_REQUESTS_PER_MINUTE: '100000',
+    AI_REQUESTS_PER_MINUTE: '100000',
     ...overrides,
   });
   const deps = await createDeps(config, pino({ level: 'debug' }, sink));

@@ -123,7 +123,8 @@ export async function startAiProvider(keys: string[]): Promise<AiProviderServer>
  * The provider of the contract and fuzzing runs: it accepts the platform key below and the spec's
  * example key (saved by the example of PUT /api/user/me/byok), and answers every prompt with a
  * valid query or collection design (a new collection name each time, so that a design is never
- * refused for a name an earlier one took). `env` points the apps at it.
+ * refused for a name an earlier one took). `env` points the apps at it (and lifts the AI tools'
+ * per-minute limits).
  */
 export async function startFixtureAiProvider() {
   const platformKey = 'gsk_contract_platform_0123456789';
@@ -142,5 +143,12 @@ export async function startFixtureAiProvider() {
           },
         }
       : { json: { type: 'filter', filters: {}, explanation: 'Every document.' } };
-  return { provider, env: { AI_BASE_URL: provider.baseUrl, AI_PLATFORM_KEY: platformKey } };
+  // The runs call the AI operations more often than the per-minute limits allow.
+  const env = {
+    AI_BASE_URL: provider.baseUrl,
+    AI_PLATFORM_KEY: platformKey,
+    AI_PLATFORM_REQUESTS_PER_MINUTE: '1000000',
+    AI_REQUESTS_PER_MINUTE: '1000000',
+  };
+  return { provider, env };
 }

@@ -2,6 +2,7 @@
 // definition, checked by the collections API's own validator, and created by the collections
 // service when the developer confirms. On the platform key a session may take 20 iterations and
 // takes one slot of the month's cap the first time it uses that key; a supplied key has neither.
+// A model call the provider billed keeps both, even when its answer is refused.
 import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AiSessionsRepo } from '../../db/ai-sessions.js';
 import { checkCollectionInput } from '../schema/field-definitions.js';
@@ -82,6 +83,7 @@ export function collectionCreator(
       );
     }
     let slot: TakenSlot | undefined;
+    const { complete, meter } = kit.metered(target, key);
     try {
       if (platform && (await sessions.markCharged(session.id, true))) {
         try {
@@ -93,10 +95,7 @@ export function collectionCreator(
       }
       const existing = await listNames(target.project.id);
       const history = claimed.messages.map(({ role, content }) => ({ role, content }));
-      const content = await kit.complete(
-        target,
-        key,
-      )([
+      const content = await complete([
         { role: 'system', content: collectionCreatorPrompt(existing) },
         ...history,
         { role: 'user', content: message },
@@ -120,6 +119,8 @@ export function collectionCreator(
       }
       return view(saved, key.source);
     } catch (err) {
+      // An answer the provider billed keeps its iteration and its slot, valid or not.
+      if (meter.billed) throw err;
       await sessions.releaseIteration(session.id, platform);
       if (slot) {
         await kit.caps.refund(target.project.id, slot);

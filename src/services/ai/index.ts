@@ -15,6 +15,7 @@ import { aiCaps } from './caps.js';
 import { aiKeys } from './keys.js';
 import { aiProvider } from './provider.js';
 import { aiRequestKit } from './request.js';
+import { aiThrottle } from './throttle.js';
 import { queryBuilder } from './query-builder.js';
 import { collectionCreator } from './collection-creator.js';
 import type { Clock } from './types.js';
@@ -48,7 +49,14 @@ export function aiServices({
     await sessions.deleteAll(projectId);
   });
   const provider = aiProvider(deps.config.ai, deps.log.child({ component: 'ai' }));
-  const kit = aiRequestKit(projects, keys, aiCaps(usage, clock), provider, counter);
+  const kit = aiRequestKit(
+    projects,
+    keys,
+    aiCaps(usage, clock),
+    provider,
+    counter,
+    aiThrottle(deps.cache, deps.config.ai),
+  );
   const listNames = async (projectId: string) => (await collectionsRepo.list(projectId)).map((c) => c.name);
   return {
     clock,

@@ -17,6 +17,16 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 /** Tokens the model may write per answer. */
 const MAX_TOKENS = 2048;
 
+/**
+ * Errors after which the provider did not bill the call: it could not be reached, or it answered
+ * an error status. Anything else (an answer of any content, too large, or none in time after the
+ * request went out) may have been billed, so it counts against the platform caps.
+ */
+const unbilled = new WeakSet<object>();
+export const providerDidNotBill = (err: unknown) =>
+  typeof err === 'object' && err !== null && unbilled.has(err);
+const notBilled = (err: ApiError) => (unbilled.add(err), err);
+
 export const invalidKey = (providerName: string) =>
   new ApiError(401, 'INVALID_AI_KEY', `Invalid BYOK ${providerName} key provided`);
 const badGateway = (code: string, message: string) => new ApiError(502, code, message);
@@ -63,6 +73,7 @@ export function aiProvider(settings: AiSettings, log: Logger) {
       const started = Date.now();
       let res: Response;
       let text: string | undefined;
+      let answered = false;
       try {
         res = await fetch(url, {
           method: 'POST',
@@ -77,6 +88,7 @@ export function aiProvider(settings: AiSettings, log: Logger) {
           redirect: 'error',
           signal: AbortSignal.timeout(settings.timeoutMs),
         });
+        answered = res.ok;
         text = res.ok ? await readCapped(res) : (await res.body?.cancel(), '');
       } catch (err) {
         const timedOut = (err as Error).name === 'TimeoutError';
@@ -96,7 +108,12 @@ export function aiProvider(settings: AiSettings, log: Logger) {
             `The AI provider did not answer within ${settings.timeoutMs / 1000} s; try again`,
           );
         }
-        throw badGateway('AI_PROVIDER_UNAVAILABLE', 'The AI provider could not be reached; try again later');
+        const unavailable = badGateway(
+          'AI_PROVIDER_UNAVAILABLE',
+          'The AI provider could not be reached; try again later',
+        );
+        // A connection lost while a successful answer was read may still be billed.
+        throw answered ? unavailable : notBilled(unavailable);
       }
       requestLog.info(
         {
@@ -108,7 +125,7 @@ export function aiProvider(settings: AiSettings, log: Logger) {
         },
         'AI provider request',
       );
-      if (!res.ok) throw refused(res.status, key);
+      if (!res.ok) throw notBilled(refused(res.status, key));
       if (text === undefined) {
         throw badGateway(
           'AI_ANSWER_TOO_LARGE',

@@ -2,6 +2,7 @@
 // counts together): fixed windows keyed by project and by IP or a hashed email.
 import type { Cache } from '../../cache/index.js';
 import { tooManyRequests } from '../../http/errors.js';
+import { clientIpKey } from '../../lib/client-ip.js';
 import { sha256 } from '../../lib/secrets.js';
 
 export interface Limit {
@@ -12,7 +13,8 @@ export interface Limit {
 }
 
 export const emailKey = (email: string) => `e:${sha256(email)}`;
-export const ipKey = (ip: string) => `ip:${ip}`;
+/** An IPv6 client counts by its /64 (src/lib/client-ip.ts). */
+export const ipKey = (ip: string) => `ip:${clientIpKey(ip)}`;
 
 export function rateLimiter(cache: Cache) {
   const key = (projectId: string, limit: Limit, subject: string) =>
