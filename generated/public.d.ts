@@ -549,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * Register an end user
-         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. `name` is the optional display name (see below). Any other field must be a field of the users schema and is validated against it (defaults applied); `emailVerified`, `identities`, `disabled` and the system fields cannot be sent, nor fields the users schema marks `protected` (400 `FIELD_PROTECTED` naming the field). A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Creates a user in the project's `users` collection and signs them in. The email is unique case-insensitively (stored lowercased; 409 `EMAIL_TAKEN` when taken); the password (8 to 128 characters) is stored as an argon2id hash and never returned. `name` is the optional display name (see below). Any other field must be declared in the users schema, whatever its mode (in flexible mode too, 400 `UNDECLARED_FIELD` naming every other key, so a client cannot give itself a `role` or a `plan`), and is validated against its declaration as in schema mode (types, nested fields, defaults applied); `emailVerified`, `identities`, `disabled` and the system fields cannot be sent, nor fields the users schema marks `protected` (400 `FIELD_PROTECTED` naming the field). A 6-digit verification code is mailed to the address. Sign-ups are rate-limited per IP (429). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["signupEndUser"];
         delete?: never;
@@ -648,7 +648,7 @@ export interface paths {
         get?: never;
         /**
          * Update the signed-in user
-         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`), nor fields the users schema marks `protected` (400 `FIELD_PROTECTED`); a value taken by another user in a unique field is a 409. A change that would grow the user past the project's database size is a 403 `QUOTA_EXCEEDED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Sets the given fields (set semantics; dot paths reach into Object fields), validated against the users schema as in schema mode whatever its mode; a key whose field the schema does not declare (`name`, the display name, aside) is a 400 `UNDECLARED_FIELD` naming it, in flexible mode too. `email`, `password`, `emailVerified`, `identities` and the system fields cannot be set here (400 `FIELD_NOT_ALLOWED` / `SYSTEM_FIELD`), nor fields the users schema marks `protected` (400 `FIELD_PROTECTED`); a value taken by another user in a unique field is a 409. A change that would grow the user past the project's database size is a 403 `QUOTA_EXCEEDED`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         put: operations["updateEndUserProfile"];
         post?: never;
@@ -1063,7 +1063,7 @@ export interface components {
             ref?: string;
             /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`, not with `required`). End users cannot write it: a sign-up or `update-profile` body that sets it (also by a dot path) is a 400 `FIELD_PROTECTED` naming the field. Its `default` still applies at sign-up. The secret key (`PATCH /api/users/{userId}`) and project admins on the dashboard set it. */
             protected?: boolean;
-            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users, of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users (which show the publishable key only the public profile anyway), of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
             private?: boolean;
         };
         /** @description A sub-field at the second level (same rules as FieldDef; `unique` is refused here). */
@@ -1731,7 +1731,7 @@ export interface operations {
                 meta?: boolean;
                 /** @description Include trashed documents. */
                 include_deleted?: boolean;
-                /** @description Comma-separated Ref fields (or Arrays of Refs) to replace by the referenced documents, read under the target collection's RLS and trash rules; an unresolvable reference becomes null. A populated `users` document carries `_id`, its schema fields except `password` (and `email` except for the secret key), `createdAt` and `updatedAt`. */
+                /** @description Comma-separated Ref fields (or Arrays of Refs) to replace by the referenced documents, read under the target collection's RLS and trash rules; an unresolvable reference becomes null. A populated `users` document carries, for the publishable key, the user's public profile (`_id`, `username`, `name`, `avatar`, `createdAt`, less `private` fields); for the secret key `_id`, its schema fields except `password` and `private` ones, `email`, `createdAt` and `updatedAt`. */
                 populate?: string;
                 /** @description Add `pagination.total`, the number of matching documents (costs a count). */
                 total?: boolean;
