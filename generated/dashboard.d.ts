@@ -1819,7 +1819,7 @@ export interface components {
             ref?: string;
             /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`, not with `required`). End users cannot write it: a sign-up or `update-profile` body that sets it (also by a dot path) is a 400 `FIELD_PROTECTED` naming the field. Its `default` still applies at sign-up. The secret key (`PATCH /api/users/{userId}`) and project admins on the dashboard set it. */
             protected?: boolean;
-            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users, of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
+            /** @description Fields of the `users` collection only (elsewhere a 400; not on `email` or `password`). Never shown to anyone but the user themself and the project's server side: left out of populated users (which show the publishable key only the public profile anyway), of `GET /api/userAuth/public/{username}` and of the `user.created` event payload. `GET /api/userAuth/me` and the user's own sign-up, login and profile answers include it, as do the user-management endpoints. */
             private?: boolean;
         };
         /** @description A sub-field at the second level (same rules as FieldDef; `unique` is refused here). */

@@ -17,6 +17,7 @@ import { usersBlocked } from './services/data/access.js';
 import { rateLimitGates } from './http/rate-limit.js';
 import { databaseUnavailable } from './db/errors.js';
 import { webApp } from './http/web.js';
+import { servedOverTls, strictTransport } from './http/transport.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
@@ -67,6 +68,9 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
   app.use(requestContext(log));
+  app.use(
+    strictTransport(servedOverTls(role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl)),
+  );
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));

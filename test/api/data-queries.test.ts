@@ -462,7 +462,7 @@ describe('Data API: list queries', () => {
 
     it('a populated user never carries the password, internal fields, or (publishable key) the email', async () => {
       const pub = await s.publishable.get(`/api/data/items/${ids.anvil}`, { query: { populate: 'owner' } });
-      expect(pub.body.data.owner).to.have.all.keys('_id', 'name', 'createdAt', 'updatedAt');
+      expect(pub.body.data.owner).to.have.all.keys('_id', 'name', 'createdAt'); // the public profile
       expect(pub.text).to.not.include('argon2');
       expect(pub.text).to.not.include('refreshTokens');
       const sec = await s.secret.get(`/api/data/items/${ids.anvil}`, {

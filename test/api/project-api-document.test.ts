@@ -83,7 +83,7 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
   };
 
   it('describes each collection with typed schemas, keys and refusals', async () => {
-    const { body: doc, headers } = await fetchDoc();
+    const { body: doc, headers } = await fetchDoc(blog.secretKey);
     expect(headers.get('etag')).to.equal(`"${doc.info.version}"`);
     expect(headers.get('cache-control')).to.equal('private, no-cache');
     expect(doc.openapi).to.equal('3.1.0');
@@ -165,16 +165,33 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
     expect(flexible.map((p) => p.name)).to.include('filters');
   });
 
-  it('serves the same document to either key, also as ?key=, and a 304 to a matching If-None-Match', async () => {
+  it('serves the publishable key a document naming no private or protected field of users', async () => {
+    const { body: doc, text } = await fetchDoc();
+    // Performed as an attacker with the publishable key would: look for the field names anywhere.
+    for (const name of ['role', 'phone']) {
+      expect(text, name).not.to.match(new RegExp(`"${name}"`));
+      expect(text, name).not.to.match(new RegExp(`\`${name}\``));
+    }
+    const { schemas } = doc.components;
+    expect(schemas.users.properties).to.include.keys('email', 'createdAt');
+    expect(schemas.users.additionalProperties).to.equal(true);
+    expect(schemas['users.Populated'].additionalProperties).to.equal(true);
+    // phone (private) may still be sent at sign-up: the body is left open rather than wrong.
+    expect(schemas['users.Signup'].additionalProperties).to.equal(true);
+    const secret = await fetchDoc(blog.secretKey);
+    expect(secret.text).to.match(/"phone"/);
+    expect(secret.text).to.match(/"role"/);
+    expect(secret.headers.get('etag')).to.not.equal((await fetchDoc()).headers.get('etag'));
+  });
+
+  it('serves each key its document, also as ?key=, and a 304 to a matching If-None-Match', async () => {
     const first = await fetchDoc();
     const etag = first.headers.get('etag')!;
-    const secret = await fetchDoc(blog.secretKey);
-    expect(secret.headers.get('etag')).to.equal(etag);
-    expect(secret.text).to.equal(first.text);
     const byQuery = await apps.public.client.get('/api/openapi.json', {
       query: { key: blog.publishableKey },
     });
     expect(byQuery.status).to.equal(200);
+    expect(byQuery.text).to.equal(first.text);
     for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
       const res = await keyed(blog.publishableKey).get('/api/openapi.json', {
         headers: { 'if-none-match': header },
@@ -253,7 +270,7 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
   });
 
   it('serves the document to project members on the dashboard (200, 304), not to others (400, 401, 404)', async () => {
-    const publicDoc = await fetchDoc();
+    const publicDoc = await fetchDoc(blog.secretKey);
     const dash = apps.dashboard.client.with({ cookie: blog.cookie });
     const path = `/api/projects/${blog.project.id}/openapi.json`;
     const res = await dash.get<Doc>(path);
@@ -270,7 +287,8 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
   });
 
   it('lints clean, generates a typed client that catches wrong fields at compile time, and that client works', async () => {
-    const { body: doc, text } = await fetchDoc();
+    // Generated with the secret key (a build step), so private and protected fields are typed.
+    const { body: doc, text } = await fetchDoc(blog.secretKey);
     const workspace = clientWorkspace();
     try {
       const file = workspace.write('project.openapi.json', text);

@@ -109,7 +109,7 @@ describe('/api/userAuth accounts', () => {
       });
     }
 
-    it('accepts any extra field in a flexible users collection, but not the auth-managed ones', async () => {
+    it('refuses undeclared fields in a flexible users collection too, and the auth-managed ones', async () => {
       const flexible = await authProject(app, {
         mode: 'flexible',
         fields: [
@@ -117,13 +117,14 @@ describe('/api/userAuth accounts', () => {
           { name: 'password', type: 'String' },
         ],
       });
-      const ok = await keyed(flexible).post('/api/userAuth/signup', {
+      const undeclared = await keyed(flexible).post('/api/userAuth/signup', {
         email: newEmail(),
         password: PASSWORD,
         team: 'blue',
       });
-      expect(ok.status).to.equal(201);
-      expect(ok.body.data.user.team).to.equal('blue');
+      expect(undeclared.status).to.equal(400);
+      expect(undeclared.body.code).to.equal('UNDECLARED_FIELD');
+      expect(undeclared.body.message).to.include('team');
       const refused = await keyed(flexible).post('/api/userAuth/signup', {
         email: newEmail(),
         password: PASSWORD,

@@ -134,9 +134,14 @@ describe('protected and private fields of the users collection', () => {
           query: { populate: 'author' },
         });
         expect(res.status).to.equal(200);
-        expect(res.body.data.author).to.include({ _id: ada.user._id, username, role: 'user' });
+        expect(res.body.data.author).to.include({ _id: ada.user._id, username });
         expect(res.body.data.author).not.to.have.any.keys('phone', 'name', 'password');
       }
+      // The protected role is the developer's business: the publishable key sees the public profile.
+      const populated = (client: ReturnType<typeof keyed>) =>
+        client.get(`/api/data/posts/${post.body.data._id}`, { query: { populate: 'author' } });
+      expect((await populated(keyed(p))).body.data.author).not.to.have.property('role');
+      expect((await populated(secret())).body.data.author).to.include({ role: 'user' });
 
       const created = events.find((e) => e.name === 'user.created' && e.documentId === ada.user._id);
       expect(created?.document).to.include({ username });

@@ -1,14 +1,15 @@
 // `populate=a,b`: replaces Ref values (or Arrays of Refs) by the referenced documents, with one
 // batched `$in` query per field, read under the target collection's RLS and trash rules. A
 // reference that does not resolve, or that the caller may not see, becomes null. Populated users
-// carry only their public profile: never `password`, nor the schema's private fields (nor fields
-// outside the users schema).
+// carry only their public profile for the publishable key (as `GET /api/userAuth/public/...`
+// shows it); the secret key gets the schema's fields but `password` and private ones.
 import { badRequest } from '../../http/errors.js';
 import { toObjectId } from '../../db/ids.js';
 import type { DocumentsRepo, StoredDocument } from '../../db/documents.js';
 import type { CollectionDef } from '../types.js';
 import { readScope, USERS_COLLECTION, type Caller, type DefinitionLookup } from './access.js';
 import { allOf, type Condition } from './filters.js';
+import { PUBLIC_PROFILE_FIELDS } from '../user-auth/fields.js';
 
 interface PopulateField {
   name: string;
@@ -43,12 +44,20 @@ export function populateFields(def: CollectionDef, names: string[]): PopulateFie
   });
 }
 
-/** The projection of a populated user: `_id`, timestamps and the schema fields but secret and private ones. */
+/**
+ * The projection of a populated user. Publishable key (whoever runs the app, signed in or not):
+ * the public profile less private fields; every other field of a user (a `plan`, a `credits`
+ * count) stays between the user and the developer. Secret key: `_id`, timestamps and the schema
+ * fields but secret and private ones.
+ */
 function userProjection(users: CollectionDef, caller: Caller): Record<string, 1> {
+  const hidden = new Set(users.fields.filter((f) => f.private).map((f) => f.name));
+  if (caller.keyKind !== 'secret') {
+    return Object.fromEntries(PUBLIC_PROFILE_FIELDS.filter((name) => !hidden.has(name)).map((n) => [n, 1]));
+  }
   const projection: Record<string, 1> = { _id: 1, createdAt: 1, updatedAt: 1 };
   for (const field of users.fields) {
-    if (USER_SECRET_FIELDS.has(field.name) || field.private) continue;
-    if (field.name === 'email' && caller.keyKind !== 'secret') continue;
+    if (USER_SECRET_FIELDS.has(field.name) || hidden.has(field.name)) continue;
     projection[field.name] = 1;
   }
   return projection;

@@ -14,12 +14,14 @@ import {
   type JsonObject,
 } from './published.js';
 import { refFields } from './query-params.js';
-import { userPaths, userSchemas } from './user-paths.js';
+import { namedUsersFields, userPaths, userSchemas, type Audience } from './user-paths.js';
 
 export interface ProjectDocumentInput {
   project: Pick<Project, 'id' | 'name' | 'settings'>;
   collections: CollectionDef[];
   publicUrl: string;
+  /** `publishable`: the copy for the publishable key, naming no private or protected user field. */
+  audience?: Audience;
 }
 
 const SECURITY_SCHEMES: JsonObject = {
@@ -105,7 +107,12 @@ function collectionSchemas(def: CollectionDef): Record<string, Schema> {
   return out;
 }
 
-export function buildProjectDocument({ project, collections, publicUrl }: ProjectDocumentInput): {
+export function buildProjectDocument({
+  project,
+  collections,
+  publicUrl,
+  audience = 'full',
+}: ProjectDocumentInput): {
   document: JsonObject;
   version: string;
 } {
@@ -119,8 +126,8 @@ export function buildProjectDocument({ project, collections, publicUrl }: Projec
     Object.assign(paths, collectionPaths(def));
     Object.assign(schemas, collectionSchemas(def));
   }
-  if (users) schemas = { ...schemas, ...userSchemas(users) };
-  if (withUserOps) Object.assign(paths, userPaths(users));
+  if (users) schemas = { ...schemas, ...userSchemas(users, audience) };
+  if (withUserOps) Object.assign(paths, userPaths(namedUsersFields(users, audience)));
   const tags = data.map((def) => ({
     name: def.name,
     description: `The \`${def.name}\` collection (${def.mode === 'schema' ? 'schema' : 'flexible'}${def.rls.enabled ? `, RLS ${def.rls.mode} on \`${def.rls.ownerField}\`` : ''}).`,

@@ -9,6 +9,7 @@ import type { ProjectsService } from '../projects.js';
 import type { CollectionDef, Project } from '../types.js';
 import type { Cache } from '../../cache/index.js';
 import { buildProjectDocument } from './document.js';
+import type { Audience } from './user-paths.js';
 
 /** Documents are larger than the other cached values (about 40 KiB per collection): fewer are kept. */
 const MAX_DOCUMENTS = 100;
@@ -31,11 +32,11 @@ export function projectApiService({ cache, projects, listCollections, publicUrl 
   const documents = projectCache(cache, { maxEntries: MAX_DOCUMENTS });
   const stats = { builds: 0 };
 
-  const ofProject = (project: Project) =>
-    documents.ofProject<ProjectApiDocument>(project.id, 'openapi', async () => {
+  const ofProject = (project: Project, audience: Audience) =>
+    documents.ofProject<ProjectApiDocument>(project.id, `openapi-${audience}`, async () => {
       const collections = await listCollections(project.id);
       stats.builds += 1;
-      const { document, version } = buildProjectDocument({ project, collections, publicUrl });
+      const { document, version } = buildProjectDocument({ project, collections, publicUrl, audience });
       return { body: Buffer.from(JSON.stringify(document)), etag: `"${version}"` };
     });
 
@@ -43,16 +44,16 @@ export function projectApiService({ cache, projects, listCollections, publicUrl 
     /** How many documents this process has built (tests check that requests reuse them). */
     stats,
 
-    /** The document of the API key's project. */
+    /** The document of the API key's project; the publishable key's names no private or protected field. */
     async forKey(ctx: RequestContext): Promise<ProjectApiDocument> {
-      const { project } = ctx.principal;
+      const { project, keyKind } = ctx.principal;
       if (!project) throw unauthorized('Missing API key', 'MISSING_API_KEY');
-      return ofProject(project);
+      return ofProject(project, keyKind === 'secret' ? 'full' : 'publishable');
     },
 
     /** The document of a project the dashboard caller is a member of. */
     async forMember(ctx: RequestContext, projectId: string): Promise<ProjectApiDocument> {
-      return ofProject(await projects.requireAccess(ctx, projectId, 'member'));
+      return ofProject(await projects.requireAccess(ctx, projectId, 'member'), 'full');
     },
   };
 }

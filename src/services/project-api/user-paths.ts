@@ -1,7 +1,8 @@
 // The end-user operations (/api/userAuth) of a project document, typed by the project's users
 // schema: the user as they see themself (private fields included, never the password), as
 // others see them (populated, public profile: private fields left out), and the bodies of
-// sign-up and profile updates (protected and service-managed fields left out).
+// sign-up and profile updates (protected and service-managed fields left out; nothing else is
+// accepted). The publishable key's copy names no private or protected field at all.
 import { AUTH_MANAGED_FIELDS, PUBLIC_PROFILE_FIELDS } from '../user-auth/fields.js';
 import type { CollectionDef, FieldDef } from '../types.js';
 import { objectSchema, orNull, schemaRef, updateSchema, type Schema } from './field-schemas.js';
@@ -98,7 +99,21 @@ const envelope = (data: Schema): Schema => ({
   properties: { success: { const: true }, data, message: { type: 'string' } },
 });
 
-export function userSchemas(users: CollectionDef): Record<string, Schema> {
+/**
+ * Who reads the document: `publishable` (a browser app, so possibly anyone) gets a users schema
+ * without the private and protected fields; the secret key and the project's members get them all.
+ */
+export type Audience = 'full' | 'publishable';
+
+/** The users definition a document may name: without private and protected fields for `publishable`. */
+export const namedUsersFields = (users: CollectionDef, audience: Audience): CollectionDef =>
+  audience === 'full' ? users : { ...users, fields: users.fields.filter((f) => !f.private && !f.protected) };
+
+const UNNAMED_FIELDS =
+  ' The project may keep fields that this document, read with the publishable key, does not name.';
+
+export function userSchemas(allUsers: CollectionDef, audience: Audience = 'full'): Record<string, Schema> {
+  const users = namedUsersFields(allUsers, audience);
   const nameField: Schema = orNull({ type: 'string', description: 'The display name given at sign-up.' });
   const withSystem = (schema: Schema, extra: Record<string, Schema>, required: string[]) => {
     schema.properties = {
@@ -138,13 +153,28 @@ export function userSchemas(users: CollectionDef): Record<string, Schema> {
   self.description = 'The signed-in user as they see themself: private fields included, never the password.';
 
   const visible = users.fields.filter((f) => notSecret(f) && !f.private);
+  // The publishable key sees the public profile of a populated user; the secret key sees more.
+  const beyondProfile = visible.filter((f) => !PUBLIC_PROFILE_FIELDS.includes(f.name)).map((f) => f.name);
   const populated = withSystem(
-    objectSchema({ ...users, mode: 'schema' }, visible, 'read', { optional: new Set(['email']) }),
+    objectSchema(
+      { ...users, mode: 'schema' },
+      audience === 'full' ? visible : visible.filter((f) => PUBLIC_PROFILE_FIELDS.includes(f.name)),
+      'read',
+      { optional: new Set(beyondProfile) },
+    ),
     timestamps,
-    ['createdAt', 'updatedAt'],
+    ['createdAt'],
   );
   populated.description =
-    'A user as a populated Ref shows them: no password, no private field, `email` only for the secret key.';
+    'A user as a populated Ref shows them: with the publishable key only the public profile ' +
+    '(`username`, `name`, `avatar`, `createdAt`, less private fields); with the secret key every ' +
+    'declared field but `password` and the private ones, `email` and `updatedAt` included.';
+  if (audience === 'publishable') {
+    for (const schema of [self, populated]) {
+      schema.additionalProperties = true;
+      schema.description += UNNAMED_FIELDS;
+    }
+  }
 
   const profile = objectSchema(
     { ...users, mode: 'schema' },
@@ -164,7 +194,12 @@ export function userSchemas(users: CollectionDef): Record<string, Schema> {
   };
   signup.required = ['email', 'password', ...((signup.required as string[] | undefined) ?? [])];
 
+  // Only declared fields are accepted, in flexible mode too (a 400 names the others); the
+  // publishable copy leaves the private ones unnamed, so it cannot close the bodies.
+  const unnamed = allUsers.fields.some((f) => writable(f) && !users.fields.includes(f));
+  signup.additionalProperties = unnamed;
   const profileUpdate = updateSchema({ ...users, fields: signupFields });
+  profileUpdate.additionalProperties = unnamed;
 
   return {
     users: self,

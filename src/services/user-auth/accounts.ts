@@ -5,13 +5,15 @@ import { badRequest, conflict, notFound, unauthorized, validationFailed } from '
 import { dummyHash, hashPassword, verifyPassword } from '../../lib/passwords.js';
 import type { UserWrite } from '../../db/users.js';
 import type { RequestContext } from '../context.js';
-import { validateDocument } from '../schema/validate-document.js';
+import { assertSafeFieldNames, validateDocument } from '../schema/validate-document.js';
 import type { CollectionDef } from '../types.js';
 import { assertRoomForChange, assertRoomForUser } from './usage.js';
 import {
   AUTH_MANAGED_FIELDS,
+  endUserWrites,
   publicProfileView,
   refuseProtectedFields,
+  refuseUndeclaredFields,
   userView,
   withoutPrivateFields,
 } from './fields.js';
@@ -32,15 +34,22 @@ function refuseManagedFields(body: Record<string, unknown>, allowed: string[]): 
   }
 }
 
+/** The display name of the spec, which end users may set whether or not the schema declares it. */
+const DISPLAY_NAME = 'name';
+
 /**
- * The sign-up fields, validated against the users schema. `name` is the spec's optional display
- * name: a users schema that declares it validates it (its type wins); otherwise it must be a
- * string and is kept, also in schema mode where undeclared fields are refused.
+ * The fields of an end user's write, validated against the users schema as in schema mode. `name`
+ * is the spec's optional display name: a users schema that declares it validates it (its type
+ * wins); otherwise it must be a string and is kept.
  */
-function signupFields(def: CollectionDef, body: Record<string, unknown>): Record<string, unknown> {
+function endUserFields(
+  def: CollectionDef,
+  body: Record<string, unknown>,
+  mode: 'create' | 'update',
+): Record<string, unknown> {
   const { name, ...rest } = body;
-  const declared = def.fields.some((f) => f.name === 'name');
-  const fields = validateDocument(def, declared ? body : rest, 'create');
+  const declared = def.fields.some((f) => f.name === DISPLAY_NAME);
+  const fields = validateDocument(endUserWrites(def), declared ? body : rest, mode);
   delete fields.password;
   if (!declared && name !== undefined) {
     if (typeof name !== 'string') {
@@ -78,8 +87,10 @@ export function accountsPart(kit: UserAuthKit) {
       );
       refuseManagedFields(body, ['email', 'password']);
       refuseProtectedFields(def, body);
+      assertSafeFieldNames(body, { allowDotPaths: false });
+      refuseUndeclaredFields(def, body, ['email', 'password', DISPLAY_NAME]);
       const email = normalizeEmail(body.email);
-      const fields = { ...signupFields(def, { ...body, email }), email, emailVerified: false };
+      const fields = { ...endUserFields(def, { ...body, email }, 'create'), email, emailVerified: false };
       const passwordHash = await hashPassword(body.password);
       await assertRoomForUser(users, kit.quota, project, fields, passwordHash);
       const result = await users.insert(project.id, fields, passwordHash);
@@ -124,7 +135,9 @@ export function accountsPart(kit: UserAuthKit) {
       const { project, users: def, userId } = await guard.userScope(ctx);
       refuseManagedFields(body, []);
       refuseProtectedFields(def, body);
-      const set = validateDocument(def, body, 'update');
+      assertSafeFieldNames(body, { allowDotPaths: true });
+      refuseUndeclaredFields(def, body, [DISPLAY_NAME]);
+      const set = endUserFields(def, body, 'update');
       const found = await users.findById(project.id, userId);
       if (!found) throw userGone();
       await assertRoomForChange(users, kit.quota, project, found.user, set);

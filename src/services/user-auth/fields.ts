@@ -1,5 +1,6 @@
-// Which fields of a user document leave the service, and which the client may never write. The
-// password hash never appears in any response; the public profile is an allowlist. The users
+// Which fields of a user document leave the service, and which the client may write. The password
+// hash never appears in any response; the public profile is an allowlist. End users write only
+// fields the users schema declares, checked as in schema mode whatever the collection's mode; the
 // schema may mark fields `protected` (end users cannot write them) and `private` (shown only to
 // the user themself and the project's server side).
 import { badRequest } from '../../http/errors.js';
@@ -41,6 +42,33 @@ export function refuseProtectedFields(def: CollectionDef, body: Record<string, u
   if (key === undefined) return;
   const message = `${key} is a protected field: only the project's secret key or a dashboard admin may set it`;
   throw badRequest(message, [{ path: `body.${key}`, message }], 'FIELD_PROTECTED');
+}
+
+/** The users definition end users write through: schema mode (declared fields only, typed). */
+export const endUserWrites = (def: CollectionDef): CollectionDef =>
+  def.mode === 'schema' ? def : { ...def, mode: 'schema' };
+
+/**
+ * 400 UNDECLARED_FIELD naming every key (or dot path) of `body` whose field the users schema does
+ * not declare, `also` aside (the credentials at sign-up, the display name): whatever else a client
+ * sends (`role`, `plan`, ...) is the developer's to add, never the end user's, flexible mode too.
+ */
+export function refuseUndeclaredFields(
+  def: CollectionDef,
+  body: Record<string, unknown>,
+  also: readonly string[],
+): void {
+  const declared = new Set([...def.fields.map((f) => f.name), ...also]);
+  const keys = Object.keys(body).filter((key) => !declared.has(key.split('.')[0]!));
+  if (!keys.length) return;
+  const message =
+    `${keys.join(', ')} ${keys.length === 1 ? 'is not a field' : 'are not fields'} of the users schema: ` +
+    'end users may set only the fields it declares (declare it, or set it with the secret key)';
+  throw badRequest(
+    message,
+    keys.map((key) => ({ path: `body.${key}`, message: `${key} is not declared in the users schema` })),
+    'UNDECLARED_FIELD',
+  );
 }
 
 /** The user without the schema's private fields: what anyone but the user themself may see. */

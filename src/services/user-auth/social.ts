@@ -64,9 +64,10 @@ function withQuery(url: string, params: Record<string, string>): string {
 function profileFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   // A protected field is the developer's to set, even from the provider's profile.
+  // Only declared String fields, as for a sign-up; the display name also when undeclared.
+  const field = (name: string) => def.fields.find((f) => f.name === name);
   const fits = (name: string) =>
-    !def.fields.some((f) => f.name === name && f.protected) &&
-    (def.mode !== 'schema' || def.fields.some((f) => f.name === name && f.type === 'String'));
+    field(name) ? field(name)!.type === 'String' && !field(name)!.protected : name === 'name';
   if (profile.name && fits('name')) out.name = profile.name;
   if (profile.avatar && fits('avatar')) out.avatar = profile.avatar;
   return out;
@@ -79,9 +80,17 @@ function profileFields(def: CollectionDef, profile: ProviderProfile): Record<str
  * and the person can sign up with email and password, filling that field in.
  */
 function newAccountFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
-  const custom = { mode: def.mode, fields: def.fields.filter((f) => !AUTH_MANAGED_FIELDS.has(f.name)) };
+  const custom = {
+    mode: 'schema' as const,
+    fields: def.fields.filter((f) => !AUTH_MANAGED_FIELDS.has(f.name)),
+  };
+  const picked = profileFields(def, profile);
+  // An undeclared display name is kept as it is, like a sign-up's.
+  const displayName = custom.fields.some((f) => f.name === 'name') ? undefined : picked.name;
+  if (displayName !== undefined) delete picked.name;
   try {
-    return validateDocument(custom, profileFields(def, profile), 'create');
+    const fields = validateDocument(custom, picked, 'create');
+    return displayName === undefined ? fields : { ...fields, name: displayName };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const missing = [...new Set((err.details ?? []).map((d) => d.path.split('.')[0]!))];
