@@ -276,6 +276,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/collections/{collectionName}/indexes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A collection's indexes (members)
+         * @description The indexes the service keeps on the collection: those the definition implies (`u_<field>` for each unique field, `o_<field>` for the RLS owner field) and the declared ones, with the plan's limit of declared indexes. `_id` is always indexed and not listed.
+         */
+        get: operations["listCollectionIndexes"];
+        put?: never;
+        /**
+         * Declare an index (members)
+         * @description Builds the index in the project database (the managed one or the project's own; on MongoDB 4.2 and later the build lets writes go on) and adds it to the definition. The answer comes when the index is built. 400 for a key that is not a field of a schema-mode collection (`UNKNOWN_FIELD`) or a TTL index on a field that is not a Date (`NOT_A_DATE_FIELD`); 403 `PLAN_LIMIT` past the plan's `indexesPerCollection`; 409 `INDEX_EXISTS` for a name or the same keys already indexed; 409 `DUPLICATE_VALUES` for a unique index over values active documents share, naming up to five of them in `details` (nothing is changed).
+         */
+        post: operations["createCollectionIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collections/{collectionName}/indexes/{indexName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The declared index's name.
+                 * @example status_1_createdAt_-1
+                 */
+                indexName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Drop a declared index (members)
+         * @description Removes the index from the definition, then from the project database. 404 `INDEX_NOT_FOUND` when the collection has no declared index of that name; 409 `INDEX_MANAGED` for an index the definition implies (turn `unique` off on the field, or RLS off, instead).
+         */
+        delete: operations["dropCollectionIndex"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/openapi.json": {
         parameters: {
             query?: never;
@@ -1481,6 +1552,7 @@ export interface components {
             requestsPerMinute?: number;
             mailPerMonth?: number;
             webhooksPerProject?: number;
+            indexesPerCollection?: number;
             realtimeConnectionsPerProject?: number;
             aiQueryBuilderPerMonth?: number;
             aiCollectionCreatorPerMonth?: number;
@@ -1912,6 +1984,8 @@ export interface components {
             mode: "flexible" | "schema";
             fields: components["schemas"]["FieldDef"][];
             rls: components["schemas"]["RlsSettings"];
+            /** @description The declared indexes (`GET .../indexes` lists the implied ones too). */
+            indexes: components["schemas"]["Index"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1922,6 +1996,79 @@ export interface components {
             success: true;
             data: {
                 collection: components["schemas"]["CollectionDef"];
+            };
+            message: string;
+        };
+        IndexKey: {
+            /**
+             * @description A field path; dots reach nested fields (`address.city`), as in filters.
+             * @example createdAt
+             */
+            field: string;
+            /**
+             * @description 1 ascending, -1 descending (it matters for sorts on several fields).
+             * @enum {integer}
+             */
+            direction: 1 | -1;
+        };
+        IndexKeyInput: {
+            /** @example status */
+            field: string;
+            /**
+             * @default 1
+             * @enum {integer}
+             */
+            direction: 1 | -1;
+        };
+        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` is always indexed). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort fields in the sort's order and directions, then the range field (MongoDB's prefix rule). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
+        IndexInput: {
+            /**
+             * @description Defaults to the keys joined as MongoDB names them (`status_1_createdAt_-1`).
+             * @example status_createdAt
+             */
+            name?: string;
+            keys: components["schemas"]["IndexKeyInput"][];
+            /** @default false */
+            unique: boolean;
+            expireAfterSeconds?: number;
+        };
+        Index: {
+            /** @description The declared name; for indexes the definition implies, the database name (`u_<field>` for a unique field, `o_<field>` for the RLS owner field). */
+            name: string;
+            keys: components["schemas"]["IndexKey"][];
+            unique: boolean;
+            expireAfterSeconds?: number;
+            /**
+             * @description `declared`: made by this API, dropped by it. The others follow the fields and RLS settings of the definition and go when those change.
+             * @enum {string}
+             */
+            source: "declared" | "unique-field" | "owner-field";
+            /** Format: date-time */
+            createdAt?: string;
+        };
+        IndexEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                index: components["schemas"]["Index"];
+            };
+            message: string;
+        };
+        IndexListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                indexes: components["schemas"]["Index"][];
+                /** @description Declared indexes the collection may have (the plan's `indexesPerCollection`). */
+                limit: number;
+            };
+            message: string;
+        };
+        IndexDroppedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                name: string;
             };
             message: string;
         };
@@ -3343,6 +3490,137 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCollectionIndexes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The indexes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCollectionIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         {
+                 *           "field": "status",
+                 *           "direction": 1
+                 *         },
+                 *         {
+                 *           "field": "createdAt",
+                 *           "direction": -1
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["IndexInput"];
+            };
+        };
+        responses: {
+            /** @description The index, built and declared. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    dropCollectionIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The declared index's name.
+                 * @example status_1_createdAt_-1
+                 */
+                indexName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dropped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexDroppedEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
@@ -4774,6 +5052,7 @@ export interface operations {
                         requestsPerMinute?: number;
                         mailPerMonth?: number;
                         webhooksPerProject?: number;
+                        indexesPerCollection?: number;
                         realtimeConnectionsPerProject?: number;
                         aiQueryBuilderPerMonth?: number;
                         aiCollectionCreatorPerMonth?: number;

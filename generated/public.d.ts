@@ -406,6 +406,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/{collectionName}/indexes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A collection's indexes with the secret key
+         * @description The dashboard's `GET /api/projects/{projectId}/collections/{collectionName}/indexes` for scripts: the indexes the definition implies and the declared ones, with the plan's limit. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        get: operations["listSchemaIndexes"];
+        put?: never;
+        /**
+         * Declare an index with the secret key
+         * @description The dashboard's `POST /api/projects/{projectId}/collections/{collectionName}/indexes` for scripts and infrastructure as code, with the same rules and answers: 400 `UNKNOWN_FIELD` or `NOT_A_DATE_FIELD`, 403 `PLAN_LIMIT`, 409 `INDEX_EXISTS` or `DUPLICATE_VALUES`. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        post: operations["createSchemaIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schemas/{collectionName}/indexes/{indexName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The declared index's name.
+                 * @example expiresAt_1
+                 */
+                indexName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Drop a declared index with the secret key
+         * @description The dashboard's `DELETE /api/projects/{projectId}/collections/{collectionName}/indexes/{indexName}` for scripts: 404 `INDEX_NOT_FOUND`, 409 `INDEX_MANAGED` for an index the definition implies. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        delete: operations["dropSchemaIndex"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -1155,12 +1216,87 @@ export interface components {
             mode: "flexible" | "schema";
             fields: components["schemas"]["FieldDef"][];
             rls: components["schemas"]["RlsSettings"];
+            /** @description The declared indexes. */
+            indexes: components["schemas"]["Index"][];
         };
         CollectionSchemaEnvelope: {
             /** @enum {boolean} */
             success: true;
             data: {
                 collection: components["schemas"]["CollectionSchema"];
+            };
+            message: string;
+        };
+        IndexKey: {
+            /**
+             * @description A field path; dots reach nested fields (`address.city`), as in filters.
+             * @example createdAt
+             */
+            field: string;
+            /**
+             * @description 1 ascending, -1 descending (it matters for sorts on several fields).
+             * @enum {integer}
+             */
+            direction: 1 | -1;
+        };
+        IndexKeyInput: {
+            /** @example status */
+            field: string;
+            /**
+             * @default 1
+             * @enum {integer}
+             */
+            direction: 1 | -1;
+        };
+        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` is always indexed). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort fields in the sort's order and directions, then the range field (MongoDB's prefix rule). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
+        IndexInput: {
+            /**
+             * @description Defaults to the keys joined as MongoDB names them (`status_1_createdAt_-1`).
+             * @example status_createdAt
+             */
+            name?: string;
+            keys: components["schemas"]["IndexKeyInput"][];
+            /** @default false */
+            unique: boolean;
+            expireAfterSeconds?: number;
+        };
+        Index: {
+            /** @description The declared name; for indexes the definition implies, the database name (`u_<field>` for a unique field, `o_<field>` for the RLS owner field). */
+            name: string;
+            keys: components["schemas"]["IndexKey"][];
+            unique: boolean;
+            expireAfterSeconds?: number;
+            /**
+             * @description `declared`: made by this API, dropped by it. The others follow the fields and RLS settings of the definition and go when those change.
+             * @enum {string}
+             */
+            source: "declared" | "unique-field" | "owner-field";
+            /** Format: date-time */
+            createdAt?: string;
+        };
+        IndexEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                index: components["schemas"]["Index"];
+            };
+            message: string;
+        };
+        IndexListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                indexes: components["schemas"]["Index"][];
+                /** @description Declared indexes the collection may have (the plan's `indexesPerCollection`). */
+                limit: number;
+            };
+            message: string;
+        };
+        IndexDroppedEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                name: string;
             };
             message: string;
         };
@@ -2605,6 +2741,124 @@ export interface operations {
                         };
                         message: string;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSchemaIndexes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The indexes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexListEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchemaIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         {
+                 *           "field": "expiresAt"
+                 *         }
+                 *       ],
+                 *       "expireAfterSeconds": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["IndexInput"];
+            };
+        };
+        responses: {
+            /** @description The index, built and declared. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    dropSchemaIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+                /**
+                 * @description The declared index's name.
+                 * @example expiresAt_1
+                 */
+                indexName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dropped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexDroppedEnvelope"];
                 };
             };
             401: components["responses"]["Unauthorized"];

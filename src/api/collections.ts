@@ -4,6 +4,7 @@ import type { operations } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import type { CollectionDef } from '../services/types.js';
+import { indexView } from './indexes.js';
 
 type Ops = operations;
 
@@ -14,6 +15,7 @@ export const collectionView = (def: CollectionDef) => ({
   mode: def.mode,
   fields: def.fields,
   rls: def.rls,
+  indexes: (def.indexes ?? []).map((index) => indexView({ ...index, source: 'declared' })),
   createdAt: def.createdAt.toISOString(),
   updatedAt: def.updatedAt.toISOString(),
 });

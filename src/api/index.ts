@@ -9,6 +9,7 @@ import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
+import { dashboardIndexHandlers, publicIndexHandlers } from './indexes.js';
 import { userAuthHandlers } from './user-auth.js';
 import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
@@ -27,6 +28,7 @@ export function publicHandlers(services: Services) {
   return {
     ...healthHandlers(services),
     ...schemaHandlers(services),
+    ...publicIndexHandlers(services),
     ...userAuthHandlers(services),
     ...storageHandlers(services),
     ...dataHandlers(services),
@@ -44,6 +46,7 @@ export function dashboardHandlers(services: Services) {
     ...accountHandlers(services),
     ...projectHandlers(services),
     ...collectionHandlers(services),
+    ...dashboardIndexHandlers(services),
     ...storageSettingsHandlers(services),
     ...dashboardEndUserHandlers(services),
     ...mailDashboardHandlers(services),

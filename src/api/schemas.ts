@@ -5,8 +5,15 @@ import type { operations } from '../../generated/public.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import type { CollectionDef } from '../services/types.js';
+import { indexView } from './indexes.js';
 
-const schemaView = ({ name, mode, fields, rls }: CollectionDef) => ({ name, mode, fields, rls });
+const schemaView = ({ name, mode, fields, rls, indexes }: CollectionDef) => ({
+  name,
+  mode,
+  fields,
+  rls,
+  indexes: (indexes ?? []).map((index) => indexView({ ...index, source: 'declared' })),
+});
 
 export function schemaHandlers({ collections }: Services) {
   const getCollectionSchema: Handler<operations['getCollectionSchema']> = async ({ params }, ctx) => {

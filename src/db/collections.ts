@@ -1,6 +1,7 @@
-// Collection definitions (platform database): name, mode, fields and RLS settings per project.
+// Collection definitions (platform database): name, mode, fields, RLS settings and declared
+// indexes per project.
 import type { Db } from 'mongodb';
-import type { CollectionDef } from '../services/types.js';
+import type { CollectionDef, IndexDef } from '../services/types.js';
 import { ObjectId } from './ids.js';
 import { isDuplicateKey } from './errors.js';
 
@@ -60,6 +61,47 @@ export function collectionsRepo(db: Db) {
       );
       return doc ? toDef(doc) : undefined;
     },
+    /**
+     * Adds a declared index when the definition has none of that name and fewer than `limit`
+     * (at least 1): one conditional update, so concurrent creates cannot pass the limit.
+     */
+    async addIndex(
+      projectId: string,
+      name: string,
+      index: IndexDef,
+      limit: number,
+    ): Promise<CollectionDef | undefined> {
+      const doc = await collections.findOneAndUpdate(
+        {
+          projectId: new ObjectId(projectId),
+          name,
+          'indexes.name': { $ne: index.name },
+          [`indexes.${limit - 1}`]: { $exists: false },
+        },
+        { $push: { indexes: index }, $set: { updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toDef(doc) : undefined;
+    },
+    /** Removes a declared index from the definition; undefined when it had none of that name. */
+    async removeIndex(
+      projectId: string,
+      name: string,
+      indexName: string,
+    ): Promise<CollectionDef | undefined> {
+      const doc = await collections.findOneAndUpdate(
+        { projectId: new ObjectId(projectId), name, 'indexes.name': indexName },
+        { $pull: { indexes: { name: indexName } }, $set: { updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      return doc ? toDef(doc) : undefined;
+    },
+    /** The definitions of every project with a TTL index, for the worker's sweep. */
+    withTtl: () =>
+      collections
+        .find({ 'indexes.expireAfterSeconds': { $exists: true } })
+        .toArray()
+        .then((docs) => docs.map(toDef)),
     async delete(projectId: string, name: string): Promise<boolean> {
       return (await collections.deleteOne({ projectId: new ObjectId(projectId), name })).deletedCount === 1;
     },

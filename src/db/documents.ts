@@ -91,6 +91,24 @@ export function documentsRepo(
     }
   }
 
+  /** Removes matching documents one at a time, so that each is counted by the call that removed it. */
+  async function removeEach(
+    ref: CollectionRef,
+    filter: MongoDocument,
+    max = Infinity,
+  ): Promise<{ removed: number; bytes: number }> {
+    const target = await collection(ref);
+    let removed = 0;
+    let bytes = 0;
+    while (removed < max) {
+      const doc = await target.findOneAndDelete(filter, { maxTimeMS: timeoutMs });
+      if (!doc) break;
+      removed += 1;
+      bytes += BSON.calculateObjectSize(doc);
+    }
+    return { removed, bytes };
+  }
+
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
       const target = await collection(ref);
@@ -285,21 +303,15 @@ export function documentsRepo(
      * their stored size. One at a time so that a document restored meanwhile stays, and so that
      * two workers never count the same document twice.
      */
-    async purgeTrashed(ref: CollectionRef, cutoff: Date): Promise<{ removed: number; bytes: number }> {
-      const target = await collection(ref);
-      let removed = 0;
-      let bytes = 0;
-      for (;;) {
-        const doc = await target.findOneAndDelete(
-          { isDeleted: true, deletedAt: { $lte: cutoff } },
-          { maxTimeMS: timeoutMs },
-        );
-        if (!doc) break;
-        removed += 1;
-        bytes += BSON.calculateObjectSize(doc);
-      }
-      return { removed, bytes };
-    },
+    purgeTrashed: (ref: CollectionRef, cutoff: Date) =>
+      removeEach(ref, { isDeleted: true, deletedAt: { $lte: cutoff } }),
+
+    /**
+     * TTL: removes the documents, trashed or not, whose `field` holds a date at or before
+     * `cutoff` (values of other types never match), at most `max` per call.
+     */
+    removeExpired: (ref: CollectionRef, field: string, cutoff: Date, max: number) =>
+      removeEach(ref, { [field]: { $lte: cutoff } }, max),
   };
 }
 

@@ -1,6 +1,6 @@
 // The MongoDB side of a collection definition in a project database: the collection itself and
 // the indexes its definition asks for (`u_<field>` unique for each unique field, `o_<field>` on the
-// RLS owner field). Indexes under other names are never touched.
+// RLS owner field, `i_<name>` for each index the developer declared). Other names are never touched.
 //
 // A trashed document must not hold its unique values. Partial indexes would say so, but
 // mongo-java-server ignores their filter and FerretDB 1.x has none; so a trashed document carries
@@ -10,10 +10,12 @@
 // lacks every key, so active documents without the field still never collide.
 import { MongoServerError, type Db, type IndexDescription } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
+import type { IndexDef } from '../services/types.js';
 
 const NAMESPACE_NOT_FOUND = 26;
 const NAMESPACE_EXISTS = 48;
 const INDEX_NOT_FOUND = 27;
+/** The indexes `sync` drops when the definition no longer asks for them (declared ones: `dropDeclared`). */
 const MANAGED = /^[uo]_/;
 
 /** Set on a trashed document only (its own `_id`); never shown outside src/db. */
@@ -24,7 +26,11 @@ export interface WantedIndexes {
   unique: string[];
   /** The RLS owner field, when RLS is enabled. */
   owner?: string;
+  /** Declared indexes: created when missing, never dropped by `sync` (see `dropDeclared`). */
+  declared?: DeclaredIndex[];
 }
+
+export type DeclaredIndex = Pick<IndexDef, 'name' | 'keys' | 'unique'>;
 
 export interface DuplicateValue {
   value: unknown;
@@ -33,7 +39,7 @@ export interface DuplicateValue {
 
 export type IndexSyncResult =
   | { ok: true; created: string[]; dropped: string[] }
-  | { ok: false; field: string; duplicates: DuplicateValue[] };
+  | { ok: false; fields: string[]; duplicates: DuplicateValue[]; sameKeysAs?: string };
 
 const isServerError = (err: unknown, code: number) => err instanceof MongoServerError && err.code === code;
 
@@ -49,6 +55,19 @@ export const uniqueIndexSpec = (field: string) => ({
   sparse: true,
 });
 
+/**
+ * The index of a declared one. A TTL index is a plain index on its Date field: the worker's sweep
+ * (jobs/ttl-sweep.ts) removes expired documents, on every engine, and gives their bytes back;
+ * MongoDB's own TTL monitor would delete them without the quota knowing.
+ */
+export const declaredIndexSpec = (index: DeclaredIndex): IndexDescription => {
+  const key: Record<string, 1 | -1> = {};
+  for (const k of index.keys) key[k.field] = k.direction;
+  if (!index.unique) return { key, name: `i_${index.name}` };
+  key[TRASH_KEY] = 1;
+  return { key, name: `i_${index.name}`, unique: true, sparse: true };
+};
+
 function wantedSpecs(wanted: WantedIndexes): IndexDescription[] {
   const specs: IndexDescription[] = wanted.unique.map(uniqueIndexSpec);
   // A unique index on the owner field already serves owner lookups; MongoDB refuses two indexes
@@ -56,6 +75,7 @@ function wantedSpecs(wanted: WantedIndexes): IndexDescription[] {
   if (wanted.owner && !wanted.unique.includes(wanted.owner)) {
     specs.push({ key: { [wanted.owner]: 1 }, name: `o_${wanted.owner}` });
   }
+  for (const index of wanted.declared ?? []) specs.push(declaredIndexSpec(index));
   return specs;
 }
 
@@ -83,14 +103,22 @@ export function projectIndexes(db: Db) {
     }
   }
 
-  /** Up to `limit` values of `field` that more than one document shares, most frequent first. */
-  async function findDuplicates(collection: string, field: string, limit = 5): Promise<DuplicateValue[]> {
+  /**
+   * Up to `limit` values of `fields` (one value, or an object of the values of several fields)
+   * that more than one active document shares, most frequent first.
+   */
+  async function findDuplicates(collection: string, fields: string[], limit = 5): Promise<DuplicateValue[]> {
+    const present = Object.fromEntries(fields.map((f) => [f, { $exists: true }]));
+    const group =
+      fields.length === 1
+        ? `$${fields[0]}`
+        : Object.fromEntries(fields.map((f) => [f.replace(/\./g, '_'), `$${f}`]));
     const rows = await db
       .collection(collection)
       .aggregate<{ _id: unknown; count: number }>([
         // Trashed documents do not take part in the index, so they are no duplicates either.
-        { $match: { [field]: { $exists: true }, [TRASH_KEY]: { $exists: false } } },
-        { $group: { _id: `$${field}`, count: { $sum: 1 } } },
+        { $match: { ...present, [TRASH_KEY]: { $exists: false } } },
+        { $group: { _id: group, count: { $sum: 1 } } },
         { $match: { count: { $gt: 1 } } },
         { $sort: { count: -1 } },
         { $limit: limit },
@@ -99,17 +127,56 @@ export function projectIndexes(db: Db) {
     return rows.map((row) => ({ value: row._id, count: row.count }));
   }
 
+  /** Creates the collection if it does not exist yet. */
+  async function ensureCollection(collection: string): Promise<void> {
+    try {
+      await db.createCollection(collection);
+    } catch (err) {
+      if (!isServerError(err, NAMESPACE_EXISTS)) throw err;
+    }
+  }
+
+  /** Builds `spec`; a clash of values drops it again and answers the duplicates. */
+  async function build(collection: string, spec: IndexDescription): Promise<IndexSyncResult> {
+    const { key, ...options } = spec;
+    try {
+      await db.collection(collection).createIndex(key as Record<string, 1 | -1>, options);
+      return { ok: true, created: [spec.name!], dropped: [] };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      // A build that failed half-way may have left the index on some servers.
+      await dropIndexes(collection, [spec.name!]);
+      const fields = Object.keys(key).filter((f) => f !== TRASH_KEY);
+      return { ok: false, fields, duplicates: await findDuplicates(collection, fields) };
+    }
+  }
+
   return {
     findDuplicates,
 
-    /** Creates the collection if it does not exist yet. */
-    async ensureCollection(collection: string): Promise<void> {
-      try {
-        await db.createCollection(collection);
-      } catch (err) {
-        if (!isServerError(err, NAMESPACE_EXISTS)) throw err;
-      }
+    /**
+     * Builds a declared index (MongoDB 4.2+ builds hold their exclusive lock only at the start and
+     * the end, so writes go on meanwhile), or reports the values that keep it from being unique.
+     * An index of that name already there is left as it is.
+     */
+    async createDeclared(collection: string, index: DeclaredIndex): Promise<IndexSyncResult> {
+      await ensureCollection(collection);
+      const spec = declaredIndexSpec(index);
+      const existing = await existingKeys(collection);
+      if (existing.has(spec.name!)) return { ok: true, created: [], dropped: [] };
+      // MongoDB refuses a second index of the same key pattern (one made outside the service on
+      // a project's own database, say): named here rather than failing as an unknown error.
+      const pattern = JSON.stringify(spec.key);
+      const twin = [...existing].find(([, key]) => key === pattern);
+      if (twin)
+        return { ok: false, fields: index.keys.map((k) => k.field), duplicates: [], sameKeysAs: twin[0] };
+      return build(collection, spec);
     },
+
+    /** Drops a declared index; a missing one is fine. */
+    dropDeclared: (collection: string, name: string) => dropIndexes(collection, [`i_${name}`]),
+
+    ensureCollection,
 
     /** Drops the collection and its documents; a missing collection is fine. */
     async dropCollection(collection: string): Promise<void> {
@@ -144,16 +211,12 @@ export function projectIndexes(db: Db) {
       const created: string[] = [];
       for (const spec of specs) {
         if (existing.has(spec.name!)) continue;
-        const { key, ...options } = spec;
-        try {
-          await db.collection(collection).createIndex(key, options);
-          created.push(spec.name!);
-        } catch (err) {
+        const result = await build(collection, spec);
+        if (!result.ok) {
           await dropIndexes(collection, created);
-          if (!isDuplicateKey(err)) throw err;
-          const field = Object.keys(key)[0]!;
-          return { ok: false, field, duplicates: await findDuplicates(collection, field) };
+          return result;
         }
+        created.push(spec.name!);
       }
       const wantedNames = new Set(specs.map((s) => s.name));
       const dropped = [...existing].filter((name) => MANAGED.test(name) && !wantedNames.has(name));

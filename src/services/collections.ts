@@ -19,19 +19,30 @@ export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unkno
 export const collectionNotFound = (name: string) =>
   notFound(`Collection "${name}" not found`, 'COLLECTION_NOT_FOUND');
 
-const wantedIndexes = (def: Pick<CollectionDef, 'fields' | 'rls'>): WantedIndexes => ({
+const wantedIndexes = (def: Pick<CollectionDef, 'fields' | 'rls' | 'indexes'>): WantedIndexes => ({
   unique: def.fields.filter((f) => f.unique).map((f) => f.name),
   owner: def.rls.enabled ? def.rls.ownerField : undefined,
+  declared: def.indexes,
 });
 
-function duplicateValues(result: Extract<IndexSyncResult, { ok: false }>) {
-  const shown = (value: unknown) => (value instanceof Date ? value.toISOString() : JSON.stringify(value));
+const shownValue = (value: unknown): string =>
+  value instanceof Date
+    ? value.toISOString()
+    : value && typeof value === 'object' && !Array.isArray(value)
+      ? `{${Object.entries(value)
+          .map(([k, v]) => `${k}: ${shownValue(v)}`)
+          .join(', ')}}`
+      : JSON.stringify(value);
+
+/** 409 DUPLICATE_VALUES naming up to five of the values that repeat. */
+export function duplicateValues(result: Extract<IndexSyncResult, { ok: false }>) {
+  const fields = result.fields.join(', ');
   return conflict(
-    `Cannot make "${result.field}" unique: some documents share a value (${result.duplicates.map((d) => shown(d.value)).join(', ')})`,
+    `Cannot make "${fields}" unique: some documents share a value (${result.duplicates.map((d) => shownValue(d.value)).join(', ')})`,
     'DUPLICATE_VALUES',
     result.duplicates.map((d) => ({
-      path: result.field,
-      message: `${shown(d.value)} is used by ${d.count} documents`,
+      path: fields,
+      message: `${shownValue(d.value)} is used by ${d.count} documents`,
     })),
   );
 }
@@ -42,7 +53,7 @@ function duplicateValues(result: Extract<IndexSyncResult, { ok: false }>) {
  */
 export async function syncCollectionIndexes(
   indexes: ProjectIndexes,
-  def: Pick<CollectionDef, 'name' | 'fields' | 'rls'>,
+  def: Pick<CollectionDef, 'name' | 'fields' | 'rls' | 'indexes'>,
 ): Promise<void> {
   await indexes.ensureCollection(def.name);
   const result = await indexes.sync(def.name, wantedIndexes(def));
@@ -92,7 +103,7 @@ export function collectionsService(
     return def;
   }
 
-  const syncIndexes = async (projectId: string, def: CheckedCollection) =>
+  const syncIndexes = async (projectId: string, def: CheckedCollection & Pick<CollectionDef, 'indexes'>) =>
     syncCollectionIndexes(await indexesOf(projectId), def);
 
   async function createIn(project: Project, input: RawCollectionInput): Promise<CollectionDef> {
@@ -139,7 +150,8 @@ export function collectionsService(
         operation: 'update',
       },
     );
-    await syncIndexes(project.id, checked);
+    // Declared indexes stay as they are; a project database that lost one gets it back.
+    await syncIndexes(project.id, { ...checked, indexes: current.indexes });
     const updated = await repo.update(project.id, name, {
       mode: checked.mode,
       fields: checked.fields,

@@ -15,6 +15,7 @@ import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
+import { indexesService } from './indexes.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { databaseQuota } from './data/quota.js';
@@ -64,7 +65,11 @@ export function createServices(deps: Deps) {
       ['update', 'setKey', 'setLimits', 'addMember', 'changeMember', 'delete'],
       cached,
     ),
-    collections: invalidating(collectionsRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cached),
+    collections: invalidating(
+      collectionsRepo(platform),
+      ['create', 'update', 'addIndex', 'removeIndex', 'delete', 'deleteAll'],
+      cached,
+    ),
   };
   /** The limits of a project with its owner's plan kept under the project's version (writes read them). */
   const cachedLimitsOf = async (project: Project) =>
@@ -121,6 +126,9 @@ export function createServices(deps: Deps) {
         (await isExternal(projectId)) ? 0 : documents.collectionSize({ projectId, collection }),
       release: (projectId, bytes) => repos.projects.addDatabaseUsed(projectId, -bytes),
     },
+  );
+  const indexes = indexesService(repos.collections, projects, collections, async (id) =>
+    projectIndexes(await dbFor(id)),
   );
   const quota = databaseQuota(repos.projects, cachedLimitsOf, isExternal);
   // Whoever reads the counter through this process (usage report, recount, roll-up, upload and
@@ -196,6 +204,7 @@ export function createServices(deps: Deps) {
     members: membersService(repos.projects, repos.developers),
     operator: operatorService(repos.developers, repos.projects),
     collections,
+    indexes,
     documents,
     data,
     content: projectContentService(projects, data, storage.uploads, storage.files),

@@ -53,6 +53,8 @@ export interface PlanLimits {
   requestsPerMinute: number;
   mailPerMonth: number;
   webhooksPerProject: number;
+  /** Indexes a developer may declare on one collection (unique fields and the RLS owner index aside). */
+  indexesPerCollection: number;
   /** Open realtime streams of the project at one time, across every process. */
   realtimeConnectionsPerProject: number;
   aiQueryBuilderPerMonth: number;
@@ -111,6 +113,22 @@ export interface RlsSettings {
   ownerField: string;
 }
 
+/** One key of a declared index: a field path (dots for nested fields) and its order. */
+export interface IndexKey {
+  field: string;
+  direction: 1 | -1;
+}
+
+/** An index the developer declared on a collection (`i_<name>` in the project database). */
+export interface IndexDef {
+  name: string;
+  keys: IndexKey[];
+  unique: boolean;
+  /** TTL: a document expires this many seconds after the Date in its single key's field. */
+  expireAfterSeconds?: number;
+  createdAt: Date;
+}
+
 export interface CollectionDef {
   id: string;
   projectId: string;
@@ -118,6 +136,8 @@ export interface CollectionDef {
   mode: CollectionMode;
   fields: FieldDef[];
   rls: RlsSettings;
+  /** Declared indexes; absent on definitions stored before indexes could be declared. */
+  indexes?: IndexDef[];
   createdAt: Date;
   updatedAt: Date;
 }

@@ -53,6 +53,7 @@ describe('GET /api/schemas/:collectionName (public)', () => {
       },
     ],
     rls: definition.rls,
+    indexes: [],
   };
 
   it('answers the definition for a publishable key', async () => {

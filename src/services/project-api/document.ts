@@ -98,13 +98,25 @@ const countEnvelope = (): Json => ({
 
 function collectionSchemas(def: CollectionDef): Record<string, Schema> {
   const out: Record<string, Schema> = {
-    [def.name]: documentSchema(def, 'read'),
+    [def.name]: withIndexes(documentSchema(def, 'read'), def),
     [`${def.name}.Create`]: createSchema(def),
     [`${def.name}.Update`]: updateSchema(def),
     ...collectionEnvelopes(def.name),
   };
   if (refFields(def).length) out[`${def.name}.Populated`] = documentSchema(def, 'populated');
   return out;
+}
+
+/** The declared indexes as an extension of the document's schema (`x-indexes`), for tools and backups. */
+function withIndexes(schema: Schema, def: CollectionDef): Schema {
+  if (!def.indexes?.length) return schema;
+  schema['x-indexes'] = def.indexes.map(({ name, keys, unique, expireAfterSeconds }) => ({
+    name,
+    keys: keys.map((k) => ({ ...k })),
+    unique,
+    ...(expireAfterSeconds === undefined ? {} : { expireAfterSeconds }),
+  }));
+  return schema;
 }
 
 export function buildProjectDocument({

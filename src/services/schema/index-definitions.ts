@@ -1,0 +1,102 @@
+// A declared index checked against its collection: keys that name fields (of the schema in schema
+// mode), a name, uniqueness, and the TTL rules (one Date field, not unique). Pure: no database.
+import { ApiError, badRequest } from '../../http/errors.js';
+import { resolvePath } from '../data/field-paths.js';
+import type { CollectionDef, IndexDef, IndexKey } from '../types.js';
+
+export const MAX_INDEX_KEYS = 8;
+/** Ten years: a longer lifetime is no expiry a developer means. */
+export const MAX_EXPIRE_AFTER_SECONDS = 10 * 365 * 24 * 3600;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export interface RawIndexInput {
+  name?: unknown;
+  keys?: unknown;
+  unique?: unknown;
+  expireAfterSeconds?: unknown;
+}
+
+export type CheckedIndex = Omit<IndexDef, 'createdAt'>;
+
+const fail = (message: string, path: string, code = 'VALIDATION_FAILED') =>
+  badRequest(message, [{ path, message }], code);
+
+/** The name MongoDB would give (`title_1_createdAt_-1`), dots kept. */
+export const defaultIndexName = (keys: readonly IndexKey[]) =>
+  keys.map((k) => `${k.field}_${k.direction}`).join('_');
+
+function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { type: string } {
+  if (!raw || typeof raw !== 'object') throw fail(`${at} must be an object with a field`, at);
+  const { field, direction = 1 } = raw as { field?: unknown; direction?: unknown };
+  if (typeof field !== 'string' || field === '')
+    throw fail(`${at}.field must be a field name`, `${at}.field`);
+  if (direction !== 1 && direction !== -1) {
+    throw fail(`${at}.direction must be 1 (ascending) or -1 (descending)`, `${at}.direction`);
+  }
+  if (field === '_id') throw fail('_id is always indexed; leave it out of the keys', `${at}.field`);
+  try {
+    const { path, type } = resolvePath(def, field, 'sort', `Invalid index key "${field}"`);
+    return { field: path, direction, type };
+  } catch (err) {
+    // The path checker speaks of query parameters; an index names a key of the body.
+    if (err instanceof ApiError) throw fail(err.message, `${at}.field`, err.code);
+    throw err;
+  }
+}
+
+export function checkIndexInput(def: CollectionDef, input: RawIndexInput): CheckedIndex {
+  if (!Array.isArray(input.keys) || input.keys.length === 0 || input.keys.length > MAX_INDEX_KEYS) {
+    throw fail(`keys must list 1 to ${MAX_INDEX_KEYS} fields`, 'keys');
+  }
+  const typed = input.keys.map((raw, i) => checkKey(def, raw, `keys[${i}]`));
+  const seen = new Set<string>();
+  for (const [i, key] of typed.entries()) {
+    if (seen.has(key.field)) throw fail(`${key.field} appears twice in keys`, `keys[${i}].field`);
+    seen.add(key.field);
+  }
+  const keys = typed.map(({ field, direction }) => ({ field, direction }));
+  if (input.unique !== undefined && typeof input.unique !== 'boolean') {
+    throw fail('unique must be true or false', 'unique');
+  }
+  const unique = input.unique === true;
+  const name = input.name ?? defaultIndexName(keys);
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw fail(
+      input.name === undefined
+        ? `The generated name "${String(name)}" is over 64 characters: give the index a name`
+        : 'name must be 1 to 64 letters, digits, "_", "-" or ".", starting with a letter or digit',
+      'name',
+    );
+  }
+  const checked: CheckedIndex = { name, keys, unique };
+  if (input.expireAfterSeconds === undefined) return checked;
+  const seconds = input.expireAfterSeconds;
+  if (
+    typeof seconds !== 'number' ||
+    !Number.isInteger(seconds) ||
+    seconds < 0 ||
+    seconds > MAX_EXPIRE_AFTER_SECONDS
+  ) {
+    throw fail(
+      `expireAfterSeconds must be an integer from 0 to ${MAX_EXPIRE_AFTER_SECONDS}`,
+      'expireAfterSeconds',
+    );
+  }
+  if (keys.length !== 1) throw fail('A TTL index (expireAfterSeconds) has exactly one key', 'keys');
+  if (unique) throw fail('A TTL index (expireAfterSeconds) cannot be unique', 'unique');
+  const type = typed[0]!.type;
+  if (type !== 'Date') {
+    throw fail(
+      type === 'any'
+        ? `A TTL index needs a Date field: a flexible collection stores ${keys[0]!.field} as JSON sends it (never a date), so only createdAt and updatedAt can expire documents; use a Date field of a schema-mode collection`
+        : `A TTL index needs a Date field; ${keys[0]!.field} is a ${type} field`,
+      'keys[0].field',
+      'NOT_A_DATE_FIELD',
+    );
+  }
+  return { ...checked, expireAfterSeconds: seconds };
+}
+
+/** The same keys in the same order and directions (MongoDB allows one index per key pattern). */
+export const sameKeys = (a: readonly IndexKey[], b: readonly IndexKey[]) =>
+  a.length === b.length && a.every((k, i) => k.field === b[i]!.field && k.direction === b[i]!.direction);
