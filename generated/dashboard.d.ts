@@ -1498,11 +1498,18 @@ export interface components {
             isOperator: boolean;
             /** @description The account has an AI provider key (the key itself is never returned). */
             hasAiProviderKey: boolean;
+            /** @description How many projects this account may own on its plan (the dashboard shows "1 of 2 projects" before the limit bites). */
+            projectLimit: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * @description 1 to 100 characters, not all white space; white space around the name is trimmed before it is stored.
+         * @example My app
+         */
+        ProjectName: string;
         DeveloperEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -3037,8 +3044,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example My app */
-                    name: string;
+                    name: components["schemas"]["ProjectName"];
                     settings?: components["schemas"]["ProjectSettingsInput"];
                 };
             };
@@ -3147,8 +3153,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example My app (production) */
-                    name?: string;
+                    name?: components["schemas"]["ProjectName"];
                     settings?: components["schemas"]["ProjectSettingsInput"];
                 };
             };

@@ -3,10 +3,20 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { requestValidators } from './build/request-validators.ts';
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react()],
+  plugins: [react(), requestValidators()],
+  resolve: {
+    // Radix's scroll lock injects a <style> the CSP refuses; the stand-in styles through styles.css.
+    alias: [
+      {
+        find: /^react-remove-scroll-bar$/,
+        replacement: fileURLToPath(new URL('./src/shims/remove-scroll-bar.tsx', import.meta.url)),
+      },
+    ],
+  },
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
     emptyOutDir: true,

@@ -5,6 +5,7 @@ import type { Services } from '../services/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../services/accounts.js';
 import { requireDeveloper } from '../services/projects.js';
 import type { Developer } from '../services/types.js';
+import { projectLimits } from '../lib/plans.js';
 
 type Ops = operations;
 
@@ -16,6 +17,7 @@ const sessionCookie = (token: string | null): CookieToSet => ({
 
 const developerView = (d: Developer) => ({
   ...d,
+  projectLimit: projectLimits({ limits: {} }, d.plan).projectsPerDeveloper,
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
 });

@@ -92,7 +92,7 @@ export function projectsService(
       const publishable = storedKey('publishable');
       const secret = storedKey('secret');
       const project = await repo.create({
-        name,
+        name: name.trim(),
         ownerId: developer.id,
         settings: { allowedOrigins: [], endUserAuth: true, siteUrl: null, ...settings },
         keys: { publishable: publishable.stored, secret: secret.stored },
@@ -104,7 +104,9 @@ export function projectsService(
     list: (ctx: RequestContext) => repo.listForDeveloper(requireDeveloper(ctx).id),
 
     async update(project: Project, changes: { name?: string; settings?: Partial<ProjectSettings> }) {
-      return (await repo.update(project.id, changes)) ?? project;
+      // The schema refuses an all-space name; the spaces around a real one are not part of it.
+      const named = changes.name === undefined ? changes : { ...changes, name: changes.name.trim() };
+      return (await repo.update(project.id, named)) ?? project;
     },
 
     async rotateKey(project: Project, kind: KeyKind): Promise<{ project: Project; key: string }> {

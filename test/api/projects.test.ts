@@ -285,9 +285,27 @@ describe('dashboard projects', () => {
     });
   });
 
+  it('refuses a name of spaces and trims the spaces around a real one, on create and rename', async () => {
+    for (const name of ['   ', '\t \n']) {
+      const blank = await as('other').post('/api/projects', { name });
+      expect(blank.status).to.equal(400);
+      expect(blank.body.details.map((d: { path: string }) => d.path)).to.deep.equal(['body.name']);
+      const renamed = await as('admin').patch(`/api/projects/${projectId}`, { name });
+      expect(renamed.status).to.equal(400);
+    }
+    const renamed = await as('admin').patch(`/api/projects/${projectId}`, { name: '  Shop  ' });
+    expect(renamed.body.data.project.name).to.equal('Shop');
+    const created = await as('other').post('/api/projects', { name: ' Blog ' });
+    expect(created.body.data.project.name).to.equal('Blog');
+    const deleted = await as('other').delete(`/api/projects/${created.body.data.project.id}`);
+    expect(deleted.status).to.be.oneOf([200, 204]);
+  });
+
   it('applies the plan limit on projects per developer (403 PLAN_LIMIT), lifted by the operator', async () => {
     const dev = await signUp(dash, 'busy@example.com');
     const c = dash.with({ cookie: dev.cookie });
+    // The limit is told before it bites: the account says how many projects it may own.
+    expect((await c.get('/api/user/me')).body.data.developer.projectLimit).to.equal(2);
     expect((await c.post('/api/projects', { name: 'one' })).status).to.equal(201);
     expect((await c.post('/api/projects', { name: 'two' })).status).to.equal(201);
     const third = await c.post('/api/projects', { name: 'three' });
@@ -303,6 +321,7 @@ describe('dashboard projects', () => {
       password: 'correct horse battery',
     });
     expect(relogged.body.data.developer.plan).to.equal('pro');
+    expect(relogged.body.data.developer.projectLimit).to.be.above(2);
     expect((await c.post('/api/projects', { name: 'three' })).status).to.equal(201);
     expect((await as('none').post('/api/projects', { name: 'x' })).status).to.equal(401);
     expect((await c.post('/api/projects', {})).status).to.equal(400);

@@ -24,6 +24,8 @@ export class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     readonly details: Detail[],
+    /** Seconds to wait before trying again (a 429's Retry-After). */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -45,12 +47,26 @@ const PLAIN: Record<number, string> = {
 /** `body.fields.0.name` (request validation) and `fields.0.name` (services) name the same field. */
 const normalize = (path: string) => path.replace(/^body\.?/, '').replace(/\[(\d+)\]/g, '.$1');
 
-export function failureOf(status: number, error: unknown): ApiFailure {
-  const body = (error ?? {}) as { message?: string; code?: string; details?: Detail[] };
-  const message = body.message || PLAIN[status] || `The request failed (HTTP ${status}).`;
-  const details = (body.details ?? []).map((d) => ({ ...d, path: normalize(d.path) }));
-  return new ApiFailure(message, status, body.code ?? 'ERROR', details);
+/** "in 42 seconds", "in 3 minutes": when a refused attempt may be made again. */
+export function waitWords(seconds: number): string {
+  if (seconds < 90) return `in ${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `in ${minutes} minutes`;
 }
+
+export function failureOf(status: number, error: unknown, retryAfter?: number): ApiFailure {
+  const body = (error ?? {}) as { message?: string; code?: string; details?: Detail[] };
+  let message = body.message || PLAIN[status] || `The request failed (HTTP ${status}).`;
+  if (status === 429 && retryAfter) message = `Too many attempts. Try again ${waitWords(retryAfter)}.`;
+  const details = (body.details ?? []).map((d) => ({ ...d, path: normalize(d.path) }));
+  return new ApiFailure(message, status, body.code ?? 'ERROR', details, retryAfter);
+}
+
+/** Calls whose 401 means "not logged in" rather than "the session ended". */
+const SIGN_IN = ['/api/auth/login', '/api/auth/signup', '/api/user/me'];
+
+/** Fired when a call is refused for want of a session: the shell returns to the log-in page. */
+export const SESSION_ENDED = 'dashboard:session-ended';
 
 /** Unwraps an openapi-fetch answer: its data, or an ApiFailure. A network error gets plain words. */
 export async function call<T>(
@@ -68,7 +84,12 @@ export async function call<T>(
     );
   }
   if (result.error !== undefined || !result.response.ok) {
-    throw failureOf(result.response.status, result.error);
+    const { status, headers, url } = result.response;
+    if (status === 401 && !SIGN_IN.includes(new URL(url, location.href).pathname)) {
+      window.dispatchEvent(new Event(SESSION_ENDED));
+    }
+    const retry = Number(headers.get('Retry-After'));
+    throw failureOf(status, result.error, Number.isFinite(retry) && retry > 0 ? retry : undefined);
   }
   return result.data as NonNullable<T>;
 }

@@ -1,52 +1,75 @@
 // The shell: the session, the top bar, and the page for the current path. Signed-out visitors
-// see the log-in and sign-up pages only.
-import { useCallback, useEffect, useState } from 'react';
-import { api, ApiFailure, call, type Developer } from './api';
+// see the log-in and sign-up pages only; an ended session comes back to log-in with a notice and,
+// after it, to the page that was asked for.
+import { useEffect, useState } from 'react';
+import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
+import { api, call, SESSION_ENDED } from './api';
 import { match, navigate, usePath } from './router';
+import { queryClient } from './query';
 import { SessionContext } from './session';
+import { meKey, useMe, useSetMe } from './data/account';
 import { ErrorBox, Link, Progress } from './components/ui';
 import { AuthPage } from './pages/auth';
 import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
 
+const AUTH_PATHS = ['/login', '/signup'];
+
+/** Where to go after log-in: the `next` of the address when it is a page of this app. */
+function nextPage(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  return next && next.startsWith('/') && !next.startsWith('//') && !AUTH_PATHS.includes(next) ? next : '/';
+}
+
 export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Shell />
+    </QueryClientProvider>
+  );
+}
+
+function Shell() {
   const path = usePath();
-  const [developer, setDeveloper] = useState<Developer | null | undefined>(undefined);
-  const [down, setDown] = useState<unknown>(undefined);
+  const me = useMe();
+  const setMe = useSetMe();
+  const client = useQueryClient();
+  const [ended, setEnded] = useState(false);
+  const developer = me.data;
 
-  const refresh = useCallback(async () => {
-    try {
-      const data = await call(api.GET('/api/user/me'));
-      setDeveloper(data.data.developer);
-      setDown(undefined);
-    } catch (err) {
-      // Signed out is a 401; anything else (server down, network) is said as such, with a retry.
-      if (err instanceof ApiFailure && err.status === 401) setDeveloper(null);
-      else setDown(err);
+  useEffect(() => {
+    const onEnded = () => {
+      if (client.getQueryData(meKey)) setEnded(true);
+      setMe(null);
+    };
+    window.addEventListener(SESSION_ENDED, onEnded);
+    return () => window.removeEventListener(SESSION_ENDED, onEnded);
+  }, [client, setMe]);
+
+  useEffect(() => {
+    if (developer === null && !AUTH_PATHS.includes(path)) {
+      const asked = location.pathname + location.search;
+      navigate(asked === '/' ? '/login' : `/login?next=${encodeURIComponent(asked)}`, true);
     }
-  }, []);
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
-
-  useEffect(() => {
-    if (developer === null && path !== '/login' && path !== '/signup') navigate('/login', true);
-    if (developer && (path === '/login' || path === '/signup')) navigate('/', true);
+    if (developer && AUTH_PATHS.includes(path)) {
+      setEnded(false);
+      navigate(nextPage(), true);
+    }
   }, [developer, path]);
 
   const logout = async () => {
     await call(api.POST('/api/auth/logout')).catch(() => undefined);
-    setDeveloper(null);
+    setMe(null);
     navigate('/login');
   };
 
-  if (developer === undefined && down) {
+  if (developer === undefined && me.error) {
     return (
       <main id="main" className="narrow">
         <h1>The dashboard cannot load</h1>
-        <ErrorBox error={down} />
-        <button type="button" onClick={() => void refresh()}>
+        <ErrorBox error={me.error} />
+        <button type="button" onClick={() => void me.refetch()}>
           Try again
         </button>
       </main>
@@ -55,8 +78,14 @@ export function App() {
   if (developer === undefined) return <Progress label="Loading the dashboard…" />;
 
   let page;
-  if (!developer) page = <AuthPage mode={path === '/signup' ? 'signup' : 'login'} />;
-  else if (path === '/account') page = <AccountPage />;
+  if (!developer) {
+    page = (
+      <AuthPage
+        mode={path === '/signup' ? 'signup' : 'login'}
+        notice={ended ? 'Your session ended. Log in again.' : undefined}
+      />
+    );
+  } else if (path === '/account') page = <AccountPage />;
   else if (path === '/' || path === '/projects') page = <ProjectsPage />;
   else {
     const params = match('/projects/:projectId', path.split('/').slice(0, 3).join('/'));
@@ -72,6 +101,9 @@ export function App() {
     );
   }
 
+  const refresh = async () => {
+    await client.invalidateQueries({ queryKey: meKey });
+  };
   return (
     <SessionContext.Provider value={{ developer, refresh }}>
       <a className="skip" href="#main">

@@ -1,8 +1,8 @@
 // Webhooks of a project: list, create (the signing secret is shown once), test ping and delete.
 import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, call, type Project } from '../api';
-import { CopyButton, ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui';
-import { useAction, useLoad } from '../hooks';
+import { api, ApiFailure, call, type Project } from '../../api';
+import { CopyButton, ErrorBox, Field, FieldError, Notice, Progress } from '../../components/ui';
+import { useAction, useLoad } from '../../hooks';
 
 const EVENTS = [
   'document.created',
@@ -13,7 +13,7 @@ const EVENTS = [
 ] as const;
 type Event = (typeof EVENTS)[number];
 
-export function WebhooksSection({ project }: { project: Project }) {
+function WebhooksSection({ project }: { project: Project }) {
   const params = { path: { projectId: project.id } };
   const hooks = useLoad(
     async () => (await call(api.GET('/api/projects/{projectId}/webhooks', { params }))).data.webhooks,
@@ -128,4 +128,8 @@ export function WebhooksSection({ project }: { project: Project }) {
       {notice && <Notice>{notice}</Notice>}
     </section>
   );
+}
+
+export function WebhooksPage({ project }: { project: Project }) {
+  return <WebhooksSection project={project} />;
 }

@@ -1,0 +1,67 @@
+// The one way a destructive action asks first: a Radix alert dialog of the app (focus kept inside,
+// Escape cancels), optionally asking for the thing's name to be typed. Never window.confirm/prompt.
+import { useState, type ReactNode } from 'react';
+import * as AlertDialog from '@radix-ui/react-alert-dialog';
+
+interface ConfirmProps {
+  /** The button that opens the dialog. */
+  trigger: ReactNode;
+  title: string;
+  children: ReactNode;
+  /** The words of the confirming button ("Delete project"). */
+  action: string;
+  onConfirm: () => void;
+  /** When set, the confirming button waits until this text is typed exactly. */
+  typeToConfirm?: string;
+}
+
+export function Confirm({ trigger, title, children, action, onConfirm, typeToConfirm }: ConfirmProps) {
+  const [typed, setTyped] = useState('');
+  const [open, setOpen] = useState(false);
+  const ready = typeToConfirm === undefined || typed === typeToConfirm;
+  return (
+    <AlertDialog.Root
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) setTyped('');
+      }}
+    >
+      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="dialog-overlay" />
+        <AlertDialog.Content className="dialog">
+          <AlertDialog.Title>{title}</AlertDialog.Title>
+          <AlertDialog.Description asChild>
+            <div>{children}</div>
+          </AlertDialog.Description>
+          {typeToConfirm !== undefined && (
+            <div className="field">
+              <label htmlFor="confirm-typed">
+                Type <strong>{typeToConfirm}</strong> to confirm
+              </label>
+              <input
+                id="confirm-typed"
+                autoComplete="off"
+                value={typed}
+                onChange={(e) => setTyped(e.target.value)}
+              />
+            </div>
+          )}
+          <div className="dialog-actions">
+            <AlertDialog.Cancel asChild>
+              <button type="button" className="secondary">
+                Cancel
+              </button>
+            </AlertDialog.Cancel>
+            <AlertDialog.Action asChild>
+              <button type="button" className="danger" disabled={!ready} onClick={onConfirm}>
+                {action}
+              </button>
+            </AlertDialog.Action>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
+  );
+}

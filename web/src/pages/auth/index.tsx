@@ -1,0 +1,89 @@
+// Sign up and log in. The form is checked with the API's own schema before it is sent (every
+// problem at once, under its field); the API's refusals (a taken email, wrong credentials, a
+// lockout with the time to wait) are shown once, where they belong.
+import { useForm } from 'react-hook-form';
+import { api, call } from '../../api';
+import { useSetMe } from '../../data/account';
+import { Field, Link, Notice } from '../../components/ui';
+import { apiResolver, FormMessage, showFailure } from '../../forms/form';
+
+interface Values {
+  email: string;
+  password: string;
+  name: string;
+}
+
+const bodyOf = (v: Values, signup: boolean) => ({
+  email: v.email.trim(),
+  password: v.password,
+  ...(signup && v.name.trim() ? { name: v.name.trim() } : {}),
+});
+
+export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: string }) {
+  const signup = mode === 'signup';
+  const setMe = useSetMe();
+  const form = useForm<Values>({
+    defaultValues: { email: '', password: '', name: '' },
+    resolver: apiResolver<Values>(signup ? 'signUpDeveloper' : 'logInDeveloper', (v) => bodyOf(v, signup)),
+  });
+  const { errors, isSubmitting } = form.formState;
+
+  const submit = form.handleSubmit(async (values) => {
+    try {
+      const body = bodyOf(values, signup);
+      const done = signup
+        ? await call(api.POST('/api/auth/signup', { body }))
+        : await call(api.POST('/api/auth/login', { body }));
+      setMe(done.data.developer);
+    } catch (err) {
+      showFailure(form, err, signup ? ['email', 'password', 'name'] : []);
+    }
+  });
+
+  return (
+    <main id="main" className="narrow">
+      <h1>{signup ? 'Create your account' : 'Log in'}</h1>
+      {notice && <Notice>{notice}</Notice>}
+      <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
+        {signup && (
+          <Field
+            label="Name (optional)"
+            autoComplete="name"
+            {...form.register('name')}
+            error={errors.name?.message}
+          />
+        )}
+        <Field
+          label="Email"
+          type="email"
+          autoComplete="email"
+          {...form.register('email')}
+          error={errors.email?.message}
+        />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete={signup ? 'new-password' : 'current-password'}
+          hint={signup ? '8 to 128 characters.' : undefined}
+          {...form.register('password')}
+          error={errors.password?.message}
+        />
+        <FormMessage errors={errors} />
+        <button type="submit" disabled={isSubmitting}>
+          {isSubmitting ? 'Please wait…' : signup ? 'Sign up' : 'Log in'}
+        </button>
+      </form>
+      <p>
+        {signup ? (
+          <>
+            Already have an account? <Link to="/login">Log in</Link>
+          </>
+        ) : (
+          <>
+            New here? <Link to="/signup">Create an account</Link>
+          </>
+        )}
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,54 @@
+// The project's pages: the menu's sections and the page for each path under /projects/:id.
+import { match } from '../../router';
+import { UsagePage } from '../usage';
+import { CollectionsPage } from '../collections';
+import { CollectionEditorPage } from '../collection-editor';
+import { DataBrowserPage } from '../data-browser';
+import { DocumentPage } from '../document';
+import { EndUsersPage } from '../end-users';
+import { FilesPage } from '../files';
+import { MembersPage } from '../members';
+import { KeysPage } from '../keys';
+import { SettingsPage } from '../settings';
+import { ApiReferencePage } from '../api-reference';
+import { WebhooksPage } from '../webhooks';
+import { MailPage } from '../mail';
+import { StoragePage } from '../storage';
+import type { ProjectPageProps } from '.';
+
+export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
+  { path: '', label: 'Overview' },
+  { path: '/collections', label: 'Collections' },
+  { path: '/users', label: 'End users' },
+  { path: '/files', label: 'Files' },
+  { path: '/webhooks', label: 'Webhooks', adminOnly: true },
+  { path: '/mail', label: 'Mail', adminOnly: true },
+  { path: '/storage', label: 'Storage', adminOnly: true },
+  { path: '/members', label: 'Members' },
+  { path: '/keys', label: 'API keys', adminOnly: true },
+  { path: '/settings', label: 'Settings', adminOnly: true },
+  { path: '/api', label: 'API reference' },
+];
+
+export function pageFor(rest: string, props: ProjectPageProps) {
+  let p: Record<string, string> | undefined;
+  if (rest === '') return <UsagePage {...props} />;
+  if (rest === '/collections') return <CollectionsPage {...props} />;
+  if (rest === '/collections/new') return <CollectionEditorPage key="new" {...props} />;
+  if ((p = match('/collections/:name', rest)))
+    return <CollectionEditorPage key={p.name} {...props} name={p.name} />;
+  if ((p = match('/data/:name', rest))) return <DataBrowserPage key={p.name} {...props} name={p.name!} />;
+  if ((p = match('/data/:name/new', rest))) return <DocumentPage key="new" {...props} name={p.name!} />;
+  if ((p = match('/data/:name/:id', rest)))
+    return <DocumentPage key={p.id} {...props} name={p.name!} id={p.id} />;
+  if (rest === '/users') return <EndUsersPage {...props} />;
+  if (rest === '/files') return <FilesPage {...props} />;
+  if (rest === '/webhooks') return <WebhooksPage {...props} />;
+  if (rest === '/mail') return <MailPage {...props} />;
+  if (rest === '/storage') return <StoragePage {...props} />;
+  if (rest === '/members') return <MembersPage {...props} />;
+  if (rest === '/keys') return <KeysPage {...props} />;
+  if (rest === '/settings') return <SettingsPage {...props} />;
+  if (rest === '/api') return <ApiReferencePage {...props} />;
+  return <p>Nothing lives at this address.</p>;
+}
