@@ -110,6 +110,30 @@ describe('webhooks: bounds, fairness, pause', () => {
       expect(receiver.on('/slow'), 'the slow project still holds only its share').to.have.length(2);
     });
 
+    it('projects take turns: a new project is served before the backlogs of three others drain', async () => {
+      const paths = ['/backlog-a', '/backlog-c', '/backlog-d'];
+      const backlogs = await Promise.all(paths.map(() => projectWithPosts(apps)));
+      for (const [i, p] of backlogs.entries()) await p.subscribe(receiver.url(paths[i]!));
+      const b = await projectWithPosts(apps);
+      await b.subscribe(receiver.url('/newcomer'));
+      const drained = () => paths.reduce((sum, path) => sum + receiver.on(path).length, 0);
+
+      await Promise.all(
+        backlogs.map((p, i) =>
+          p.data.post('/api/data/posts/bulk', {
+            documents: Array.from({ length: 50 }, (_, n) => ({ title: `${paths[i]} ${n}` })),
+          }),
+        ),
+      );
+      await b.data.post('/api/data/posts', { title: 'my turn' });
+      const before = drained();
+      await receiver.waitFor(() => receiver.on('/newcomer').length >= 1, 20_000);
+      const during = drained() - before;
+      expect(before, 'backlog left when the newcomer wrote').to.be.below(100);
+      // Oldest first, the newcomer would wait for all of it; in turns, for about one round.
+      expect(during, 'backlog deliveries made while the newcomer waited').to.be.below(15);
+    });
+
     it('a payload over the cap carries the id and `truncated`, not the document', async () => {
       const p = await projectWithPosts(apps);
       const hook = await p.subscribe(receiver.url('/big'));
