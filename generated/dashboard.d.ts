@@ -1166,7 +1166,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (admins)
-         * @description Fields left out keep their values; `enabled: false` stops new deliveries (queued ones then fail with `webhook disabled`).
+         * @description Fields left out keep their values; `enabled: false` stops new deliveries (queued ones then fail with `webhook disabled`). `enabled: true` also ends a pause: the service pauses a webhook whose deliveries keep failing (see `pausedAt`, `pausedReason`), and only the developer enables it again, which clears `pausedAt`, `pausedReason`, `consecutiveFailures` and `failingSince`.
          */
         patch: operations["updateWebhook"];
         trace?: never;

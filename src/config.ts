@@ -155,7 +155,8 @@ export interface OAuthProviderConfig {
 /** One duration such as `7d` or `90s`. */
 function duration(r: Reader, name: string, fallback: string): number {
   const [value, ...more] = r.durations(name, fallback);
-  if (value === undefined || more.length) r.problems.push(`${name} must be one duration like 7d or 90s`);
+  if (value === undefined || more.length || value <= 0)
+    r.problems.push(`${name} must be one positive duration like 7d or 90s`);
   return value ?? 0;
 }
 

@@ -1,5 +1,6 @@
-// Worker job: deletes expired dashboard sessions, refresh-token families, one-time codes and OAuth
-// grants (see db/expired-records.ts; the TTL indexes do the same where the engine has them).
+// Worker job: deletes expired dashboard sessions, refresh-token families, one-time codes, OAuth
+// grants and finished webhook deliveries past their retention (see db/expired-records.ts; the TTL
+// indexes do the same where the engine has them).
 import type { Deps } from '../deps.js';
 import { expiredRecordsRepo } from '../db/expired-records.js';
 

@@ -9,6 +9,7 @@ import { createCollectionFixture, createProjectFixture } from '../helpers/fixtur
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startTestWorker } from '../helpers/worker.js';
 import { expirySweep } from '../../src/jobs/expiry-sweep.js';
+import { webhooksRepo } from '../../src/db/webhooks.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
 const DAY = 86_400_000;
@@ -34,6 +35,15 @@ async function projectWithPosts(apps: Apps) {
       const res = await dash.get(`${hooks}/${webhookId}/deliveries`, { query: { limit: 100 } });
       expect(res.status).to.equal(200);
       return res.body.data.deliveries as any[];
+    },
+    /** The webhook once it is paused (the worker pauses it right after recording the delivery). */
+    async paused(webhookId: string) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const webhook = (await dash.get(`${hooks}/${webhookId}`)).body.data.webhook;
+        if (webhook.pausedAt || Date.now() > deadline) return webhook;
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async settled(webhookId: string, count: number, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -100,6 +110,30 @@ describe('webhooks: bounds, fairness, pause', () => {
       expect(receiver.on('/slow'), 'the slow project still holds only its share').to.have.length(2);
     });
 
+    it('projects take turns: a new project is served before the backlogs of three others drain', async () => {
+      const paths = ['/backlog-a', '/backlog-c', '/backlog-d'];
+      const backlogs = await Promise.all(paths.map(() => projectWithPosts(apps)));
+      for (const [i, p] of backlogs.entries()) await p.subscribe(receiver.url(paths[i]!));
+      const b = await projectWithPosts(apps);
+      await b.subscribe(receiver.url('/newcomer'));
+      const drained = () => paths.reduce((sum, path) => sum + receiver.on(path).length, 0);
+
+      await Promise.all(
+        backlogs.map((p, i) =>
+          p.data.post('/api/data/posts/bulk', {
+            documents: Array.from({ length: 50 }, (_, n) => ({ title: `${paths[i]} ${n}` })),
+          }),
+        ),
+      );
+      await b.data.post('/api/data/posts', { title: 'my turn' });
+      const before = drained();
+      await receiver.waitFor(() => receiver.on('/newcomer').length >= 1, 20_000);
+      const during = drained() - before;
+      expect(before, 'backlog left when the newcomer wrote').to.be.below(100);
+      // Oldest first, the newcomer would wait for all of it; in turns, for about one round.
+      expect(during, 'backlog deliveries made while the newcomer waited').to.be.below(15);
+    });
+
     it('a payload over the cap carries the id and `truncated`, not the document', async () => {
       const p = await projectWithPosts(apps);
       const hook = await p.subscribe(receiver.url('/big'));
@@ -148,7 +182,7 @@ describe('webhooks: bounds, fairness, pause', () => {
         await p.data.post('/api/data/posts', { title: `fails ${i}` });
         await p.settled(hook, i + 1);
       }
-      const paused = (await p.dash.get(`${p.hooks}/${hook}`)).body.data.webhook;
+      const paused = await p.paused(hook);
       expect(paused).to.include({ enabled: false, consecutiveFailures: 3 });
       expect(paused.pausedAt).to.be.a('string');
       expect(paused.failingSince).to.be.a('string');
@@ -172,6 +206,22 @@ describe('webhooks: bounds, fairness, pause', () => {
       const list = await p.settled(hook, 4);
       expect(list[0].status).to.equal('succeeded');
       expect(receiver.on('/broken').at(-1)!.payload.document).to.include({ title: 'back' });
+    });
+    it('pauses a webhook whose endpoint has been failing for 3 days at its next failed delivery', async () => {
+      const p = await projectWithPosts(apps);
+      receiver.script('/days', [400]);
+      const hook = await p.subscribe(receiver.url('/days'));
+      const fourDaysAgo = new Date(Date.now() - 4 * DAY);
+      await webhooksRepo(apps.dashboard.deps.db.platform).update(p.fx.project.id, hook, {
+        consecutiveFailures: 1,
+        failingSince: fourDaysAgo,
+      });
+      await p.data.post('/api/data/posts', { title: 'one more failure' });
+      await p.settled(hook, 1);
+      const paused = await p.paused(hook);
+      expect(paused).to.include({ enabled: false, consecutiveFailures: 2 });
+      expect(paused.failingSince).to.equal(fourDaysAgo.toISOString());
+      expect(paused.pausedReason).to.match(/failing for 96 hours/);
     });
   });
 

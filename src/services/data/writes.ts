@@ -234,8 +234,7 @@ export function documentWrites(
       }
       assertNoLookalikeOwner(target.def, Object.keys(changes));
       const set = { ...changes, updatedAt: new Date() };
-      // The intent names the document by the id as given; the stored one is lower case.
-      const updated = intent('document.updated', target, id.toLowerCase(), set.updatedAt);
+      const updated = intent('document.updated', target, documentId(id), set.updatedAt);
       const { result: saved, announcement } = await events.announced([updated], async () => {
         const inPlace = await updateUnread(target, id, ownerId, set);
         if (inPlace) return inPlace;

@@ -16,6 +16,8 @@ export type DocumentReader = (
   id: string,
 ) => Promise<Record<string, unknown> | undefined>;
 
+const GIVE_UP_MS = 86_400_000;
+
 const time = (value: unknown): number =>
   value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
 
@@ -54,7 +56,19 @@ export function intentRecovery(
       const at = now();
       const intent = await intents.claimStale(at, new Date(at.getTime() - graceMs), leaseMs);
       if (!intent) return false;
-      const doc = await readDocument(intent.projectId, intent.collection, intent.documentId);
+      let doc: Record<string, unknown> | undefined;
+      try {
+        doc = await readDocument(intent.projectId, intent.collection, intent.documentId);
+      } catch (err) {
+        // Tried again when the lease ends; an intent that cannot be checked for a day goes.
+        const stuck = at.getTime() - intent.eventAt.getTime() > GIVE_UP_MS;
+        log.warn(
+          { err, projectId: intent.projectId, stuck },
+          'webhook intent: the document could not be read',
+        );
+        if (stuck) await intents.settle(intent, null);
+        return true;
+      }
       const happened = changeHappened(intent, doc);
       const body = happened
         ? eventPayload(
