@@ -103,6 +103,10 @@ export interface RealtimeSettings {
   readonly heartbeatMs: number;
   /** Bytes a connection may have queued and unsent before it is dropped as too slow. */
   readonly maxBufferedBytes: number;
+  /** Streams of one project from one client IP at most (0 = no cap); secret-key streams are exempt. */
+  readonly connectionsPerIp: number;
+  /** Streams one process holds at most (then 503). */
+  readonly connectionsPerProcess: number;
 }
 
 /**
@@ -231,6 +235,8 @@ export function loadConfig(env: Env = process.env): Config {
       replaySeconds: r.int('REALTIME_REPLAY_SECONDS', 300, 10, 86_400),
       heartbeatMs: r.int('REALTIME_HEARTBEAT_MS', 15_000, 50, 300_000),
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
+      connectionsPerIp: r.int('REALTIME_CONNECTIONS_PER_IP', 25, 0, 1_000_000),
+      connectionsPerProcess: r.int('REALTIME_CONNECTIONS_PER_PROCESS', 10_000, 1, 10_000_000),
     },
     ai: {
       baseUrl: r.url('AI_BASE_URL', ['http:', 'https:'], 'https://api.groq.com/openai/v1') ?? '',
