@@ -58,6 +58,10 @@ export interface Config {
    * secret key has a budget of its own (100 = no per-client share).
    */
   readonly rateLimitClientSharePercent: number;
+  /** Code mails (verification, reset) the platform sends per project and hour at most. */
+  readonly systemMailPerProjectPerHour: number;
+  /** The same per recipient address, across projects. */
+  readonly systemMailPerAddressPerHour: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
@@ -222,6 +226,8 @@ export function loadConfig(env: Env = process.env): Config {
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
     rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 25, 1, 100),
+    systemMailPerProjectPerHour: r.int('SYSTEM_MAIL_PER_PROJECT_PER_HOUR', 100, 1, 1_000_000_000),
+    systemMailPerAddressPerHour: r.int('SYSTEM_MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
