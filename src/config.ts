@@ -62,6 +62,8 @@ export interface Config {
   readonly systemMailPerProjectPerHour: number;
   /** The same per recipient address, across projects. */
   readonly systemMailPerAddressPerHour: number;
+  /** Developer sign-ups per client IP (an IPv6 /64) and hour. */
+  readonly developerSignupsPerHour: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 25, 1, 100),
     systemMailPerProjectPerHour: r.int('SYSTEM_MAIL_PER_PROJECT_PER_HOUR', 100, 1, 1_000_000_000),
     systemMailPerAddressPerHour: r.int('SYSTEM_MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000_000),
+    developerSignupsPerHour: r.int('DEVELOPER_SIGNUPS_PER_HOUR', 10, 1, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
