@@ -2549,7 +2549,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
