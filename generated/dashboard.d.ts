@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Create a developer account and log in
-         * @description Creates an account (password hashed with argon2id) and opens a dashboard session: the `baas_session` cookie (HttpOnly, SameSite=Lax, Secure behind TLS) is set. The first account of an installation is the operator. Emails are unique, case-insensitively.
+         * @description Creates an account (password hashed with argon2id) and opens a dashboard session: the `baas_session` cookie (HttpOnly, SameSite=Lax, Secure behind TLS) is set. The first account of an installation is the operator. Emails are unique, case-insensitively. So that the answer does not tell which addresses have an account, an address that has one gets the same 201 (a developer of a new id, a cookie) but nothing is created or changed: the cookie opens no session, and the owner of the address is told by mail. One client IP (an IPv6 /64) may sign up `DEVELOPER_SIGNUPS_PER_HOUR` (10) times an hour: then 429 with `Retry-After`.
          */
         post: operations["signUpDeveloper"];
         delete?: never;
@@ -853,7 +853,7 @@ export interface paths {
         put?: never;
         /**
          * Invite an existing developer by email (admins)
-         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account. The member list shows who was added. A developer who is already a member gives 409 `ALREADY_MEMBER`. Admins only.
+         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account; inviting a current member changes nothing (their role stays; see the role endpoint) and gets the same answer too. The member list shows who was added, so one developer may send at most 20 invitations an hour over all their projects (then 429 with `Retry-After`). Admins only.
          */
         post: operations["addProjectMember"];
         delete?: never;
@@ -2729,7 +2729,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2883,7 +2883,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Account created; the session cookie is set. */
+            /** @description Account created and the session cookie set (or, for an address that has an account, the same answer with nothing created). */
             201: {
                 headers: {
                     /** @description The `baas_session` cookie. */
@@ -2895,7 +2895,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -4901,7 +4901,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -186,7 +186,7 @@ export interface paths {
          *
          *     **Reconnection**: `EventSource` reconnects by itself with the `Last-Event-ID` header; a new `EventSource` (after a token refresh) passes the last id as `?last_event_id=`. The last 1000 events of a collection are kept while it has subscribers and 5 minutes after the last one left; a position older than that is answered with `event: reset`.
          *
-         *     **Limits**: open streams per project are capped by the plan (`realtimeConnectionsPerProject`: Free 200, Pro 5000, across every process); one more is a 429 `REALTIME_CONNECTION_LIMIT`. Opening a stream counts as one request against the rate limits. A client that stops reading is disconnected once 1 MiB waits unsent for it, rather than buffered without bound.
+         *     **Limits**: open streams per project are capped by the plan (`realtimeConnectionsPerProject`: Free 200, Pro 5000, across every process); one more is a 429 `REALTIME_CONNECTION_LIMIT`. One client IP (an IPv6 /64) may hold 25 of a project's streams (`REALTIME_CONNECTIONS_PER_IP`; streams of the secret key are exempt): one more is a 429 `REALTIME_CLIENT_LIMIT`. A process holding its maximum of streams (`REALTIME_CONNECTIONS_PER_PROCESS`) answers 503 `REALTIME_SERVER_FULL` with `Retry-After`. Opening a stream counts as one request against the rate limits. A client that stops reading is disconnected once 1 MiB waits unsent for it, rather than buffered without bound.
          */
         get: operations["streamDocuments"];
         put?: never;
@@ -1784,7 +1784,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

@@ -58,6 +58,12 @@ export interface Config {
    * secret key has a budget of its own (100 = no per-client share).
    */
   readonly rateLimitClientSharePercent: number;
+  /** Code mails (verification, reset) the platform sends per project and hour at most. */
+  readonly systemMailPerProjectPerHour: number;
+  /** The same per recipient address, across projects. */
+  readonly systemMailPerAddressPerHour: number;
+  /** Developer sign-ups per client IP (an IPv6 /64) and hour. */
+  readonly developerSignupsPerHour: number;
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
@@ -118,6 +124,10 @@ export interface RealtimeSettings {
   readonly heartbeatMs: number;
   /** Bytes a connection may have queued and unsent before it is dropped as too slow. */
   readonly maxBufferedBytes: number;
+  /** Streams of one project from one client IP at most (0 = no cap); secret-key streams are exempt. */
+  readonly connectionsPerIp: number;
+  /** Streams one process holds at most (then 503). */
+  readonly connectionsPerProcess: number;
 }
 
 /**
@@ -240,7 +250,10 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
-    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 25, 1, 100),
+    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 50, 1, 100),
+    systemMailPerProjectPerHour: r.int('SYSTEM_MAIL_PER_PROJECT_PER_HOUR', 100, 1, 1_000_000_000),
+    systemMailPerAddressPerHour: r.int('SYSTEM_MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000_000),
+    developerSignupsPerHour: r.int('DEVELOPER_SIGNUPS_PER_HOUR', 10, 1, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
@@ -262,6 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
       replaySeconds: r.int('REALTIME_REPLAY_SECONDS', 300, 10, 86_400),
       heartbeatMs: r.int('REALTIME_HEARTBEAT_MS', 15_000, 50, 300_000),
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
+      connectionsPerIp: r.int('REALTIME_CONNECTIONS_PER_IP', 25, 0, 1_000_000),
+      connectionsPerProcess: r.int('REALTIME_CONNECTIONS_PER_PROCESS', 10_000, 1, 10_000_000),
     },
     ai: {
       baseUrl: r.url('AI_BASE_URL', ['http:', 'https:'], 'https://api.groq.com/openai/v1') ?? '',

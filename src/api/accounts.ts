@@ -23,8 +23,13 @@ const developerView = (d: Developer) => ({
 });
 
 export function accountHandlers({ accounts }: Services) {
-  const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }) => {
-    const { developer, sessionToken } = await accounts.signup(body.email, body.password, body.name ?? null);
+  const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
+    const { developer, sessionToken } = await accounts.signup(
+      body.email,
+      body.password,
+      body.name ?? null,
+      ctx.ip,
+    );
     return {
       status: 201,
       body: { success: true, data: { developer: developerView(developer) }, message: 'Account created' },

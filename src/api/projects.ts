@@ -98,7 +98,7 @@ export function projectHandlers({ projects, members, operator }: Services) {
   const addProjectMember: Handler<Ops['addProjectMember']> = async ({ params, body }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'admin');
     const role = body.role ?? 'member';
-    await members.add(project, body.email, role);
+    await members.add(project, body.email, role, requireDeveloper(ctx).id);
     return {
       status: 202,
       body: { success: true, data: { email: body.email, role }, message: INVITE_MESSAGE },

@@ -1,6 +1,8 @@
 // The system mail templates (every plan): the email-verification code and the password-reset code
 // that end-user auth sends, also usable by name through the public mail API. They use the template
-// syntax of src/mail/render.ts, so their values are escaped in the HTML part.
+// syntax of src/mail/render.ts, so their values are escaped in the HTML part. The project's name
+// is chosen by whoever creates a project, so it stays out of the subject, and the body gets it
+// reduced to letters, digits and a few marks, 40 characters at most (no links, no domain names).
 import { renderTemplate, type MailTemplateSource } from './render.js';
 
 export { escapeHtml } from './escape.js';
@@ -27,7 +29,7 @@ function codeTemplate(name: string, subject: string, intro: string, description:
   return {
     name,
     description,
-    subject: `${subject} for {{appName}}`,
+    subject,
     text:
       `${intro} for {{appName}}.\n\nYour code is {{code}}\n\n` +
       `It is valid for {{validMinutes}} minutes. ${IGNORE}\n`,
@@ -58,12 +60,39 @@ const BY_PURPOSE: Record<CodePurpose, SystemTemplate> = {
   'password-reset': SYSTEM_TEMPLATES['password-reset']!,
 };
 
+const MAX_APP_NAME = 40;
+
+/**
+ * A project name as the code mails show it: letters, digits, spaces and `' & - _` only (a dot, a
+ * slash or `@` would let it pass for a link or an address), blanks collapsed, 40 characters at
+ * most; "your app" when nothing is left.
+ */
+export function mailAppName(name: string): string {
+  const plain = name
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}\p{M} '&_-]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...plain];
+  if (chars.length === 0) return 'your app';
+  return chars.length > MAX_APP_NAME
+    ? `${chars
+        .slice(0, MAX_APP_NAME - 1)
+        .join('')
+        .trimEnd()}…`
+    : plain;
+}
+
 export function codeMail(
   purpose: CodePurpose,
   code: string,
   appName: string,
   validMinutes: number,
 ): RenderedMail {
-  const { subject, text, html } = renderTemplate(BY_PURPOSE[purpose], { code, appName, validMinutes });
+  const { subject, text, html } = renderTemplate(BY_PURPOSE[purpose], {
+    code,
+    appName: mailAppName(appName),
+    validMinutes,
+  });
   return { subject, text: text!, html: html! };
 }

@@ -164,9 +164,10 @@ export function apiRateLimits(
       let shown = toCheck(decision.allowed, charged[0]!.scope, charged[0]!.limit, decision.states[0]!);
       for (let i = 1; i < charged.length; i++) {
         const check = toCheck(decision.allowed, charged[i]!.scope, charged[i]!.limit, decision.states[i]!);
+        // Refused: the bucket that refused (the longest wait; the others have room, a wait of 0).
         const better = decision.allowed
           ? check.remaining < shown.remaining
-          : check.retryAfterSeconds > shown.retryAfterSeconds;
+          : check.retryAfterMs > shown.retryAfterMs;
         if (better) shown = check;
       }
       if (!decision.allowed && shown.scope === 'ip') {

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
+import { mailbox, subjectOf } from '../helpers/mail.js';
 
 const sessionCookieOf = (res: { headers: Headers }) => {
   const cookie = res.headers.get('set-cookie') ?? '';
@@ -43,10 +45,38 @@ describe('dashboard accounts', () => {
     expect(second.body.data.developer.isOperator).to.equal(false);
   });
 
-  it('refuses a second account with the same email, whatever its case (409)', async () => {
-    const res = await client.post('/api/auth/signup', { email: 'ADA@example.com', password: 'another pass' });
-    expect(res.status).to.equal(409);
-    expect(res.body).to.include({ code: 'EMAIL_TAKEN' });
+  it('answers a sign-up with a taken email, whatever its case, like any other, and creates nothing', async () => {
+    // A fresh address: the mail sink is shared by every run.
+    const taken = `taken-${randomBytes(5).toString('hex')}@example.com`;
+    const inbox = mailbox(taken);
+    const first = await client.post('/api/auth/signup', { email: taken, password: 'correct horse 1' });
+    expect(first.status).to.equal(201);
+    const res = await client.post('/api/auth/signup', {
+      email: taken.toUpperCase(),
+      password: 'another pass',
+    });
+    const fresh = await client.post('/api/auth/signup', {
+      email: `new-${taken}`,
+      password: 'another pass',
+    });
+    expect(res.status).to.equal(201);
+    expect(fresh.status).to.equal(201);
+    expect(Object.keys(res.body.data.developer).sort()).to.deep.equal(
+      Object.keys(fresh.body.data.developer).sort(),
+    );
+    expect(res.body.data.developer).to.include({ email: taken, plan: 'free', isOperator: false });
+    expect(res.body.data.developer.id).not.to.equal(first.body.data.developer.id);
+    expect(res.body.message).to.equal(fresh.body.message);
+    // The cookie opens nothing, the owner's password is unchanged, and the owner is told by mail.
+    const me = await client.get('/api/user/me', { headers: { cookie: sessionCookieOf(res) } });
+    expect(me.status).to.equal(401);
+    const attacker = await client.post('/api/auth/login', { email: taken, password: 'another pass' });
+    expect(attacker.status).to.equal(401);
+    const owner = await client.post('/api/auth/login', { email: taken, password: 'correct horse 1' });
+    expect(owner.status).to.equal(200);
+    const mail = await inbox.next();
+    expect(subjectOf(mail)).to.equal('Sign-up attempt with your address');
+    expect(mail.raw).to.include('You already have an account');
   });
 
   it('validates sign-up bodies (400 naming the field)', async () => {

@@ -219,6 +219,8 @@ describe('AI Query Builder', () => {
         const res = await ask(dash, fx.project.id, {});
         expect(res.status).to.equal(502);
         expect(res.body.code).to.equal('AI_PROVIDER_UNAVAILABLE');
+        // Never reached, so never billed: the slot is given back.
+        expect(await other.app.services.ai.usage.count(fx.project.id, 'queryBuilder', month())).to.equal(0);
       } finally {
         await other.close();
       }

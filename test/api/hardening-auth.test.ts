@@ -171,7 +171,8 @@ describe('hardening: accounts and sessions', () => {
 
     it('makes exactly one operator when sign-ups race on a fresh platform database', async function () {
       this.timeout(60_000);
-      const app = await startTestApp('dashboard', 'operator_race');
+      // Twelve sign-ups from one address: more than DEVELOPER_SIGNUPS_PER_HOUR allows by default.
+      const app = await startTestApp('dashboard', 'operator_race', { DEVELOPER_SIGNUPS_PER_HOUR: '100' });
       try {
         const results = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>

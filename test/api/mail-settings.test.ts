@@ -41,7 +41,7 @@ describe('mail settings and templates (dashboard)', () => {
     ]);
     const one = await free.dash.get(`${base(free)}/templates/password-reset`);
     expect(one.status).to.equal(200);
-    expect(one.body.data.template.subject).to.equal('Your password reset code for {{appName}}');
+    expect(one.body.data.template.subject).to.equal('Your password reset code');
   });
 
   it('custom templates: create, conflict, read, replace, preview, delete (Pro)', async () => {

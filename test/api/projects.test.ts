@@ -186,7 +186,7 @@ describe('dashboard projects', () => {
   });
 
   describe('members', () => {
-    it('invites existing developers only, once (409), without telling which emails have accounts', async () => {
+    it('invites existing developers only, without telling which emails have accounts or are members', async () => {
       const before = await as('admin').get(`/api/projects/${projectId}/members`);
       const ghost = await as('admin').post(`/api/projects/${projectId}/members`, {
         email: 'ghost@example.com',
@@ -204,10 +204,15 @@ describe('dashboard projects', () => {
           .collection('developers')
           .countDocuments({ email: 'ghost@example.com' }),
       ).to.equal(0);
+      // A current member: the same answer, and their role stays.
       const again = await as('admin').post(`/api/projects/${projectId}/members`, {
         email: 'MEMBER@example.com',
+        role: 'admin',
       });
-      expect(again.status).to.equal(409);
+      expect(again.status).to.equal(202);
+      expect(again.body.message).to.equal(ghost.body.message);
+      const unchanged = await as('admin').get(`/api/projects/${projectId}/members`);
+      expect(unchanged.body.data.members).to.deep.equal(before.body.data.members);
       expect(
         (await as('member').post(`/api/projects/${projectId}/members`, { email: 'other@example.com' }))
           .status,

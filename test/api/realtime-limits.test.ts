@@ -1,6 +1,7 @@
 // Realtime streams and their bounds: the plan's cap on concurrent connections (across processes,
 // released when a stream ends), a client that stops reading is dropped instead of buffered
-// without bound, and a stream ends when its token expires or is revoked, or its key is rotated.
+// without bound, and a stream ends when its token expires or is revoked, or its key is rotated;
+// the caps per client IP (an IPv6 /64) and per process, driven past their edge.
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -190,5 +191,85 @@ describe('realtime: token lifetime', () => {
       publishable.close();
       bySecret.close();
     }
+  });
+});
+
+describe('realtime: caps per client IP and per process', () => {
+  let app: TestApp;
+  let fx: ProjectFixture;
+  const streams: SseStream[] = [];
+  // Client addresses as a load balancer reports them.
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  const open = async (ip: string, key = fx.publishableKey) => {
+    const stream = await SseStream.open(
+      streamUrl(app.url, 'posts', key.startsWith('pk_') ? { key } : {}),
+      key.startsWith('pk_') ? from(ip) : { ...from(ip), 'x-api-key': key },
+    );
+    streams.push(stream);
+    await stream.waitFor(1, ['ready']);
+    return stream;
+  };
+  const refusal = (ip: string) =>
+    app.client.get('/api/realtime/posts', { query: { key: fx.publishableKey }, headers: from(ip) });
+
+  before(async () => {
+    app = await startTestApp('public', 'realtime_slots', {
+      TRUST_PROXY: 'true',
+      REALTIME_CONNECTIONS_PER_IP: '2',
+      REALTIME_CONNECTIONS_PER_PROCESS: '6',
+    });
+    fx = await createProjectFixture(app.services);
+    await createCollectionFixture(app.services, fx.project.id, { name: 'posts' });
+  });
+  after(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await app.close();
+  });
+
+  it('lets one client IP hold 2 of the publishable streams, an IPv6 /64 counting as one client', async () => {
+    await open('198.51.100.1');
+    const first = await open('198.51.100.1');
+    const third = await refusal('198.51.100.1');
+    expect(third.status, third.text).to.equal(429);
+    expect(third.body.code).to.equal('REALTIME_CLIENT_LIMIT');
+    expect(third.body.message).to.include('limit of 2 concurrent realtime connections');
+    expect(third.headers.get('retry-after')).to.equal('30');
+    // Another client of the same project is not affected; two addresses of one /64 are one client.
+    await open('2001:db8:1:2::1');
+    await open('2001:db8:1:2:ffff::7');
+    expect((await refusal('2001:db8:1:2::99')).body.code).to.equal('REALTIME_CLIENT_LIMIT');
+    // The project's servers, on the secret key, are not counted per address.
+    await open('198.51.100.1', fx.secretKey);
+
+    // A slot of the client comes back when one of its streams ends.
+    first.close();
+    let again: SseStream | undefined;
+    for (let i = 0; i < 40 && !again; i++) {
+      again = await open('198.51.100.1').catch(() => undefined);
+      if (!again) await pause(50);
+    }
+    expect(again, 'a slot is free once a stream ends').to.not.equal(undefined);
+  });
+
+  it('holds at most REALTIME_CONNECTIONS_PER_PROCESS streams in one process (503 after)', async () => {
+    // Five are open from the test above: one more fits, then the process is full for everyone.
+    await open('203.0.113.9');
+    const full = await refusal('203.0.113.10');
+    expect(full.status, full.text).to.equal(503);
+    expect(full.body.code).to.equal('REALTIME_SERVER_FULL');
+    expect(full.body.message).to.include('maximum of 6 realtime connections');
+    expect(full.headers.get('retry-after')).to.equal('5');
+    const other = await createProjectFixture(app.services, 'Other');
+    await createCollectionFixture(app.services, other.project.id, { name: 'posts' });
+    const otherProject = await app.client.get('/api/realtime/posts', {
+      query: { key: other.publishableKey },
+      headers: from('203.0.113.11'),
+    });
+    expect(otherProject.status).to.equal(503);
+    expect(app.services.realtime.held()).to.equal(6);
+    streams.pop()!.close();
+    for (let i = 0; i < 40 && app.services.realtime.held() === 6; i++) await pause(25);
+    expect(app.services.realtime.held()).to.equal(5);
+    await open('203.0.113.10');
   });
 });

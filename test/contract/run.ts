@@ -78,6 +78,7 @@ const apps = await startTestApps('contract', {
   S3_BUCKET: '',
   STORAGE_DIR: storageDir,
   ALLOW_PRIVATE_HOSTS: 'true',
+  DEVELOPER_SIGNUPS_PER_HOUR: '1000',
 });
 const children: ChildProcess[] = [];
 let passed = 0;

@@ -76,6 +76,8 @@ describe('config', () => {
       keyPrefix: 'gsk_',
       platformKey: undefined,
       timeoutMs: 30_000,
+      platformRequestsPerMinute: 5,
+      requestsPerMinute: 30,
     });
     expect(loadConfig({ ...base, AI_BASE_URL: 'http://127.0.0.1:9/v1/' }).ai.baseUrl).to.equal(
       'http://127.0.0.1:9/v1',

@@ -1,11 +1,11 @@
 // Realtime streams of a collection's document events (`GET /api/realtime/:collectionName`): the
 // publisher on the event seam (one cache call per write, no database read; nothing is logged or
 // sent while no process has a subscriber for the collection), the per-process hub, and opening a
-// stream under the read rules, the filters and the plan's cap on concurrent connections.
+// stream under the read rules, the filters and the caps on concurrent connections (slots.ts).
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Cache, LogLimits } from '../../cache/index.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { badRequest } from '../../http/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RequestContext } from '../context.js';
 import { openCollection, readScope, USERS_COLLECTION, type DefinitionLookup } from '../data/access.js';
@@ -16,12 +16,17 @@ import { Connection, type ConnectionSettings } from './connection.js';
 import { realtimeHub, streamName, type WireEvent } from './hub.js';
 import { compileFilters } from './matcher.js';
 import { listenedStreams } from './listened.js';
+import { realtimeSlots } from './slots.js';
 
 export interface RealtimeSettings {
   replayEvents: number;
   replaySeconds: number;
   heartbeatMs: number;
   maxBufferedBytes: number;
+  /** Streams of one project from one client IP at most (0 = no cap); the secret key's are exempt. */
+  connectionsPerIp: number;
+  /** Streams one process holds at most. */
+  connectionsPerProcess: number;
 }
 
 export interface RealtimeDeps {
@@ -37,11 +42,7 @@ export interface RealtimeDeps {
 
 /** Query parameters of the stream itself (not filters). */
 export const STREAM_PARAMS = ['last_event_id'];
-/** A connection's lease lives this long unless renewed (a crashed process stops counting after it). */
-const LEASE_TTL_MS = 90_000;
 const RETRY_MS = 2000;
-
-const leaseSet = (projectId: string) => `rtc:{${projectId}}`;
 
 function unsupportedOption(param: string): never {
   const problem = `${param} is an option of the list endpoint; a realtime stream takes filters only`;
@@ -69,16 +70,9 @@ export function realtimeService(deps: RealtimeDeps) {
     maxBufferedBytes: settings.maxBufferedBytes,
     retryMs: RETRY_MS,
   };
-  /** Open connections of this process by project: their leases are renewed together. */
+  const slots = realtimeSlots(cache, settings, log);
+  /** Open connections of this process by project (ended at shutdown). */
   const open = new Map<string, Map<string, Connection>>();
-  const renew = setInterval(() => {
-    for (const [projectId, connections] of open) {
-      cache.leases
-        .renew(leaseSet(projectId), [...connections.keys()], LEASE_TTL_MS)
-        .catch((err: unknown) => log.warn({ err }, 'realtime: renewing connection leases failed'));
-    }
-  }, LEASE_TTL_MS / 3);
-  renew.unref();
 
   /** The event-seam listener: logs and publishes document events (not awaited by the write). */
   const publish: Listener = (event) => {
@@ -127,15 +121,10 @@ export function realtimeService(deps: RealtimeDeps) {
       const { project, keyKind, userId } = target.caller;
       const limit = (await deps.limitsOf(project)).realtimeConnectionsPerProject;
       const id = randomUUID();
-      if (!(await cache.leases.acquire(leaseSet(project.id), id, limit, LEASE_TTL_MS))) {
-        throw new ApiError(
-          429,
-          'REALTIME_CONNECTION_LIMIT',
-          `The project has reached its limit of ${limit} concurrent realtime connections`,
-          undefined,
-          { 'Retry-After': '30' },
-        );
-      }
+      const release = await slots.admit(
+        { projectId: project.id, limit, ip: keyKind === 'secret' ? undefined : ctx.ip },
+        id,
+      );
       const keyCreatedAt = project.keys[keyKind].createdAt.getTime();
       const endUser = ctx.principal.endUser;
       const token =
@@ -154,7 +143,7 @@ export function realtimeService(deps: RealtimeDeps) {
             const mine = open.get(project.id);
             mine?.delete(id);
             if (mine?.size === 0) open.delete(project.id);
-            cache.leases.release(leaseSet(project.id), id).catch(() => undefined);
+            release();
           },
         },
       );
@@ -172,11 +161,14 @@ export function realtimeService(deps: RealtimeDeps) {
       }
     },
 
+    /** Streams this process holds. */
+    held: slots.held,
+
     /** Ends every open stream (shutdown), telling clients to reconnect. */
     close(): void {
       for (const connections of open.values()) for (const c of connections.values()) c.end('SERVER_SHUTDOWN');
       hub.close();
-      clearInterval(renew);
+      slots.close();
     },
   };
 }

@@ -60,7 +60,11 @@ export function userAuthService({
     users: chargedUsers(usersRepo(projectDb), quota),
     quota,
     sessions: sessionsService(authTokens, tokens),
-    codes: codesService(authTokens, mailer, deps.config.encryptionKey),
+    codes: codesService(authTokens, mailer, deps.config.encryptionKey, {
+      cache: deps.cache,
+      perProjectPerHour: deps.config.systemMailPerProjectPerHour,
+      perAddressPerHour: deps.config.systemMailPerAddressPerHour,
+    }),
     limits: rateLimiter(deps.cache),
     events,
     signupsPerHour: deps.config.userAuthSignupsPerHour,
