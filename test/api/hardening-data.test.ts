@@ -52,6 +52,22 @@ describe('hardening: data API', () => {
       expect(ok.status, ok.text).to.equal(200);
     });
 
+    it('refuses patterns RE2 cannot run (backreferences, lookaround), as filters and streams do', async () => {
+      const unsupported =
+        /^Invalid pipeline: stage 0 \$\w+ has an invalid regular expression \(.*backreferences and lookaround are not supported$/;
+      await refused([{ $match: { title: { $regex: '(a)\\1' } } }], 'INVALID_REGEX', unsupported);
+      for (const op of ['$regexMatch', '$regexFind', '$regexFindAll']) {
+        await refused(
+          [{ $addFields: { m: { [op]: { input: '$title', regex: '^(?=n)' } } } }],
+          'INVALID_REGEX',
+          unsupported,
+        );
+      }
+      const ok = await aggregate([{ $match: { title: { $regex: '^(n)(o)+te\\s' } } }]);
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.data).to.have.length(20);
+    });
+
     it('caps the number of $lookup stages and their nesting', async () => {
       const lookup = (pipeline: unknown[] = [{ $limit: 1 }]) => ({
         $lookup: { from: 'notes', as: 'j', pipeline },

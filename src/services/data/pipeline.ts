@@ -5,6 +5,7 @@
 // capped before the pipeline runs: regular expressions, the number and nesting of `$lookup`s and
 // literal `$range` lengths (the result's size is capped while it is read, in reads.ts).
 import { badRequest } from '../../http/errors.js';
+import { userRegexProblem } from '../../lib/user-regex.js';
 import { MAX_BODY_DEPTH } from '../schema/field-names.js';
 import { MAX_REGEX_LENGTH, type Condition } from './filters.js';
 import { USERS_COLLECTION } from './access.js';
@@ -79,6 +80,9 @@ function checkPattern(pattern: unknown, operator: string, where: string): void {
       'INVALID_REGEX',
     );
   }
+  // The database runs it, but the rule is the filters' and the streams' one: RE2's syntax.
+  const problem = userRegexProblem(pattern);
+  if (problem) throw invalid(`Invalid pipeline: ${where} ${operator} has an ${problem}`, 'INVALID_REGEX');
 }
 
 /** A `$range` with literal bounds may not produce more than MAX_RANGE_LENGTH elements. */
