@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stamp=node_modules/.install-stamp
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
+# The Node ABI counts too: re2 is a native module built for one Node major (it is not N-API).
+want="$(sha256sum package-lock.json | cut -d' ' -f1)-abi$(node -p process.versions.modules)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "[install] npm ci"
   npm ci --no-audit --no-fund --loglevel=error
