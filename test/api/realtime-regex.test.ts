@@ -28,7 +28,7 @@ describe('realtime: regular expressions in linear time', () => {
     await app?.close();
   });
 
-  it('matches ^(a+)+$ against 40 a and a "!" while /api/health answers within 200 ms', async () => {
+  it('matches ^(a+)+$ against 40 a and a "!" while /api/health answers within 500 ms', async () => {
     const stream = await SseStream.open(
       streamUrl(app.url, 'posts', { key: fx.publishableKey, name_regex: '^(a+)+$' }),
     );
@@ -55,7 +55,9 @@ describe('realtime: regular expressions in linear time', () => {
 
     expect(stream.documents().map((e) => e.data.document.name)).to.deep.equal(['AAAA']);
     expect(latencies.length).to.be.above(0);
-    expect(Math.max(...latencies), JSON.stringify(latencies)).to.be.below(200);
+    // A backtracking engine holds the process for hours here (2.8 s already with 24 `a`s); the
+    // margin is for a loaded 2-core CI machine, where a health check alone took up to 115 ms.
+    expect(Math.max(...latencies), JSON.stringify(latencies)).to.be.below(500);
   });
 
   it('refuses backreferences and lookaround with a 400 naming the parameter, as a list does', async () => {
