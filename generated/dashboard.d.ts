@@ -657,8 +657,8 @@ export interface paths {
          * @description Verified before anything is stored, in this order; each failure is a 400 with the message shown and nothing stored.
          *
          *     1. A standard `mongodb://` or `mongodb+srv://` URI, with supported options only (no file paths, proxies, or authentication through the server's own identity such as MONGODB-AWS) → `DB URI is pointing to a restricted host, internal network, or unsupported URI format.`
-         *     2. No restricted host: `localhost`, metadata names (`metadata.google.internal`), loopback (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`), link-local, unique-local, unspecified and other special-purpose addresses, IPv4-mapped IPv6 forms of them, decimal, octal or hexadecimal IPv4 forms, names with any DNS address in those ranges, and for `mongodb+srv` every host of the SRV records (TXT records may set only `authSource`, `replicaSet`, `loadBalanced`) → the same message.
-         *     3. A connection (5-second server selection) from the dashboard service and, at the same time, from the public API service; the whole check takes at most about 9.5 seconds. Credentials refused, host unreachable, paused cluster → `Could not connect to the provided database URI.`; reached from one service but not the other → `Access Denied: Please whitelist Server IPs [<ips>] in <cluster provider>.`; the public API service did not answer → `Public API verification could not be completed (network/timeout). Please try again later.`
+         *     2. No restricted host: `localhost`, metadata names (`metadata.google.internal`), loopback (`127.0.0.0/8`, `::1`), private (`10.0.0.0/8`, `172.16.0.0/12`, `192.168.0.0/16`), link-local, unique-local, unspecified and other special-purpose addresses, IPv4-mapped IPv6 forms of them, decimal, octal or hexadecimal IPv4 forms, names with any DNS address in those ranges, and for `mongodb+srv` every host of the SRV records (TXT records may set only `authSource`, `replicaSet`, `loadBalanced`) → the same message. Link-local and cloud metadata addresses are refused even when the operator allows private hosts; the 400's details never name the address a name resolved to.
+         *     3. A connection (5-second server selection) from the dashboard service and, at the same time, from the public API service; the whole check takes at most about 9.5 seconds. Credentials refused, host unreachable, paused cluster → `Could not connect to the provided database URI.`; a seed that reports a replica-set member on a restricted address (asked over a direct connection before the ping, since the driver would connect to every reported member) → the restricted-host message; reached from one service but not the other → `Access Denied: Please whitelist Server IPs [<ips>] in <cluster provider>.`; the public API service did not answer → `Public API verification could not be completed (network/timeout). Please try again later.`
          *
          *     Then the registered collections and their unique and owner indexes are created in that database (409 when its documents already share a value of a unique field; nothing stored), the string is stored encrypted, and from then on every data, aggregation, populate, end-user and schema-index operation of the project goes to that database: the database named in the URI path, or `test` (the driver's default) when it names none. Nothing is copied from the managed database. The managed database quota (`databaseBytes`) does not apply to it. A 403 when the project's plan does not include an external database.
          */
@@ -988,7 +988,7 @@ export interface paths {
         get?: never;
         /**
          * Send the project's mail through its own SMTP server (Pro, admins)
-         * @description Pro only (403 otherwise). The host must pass the restricted-host check (no loopback, private, link-local or metadata address, also behind DNS names; checked again at every connection, unless the operator set `ALLOW_PRIVATE_HOSTS`), and a real connection with these credentials must succeed, else 400 and nothing is stored. The password is stored encrypted and never returned.
+         * @description Pro only (403 otherwise). The host must pass the restricted-host check (no loopback, private, link-local or metadata address, also behind DNS names; checked again at every connection; the operator's `ALLOW_PRIVATE_HOSTS` lets private hosts through, never link-local or metadata ones; the 400 does not name the address a name resolved to), and a real connection with these credentials must succeed, else 400 and nothing is stored. The password is stored encrypted and never returned.
          */
         put: operations["setMailSmtp"];
         post?: never;
@@ -1808,7 +1808,7 @@ export interface components {
         };
         StorageExternalBucketInput: {
             /**
-             * @description S3-compatible endpoint, `https://` (plain `http://` only with ALLOW_PRIVATE_HOSTS). Must not point at a restricted host (loopback, private, link-local, metadata; DNS resolved).
+             * @description S3-compatible endpoint, `https://` (plain `http://` only with ALLOW_PRIVATE_HOSTS). Must not point at a restricted host (loopback, private, link-local, metadata; DNS resolved; link-local and metadata stay refused under ALLOW_PRIVATE_HOSTS).
              * @example https://s3.eu-central-1.amazonaws.com
              */
             endpoint: string;

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 stamp=node_modules/.install-stamp
-want="$(sha256sum package-lock.json | cut -d' ' -f1) node-$(node -p 'process.versions.node.split(".")[0]')"
+# The Node ABI counts too: native modules (re2 is not N-API) are built for one Node major.
+want="$(sha256sum package-lock.json | cut -d' ' -f1)-abi$(node -p process.versions.modules)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "[install] npm ci"
   npm ci --no-audit --no-fund --loglevel=error

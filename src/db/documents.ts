@@ -262,7 +262,8 @@ export function documentsRepo(
     ): Promise<{ rows: StoredDocument[]; over?: 'results' | 'bytes' }> {
       const target = await collection(ref);
       return withTimeLimit(timeoutMs, 'pipeline', async (limit) => {
-        const cursor = target.aggregate(pipeline, limit);
+        // Never spilled to disk: a stage past the server's memory limit fails instead (400).
+        const cursor = target.aggregate(pipeline, { ...limit, allowDiskUse: false });
         const rows: StoredDocument[] = [];
         let bytes = 0;
         for await (const doc of cursor) {

@@ -2,15 +2,29 @@
 // at most `maxPools` open in a process (the least recently used is closed first), each closed
 // after `idleMs` without use. Every socket resolves its host through the given lookup, which
 // refuses restricted addresses, so a DNS record changed after the check cannot reach the internal
-// network. Also the one-off probe that the verification runs from each role.
+// network; the members a replica set reports are checked too (external-members.ts). Also the
+// one-off probe that the verification runs from each role.
 import type { LookupFunction } from 'node:net';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { checkReportedMembers, watchMembers, type MemberRule } from './external-members.js';
 
 export interface ExternalTarget {
   /** A `mongodb://` URI whose hosts have passed the restricted-host check. */
   uri: string;
   database: string | undefined;
   lookup: LookupFunction;
+  /** The restricted-host check of the members the servers report. */
+  members: MemberRule;
+  /** Called when an open pool's server reports a member that fails the check (pool closed). */
+  onRefusedMember?: () => void;
+}
+
+/** A server reported a replica-set member on an address that is not allowed. */
+export class RefusedMemberError extends Error {
+  readonly code = 'ERESTRICTEDHOST';
+  constructor() {
+    super('a replica-set member is not allowed');
+  }
 }
 
 export interface ExternalPoolOptions {
@@ -73,10 +87,16 @@ export function externalPools(options: ExternalPoolOptions) {
         }
         const client = (async () => {
           const target = await open();
-          const client = new MongoClient(
-            target.uri,
-            clientOptions(target, options.timeoutMs, options.poolSize),
-          );
+          const settings = clientOptions(target, options.timeoutMs, options.poolSize);
+          // No seed reachable: the client is opened all the same, and its requests time out as before.
+          const members = await checkReportedMembers(target.uri, settings, target.members);
+          if (!members.pass) throw new RefusedMemberError();
+          const client = new MongoClient(target.uri, settings);
+          watchMembers(client, target.members, () => {
+            if (pools.get(projectId) === pool) close(projectId);
+            else void client.close().catch(() => undefined);
+            target.onRefusedMember?.();
+          });
           return { client, db: client.db(target.database) };
         })();
         pool = { fingerprint, client, lastUsed: Date.now() };
@@ -126,7 +146,9 @@ export function classifyProbeError(err: unknown): ProbeResult {
   const has = (test: (e: Record<string, unknown>) => boolean) =>
     all.some((e) => test(e as Record<string, unknown>));
   const reason = err instanceof Error ? err.message : String(err);
-  if (has((e) => e.code === 'ERESTRICTEDHOST')) return { ok: false, kind: 'restricted', reason };
+  if (has((e) => e.code === 'ERESTRICTEDHOST')) {
+    return { ok: false, kind: 'restricted', reason: 'the host or a replica-set member is not allowed' };
+  }
   if (
     has(
       (e) =>
@@ -148,13 +170,23 @@ export function classifyProbeError(err: unknown): ProbeResult {
  */
 export async function probeDatabase(target: ExternalTarget, timeoutMs: number): Promise<ProbeResult> {
   let client: MongoClient | undefined;
+  let refused = false;
   try {
-    client = new MongoClient(target.uri, clientOptions(target, timeoutMs, 1));
+    const settings = clientOptions(target, timeoutMs, 1);
+    const members = await checkReportedMembers(target.uri, settings, target.members);
+    if (!members.pass) throw new RefusedMemberError();
+    if (members.error) throw members.error; // no seed answered: the probe would wait as long again
+    client = new MongoClient(target.uri, settings);
+    watchMembers(client, target.members, () => {
+      refused = true;
+      void client?.close().catch(() => undefined);
+    });
     await client.connect();
     await client.db(target.database).command({ ping: 1 });
+    if (refused) throw new RefusedMemberError();
     return { ok: true };
   } catch (err) {
-    return classifyProbeError(err);
+    return classifyProbeError(refused ? new RefusedMemberError() : err);
   } finally {
     void client?.close().catch(() => undefined);
   }

@@ -144,25 +144,23 @@ export async function connectTarget(
   if (parsed.srv) {
     const name = splitHost(parsed.hosts[0]!).host;
     const service = parsed.options.get('srvservicename') ?? 'mongodb';
-    if (!allowPrivate) {
-      // The service name itself needs no address; only its text is checked.
-      const own = checkHostText(name);
-      if (!own.ok) return fail(own.reason);
-    }
+    // The service name itself needs no address; only its text is checked.
+    const own = checkHostText(name, allowPrivate);
+    if (!own.ok) return fail(own.reason);
     const [srv, txt] = await Promise.all([
       resolver.resolveSrv(`_${service}._tcp.${name}`).catch(() => []),
       resolver.resolveTxt(name).catch(() => [] as string[][]),
     ]);
     const records = srv;
-    if (records.length === 0) return fail(`no SRV records for ${name}`);
+    if (records.length === 0) return fail('the name has no SRV records');
     const parent = parentDomain(name);
     for (const record of records) {
       if (!record.name.toLowerCase().endsWith(`.${parent}`)) {
-        return fail(`SRV target ${record.name} is outside ${parent}`);
+        return fail("an SRV target is outside the name's domain");
       }
     }
     hosts = records.map((r) => `${r.name.replace(/\.$/, '')}:${r.port}`);
-    if (txt.length > 1) return fail(`more than one TXT record for ${name}`);
+    if (txt.length > 1) return fail('the name has more than one TXT record');
     for (const [key, value] of new URLSearchParams(txt[0]?.join('') ?? '')) {
       if (!TXT_OPTIONS.has(key.toLowerCase())) return fail(`TXT option ${key} is not allowed`);
       if (!params.has(key)) params.set(key, value);

@@ -2,6 +2,9 @@
 // supplies: external storage endpoints, external databases, webhook targets. Loopback, private,
 // link-local, unique-local, unspecified, metadata and other special-purpose addresses are refused,
 // also behind IPv4-mapped/NAT64 IPv6 forms and behind DNS names (every resolved address counts).
+// ALLOW_PRIVATE_HOSTS lets private and loopback addresses through, never link-local ones or the
+// cloud metadata endpoints. Reasons stay generic: they reach developers (400 details, delivery
+// logs), who must not learn internal names or addresses from them.
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, promises as dnsPromises, type SrvRecord } from 'node:dns';
 import { promisify } from 'node:util';
@@ -42,7 +45,22 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
-const RESTRICTED_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'instance-data']);
+/** Refused under every setting: link-local (cloud metadata lives there) and metadata endpoints. */
+const alwaysBlocked = new BlockList();
+alwaysBlocked.addSubnet('169.254.0.0', 16, 'ipv4'); // AWS, GCP, Azure, DigitalOcean metadata
+alwaysBlocked.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud metadata
+alwaysBlocked.addAddress('192.0.0.192', 'ipv4'); // Oracle Cloud metadata
+alwaysBlocked.addSubnet('fe80::', 10, 'ipv6'); // link-local
+alwaysBlocked.addAddress('fd00:ec2::254', 'ipv6'); // AWS metadata over IPv6
+
+const METADATA_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+const RESTRICTED_NAMES = new Set(['localhost', ...METADATA_NAMES]);
 
 /** The IPv4 address embedded in an IPv4-mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::) or 6to4 address. */
 function embeddedIpv4(address: string): string | undefined {
@@ -58,15 +76,19 @@ function embeddedIpv4(address: string): string | undefined {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
-/** True for an IP address (v4 or v6, without brackets) that must never be connected to. */
-export function isRestrictedAddress(address: string): boolean {
+/**
+ * True for an IP address (v4 or v6, without brackets) that must not be connected to; with
+ * `allowPrivate` (ALLOW_PRIVATE_HOSTS) only the link-local and metadata addresses are.
+ */
+export function isRestrictedAddress(address: string, allowPrivate = false): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 0) return true; // not an address at all: refuse rather than guess
-  if (family === 4) return blocked.check(bare, 'ipv4');
+  const list = allowPrivate ? alwaysBlocked : blocked;
+  if (family === 4) return list.check(bare, 'ipv4');
   const v4 = embeddedIpv4(bare);
-  if (v4 !== undefined) return isIP(v4) !== 4 || blocked.check(v4, 'ipv4');
-  return blocked.check(bare, 'ipv6');
+  if (v4 !== undefined) return isIP(v4) !== 4 || list.check(v4, 'ipv4');
+  return list.check(bare, 'ipv6');
 }
 
 /**
@@ -90,18 +112,19 @@ export function legacyIpv4(host: string): string | undefined {
 }
 
 /** True for a host name refused without resolving it (localhost, metadata service names). */
-export function isRestrictedName(hostname: string): boolean {
+export function isRestrictedName(hostname: string, allowPrivate = false): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (allowPrivate) return METADATA_NAMES.has(name);
   return RESTRICTED_NAMES.has(name) || name.endsWith('.localhost') || name.endsWith('.internal');
 }
 
 export type HostCheck = { ok: true } | { ok: false; reason: string };
 
-/**
- * Checks a host name or IP literal: restricted names and addresses are refused, and a name is
- * resolved (all records) and refused when any address is restricted or when it does not resolve.
- * With `allowPrivate` (operator setting ALLOW_PRIVATE_HOSTS) everything passes.
- */
+/** The one reason given for a refused host: never the name or the address it resolved to. */
+export const NOT_ALLOWED_REASON = 'restricted host: private, internal and reserved addresses are not allowed';
+const NOT_ALLOWED = { ok: false, reason: NOT_ALLOWED_REASON } as const;
+const DOES_NOT_RESOLVE = { ok: false, reason: 'the host name does not resolve' } as const;
+
 export type ResolveAll = (host: string) => Promise<{ address: string }[]>;
 const resolveAll: ResolveAll = (host) => lookupAll(host, { all: true, verbatim: true });
 
@@ -109,37 +132,39 @@ const resolveAll: ResolveAll = (host) => lookupAll(host, { all: true, verbatim: 
  * The checks that need no resolution: restricted names, restricted or legacy-numeric address
  * literals. `ok: true, resolve: true` means the name must still be resolved and its addresses checked.
  */
-export function checkHostText(hostname: string): HostCheck & { resolve?: boolean } {
+export function checkHostText(hostname: string, allowPrivate = false): HostCheck & { resolve?: boolean } {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'empty host' };
-  if (isIP(host)) {
-    return isRestrictedAddress(host) ? { ok: false, reason: `restricted address ${host}` } : { ok: true };
-  }
-  if (isRestrictedName(host)) return { ok: false, reason: `restricted host name ${host}` };
+  if (isIP(host)) return isRestrictedAddress(host, allowPrivate) ? NOT_ALLOWED : { ok: true };
+  if (isRestrictedName(host, allowPrivate)) return NOT_ALLOWED;
   const numeric = legacyIpv4(host);
   // Some of these forms reach an address that the text hides; none has a legitimate use.
-  if (numeric) return { ok: false, reason: `numeric host ${host} (${numeric}) is not a dotted-quad address` };
+  if (numeric) return { ok: false, reason: 'the host must be a name or a dotted-quad address' };
   return { ok: true, resolve: true };
 }
 
+/**
+ * Checks a host name or IP literal: restricted names and addresses are refused, and a name is
+ * resolved (all records) and refused when any address is restricted or when it does not resolve.
+ * With `allowPrivate` (operator setting ALLOW_PRIVATE_HOSTS) only link-local and metadata
+ * addresses are refused, and a name that does not resolve passes (the connection's lookup decides).
+ */
 export async function checkHost(
   hostname: string,
   allowPrivate: boolean,
   resolve: ResolveAll = resolveAll,
 ): Promise<HostCheck> {
-  if (allowPrivate) return { ok: true };
-  const text = checkHostText(hostname);
+  const text = checkHostText(hostname, allowPrivate);
   if (!text.ok || !text.resolve) return text.ok ? { ok: true } : text;
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: { address: string }[];
   try {
     addresses = await resolve(host);
   } catch {
-    return { ok: false, reason: `host ${host} does not resolve` };
+    return allowPrivate ? { ok: true } : DOES_NOT_RESOLVE;
   }
-  const bad = addresses.find((a) => isRestrictedAddress(a.address));
-  if (bad) return { ok: false, reason: `host ${host} resolves to restricted address ${bad.address}` };
-  if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
+  if (addresses.some((a) => isRestrictedAddress(a.address, allowPrivate))) return NOT_ALLOWED;
+  if (addresses.length === 0 && !allowPrivate) return DOES_NOT_RESOLVE;
   return { ok: true };
 }
 
@@ -153,28 +178,27 @@ export class RestrictedHostError extends Error {
  * network. IP literals never reach a lookup: check them with `checkHost` first.
  */
 export const guardedLookup: LookupFunction = createGuardedLookup(dnsLookup);
+/** The same under ALLOW_PRIVATE_HOSTS: refuses link-local and metadata addresses only. */
+export const metadataGuardedLookup: LookupFunction = createGuardedLookup(dnsLookup, true);
+export const guardedLookupFor = (allowPrivate: boolean) =>
+  allowPrivate ? metadataGuardedLookup : guardedLookup;
 
-/** guardedLookup over another resolver (tests). */
-export function createGuardedLookup(resolver: typeof dnsLookup): LookupFunction {
+/** guardedLookup over another resolver (tests), or with ALLOW_PRIVATE_HOSTS's narrower rule. */
+export function createGuardedLookup(resolver: typeof dnsLookup, allowPrivate = false): LookupFunction {
   return (hostname, options, callback) => {
-    if (isRestrictedName(hostname)) {
-      callback(new RestrictedHostError(`restricted host name ${hostname}`), '', 4);
+    if (isRestrictedName(hostname, allowPrivate)) {
+      callback(new RestrictedHostError(NOT_ALLOWED_REASON), '', 4);
       return;
     }
     resolver(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
       const list = addresses as { address: string; family: number }[];
-      const bad = list.find((a) => isRestrictedAddress(a.address));
-      if (bad) {
-        return callback(
-          new RestrictedHostError(`host ${hostname} resolves to restricted address ${bad.address}`),
-          '',
-          4,
-        );
+      if (list.some((a) => isRestrictedAddress(a.address, allowPrivate))) {
+        return callback(new RestrictedHostError(NOT_ALLOWED_REASON), '', 4);
       }
       if (options.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
       const first = list[0];
-      if (!first) return callback(new RestrictedHostError(`host ${hostname} does not resolve`), '', 4);
+      if (!first) return callback(new RestrictedHostError(DOES_NOT_RESOLVE.reason), '', 4);
       callback(null, first.address, first.family);
     });
   };
@@ -190,7 +214,7 @@ export interface HostResolver {
   resolveAll: ResolveAll;
   /** For sockets: every new connection resolves again and refuses restricted addresses. */
   guardedLookup: LookupFunction;
-  /** For sockets when private hosts are allowed: the same resolver, nothing refused. */
+  /** For sockets when private hosts are allowed: the same resolver, refusing metadata addresses only. */
   lookup: LookupFunction;
   resolveSrv(name: string): Promise<SrvRecord[]>;
   resolveTxt(name: string): Promise<string[][]>;
@@ -212,26 +236,12 @@ function lookupOver(resolve: ResolveAll): AllLookup {
   }) as unknown as AllLookup;
 }
 
-/** Unguarded lookup over a resolver, honouring `all` like dns.lookup. */
-function plainLookup(resolver: AllLookup): LookupFunction {
-  return (hostname, options, callback) => {
-    resolver(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const list = addresses as { address: string; family: number }[];
-      if (options.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-      const first = list[0];
-      if (!first) return callback(new RestrictedHostError(`host ${hostname} does not resolve`), '', 4);
-      callback(null, first.address, first.family);
-    });
-  };
-}
-
 export function hostResolver(servers: readonly string[] = []): HostResolver {
   if (servers.length === 0) {
     return {
       resolveAll,
       guardedLookup,
-      lookup: dnsLookup as unknown as LookupFunction,
+      lookup: metadataGuardedLookup,
       resolveSrv: (name) => dnsPromises.resolveSrv(name),
       resolveTxt: (name) => dnsPromises.resolveTxt(name),
     };
@@ -248,7 +258,7 @@ export function hostResolver(servers: readonly string[] = []): HostResolver {
   return {
     resolveAll: both,
     guardedLookup: createGuardedLookup(viaServers),
-    lookup: plainLookup(viaServers),
+    lookup: createGuardedLookup(viaServers, true),
     resolveSrv: (name) => resolver.resolveSrv(name),
     resolveTxt: (name) => resolver.resolveTxt(name),
   };

@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ApiError } from '../http/errors.js';
-import { guardedLookup } from '../lib/restricted-hosts.js';
+import { guardedLookupFor } from '../lib/restricted-hosts.js';
 import type { ObjectInfo, ObjectStore, PresignInput } from './types.js';
 
 export interface S3StoreSettings {
@@ -30,8 +30,11 @@ export interface S3StoreSettings {
   /** Base of public file URLs (`<base>/<key>`); none means files have no public URL. */
   publicUrlBase: string | undefined;
   forcePathStyle: boolean;
-  /** Refuse connections to restricted addresses at DNS time (developer-supplied endpoints). */
-  guardHosts: boolean;
+  /**
+   * Refuse connections to restricted addresses at DNS time (developer-supplied endpoints);
+   * 'metadata' under ALLOW_PRIVATE_HOSTS: link-local and metadata addresses only.
+   */
+  guardHosts: boolean | 'metadata';
   /** Timeout of one request to the bucket. */
   timeoutMs?: number;
   /**
@@ -82,7 +85,10 @@ export const providerError = (err: unknown) =>
 
 export function s3Store(settings: S3StoreSettings): S3ObjectStore {
   const timeoutMs = settings.timeoutMs ?? 10_000;
-  const agentOptions = { keepAlive: true, ...(settings.guardHosts ? { lookup: guardedLookup } : {}) };
+  const agentOptions = {
+    keepAlive: true,
+    ...(settings.guardHosts ? { lookup: guardedLookupFor(settings.guardHosts === 'metadata') } : {}),
+  };
   const client = new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,

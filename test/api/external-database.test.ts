@@ -13,6 +13,7 @@ import { testEnv } from '../helpers/env.js';
 import { MESSAGES } from './external-database-shared.js';
 import { externalPools } from '../../src/db/external-databases.js';
 import { hostResolver } from '../../src/lib/restricted-hosts.js';
+import { memberRule } from '../../src/services/external-db/resolver.js';
 
 describe('external database connection', function () {
   this.timeout(60_000);
@@ -257,6 +258,7 @@ describe('external database connection', function () {
       uri: `mongodb://127.0.0.1:${ext.port}/`,
       database,
       lookup: hostResolver().lookup,
+      members: memberRule({ hosts: hostResolver(), allowPrivate: true }),
     });
 
     it('keeps at most the configured number of pools open, closing the least recently used', async () => {

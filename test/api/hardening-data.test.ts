@@ -52,6 +52,22 @@ describe('hardening: data API', () => {
       expect(ok.status, ok.text).to.equal(200);
     });
 
+    it('refuses patterns RE2 cannot run (backreferences, lookaround), as filters and streams do', async () => {
+      const unsupported =
+        /^Invalid pipeline: stage 0 \$\w+ has an invalid regular expression \(.*backreferences and lookaround are not supported$/;
+      await refused([{ $match: { title: { $regex: '(a)\\1' } } }], 'INVALID_REGEX', unsupported);
+      for (const op of ['$regexMatch', '$regexFind', '$regexFindAll']) {
+        await refused(
+          [{ $addFields: { m: { [op]: { input: '$title', regex: '^(?=n)' } } } }],
+          'INVALID_REGEX',
+          unsupported,
+        );
+      }
+      const ok = await aggregate([{ $match: { title: { $regex: '^(n)(o)+te\\s' } } }]);
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.data).to.have.length(20);
+    });
+
     it('caps the number of $lookup stages and their nesting', async () => {
       const lookup = (pipeline: unknown[] = [{ $limit: 1 }]) => ({
         $lookup: { from: 'notes', as: 'j', pipeline },
@@ -85,10 +101,71 @@ describe('hardening: data API', () => {
       expect(ok.body.data[0].r).to.have.length(100);
     });
 
+    it('caps a $range with a computed bound at 10000 elements, and wants a literal step', async () => {
+      const capped = await aggregate([
+        { $limit: 1 },
+        {
+          $project: {
+            up: { $range: [0, '$n'] },
+            down: { $range: ['$n', 0, -1] },
+            few: { $range: [0, '$n', 20_000] },
+          },
+        },
+      ]);
+      expect(capped.status, capped.text.slice(0, 300)).to.equal(200);
+      const [row] = capped.body.data;
+      expect(row.up).to.have.length(10_000);
+      expect(row.up[9_999]).to.equal(9_999);
+      expect(row.down).to.have.length(10_000);
+      expect([row.down[0], row.down[9_999]]).to.deep.equal([60_000, 50_001]);
+      expect(row.few).to.deep.equal([0, 20_000, 40_000]);
+      // Inside a $lookup's pipeline too.
+      const joined = await aggregate([
+        { $limit: 1 },
+        {
+          $lookup: {
+            from: 'notes',
+            as: 'j',
+            pipeline: [{ $limit: 1 }, { $project: { r: { $range: [0, '$n'] } } }],
+          },
+        },
+      ]);
+      expect(joined.status, joined.text.slice(0, 300)).to.equal(200);
+      expect(joined.body.data[0].j[0].r).to.have.length(10_000);
+      await refused(
+        [{ $project: { r: { $range: [0, 100, '$n'] } } }],
+        'PIPELINE_TOO_COSTLY',
+        /literal integer/,
+      );
+    });
+
     it('stops reading a result past 8 MiB with a 400', async function () {
       this.timeout(30_000);
-      // Bounds read from the documents cannot be checked in advance: the size cap catches them.
-      await refused([{ $project: { r: { $range: [0, '$n'] } } }], 'RESULT_TOO_LARGE', /8 MiB/);
+      // Computed bounds are capped per array, not per result: the size cap catches the sum.
+      const ranges = Object.fromEntries(
+        Array.from({ length: 8 }, (_, i) => [`r${i}`, { $range: [0, '$n'] }]),
+      );
+      await refused([{ $project: ranges }], 'RESULT_TOO_LARGE', /8 MiB/);
+    });
+
+    it('refuses _bsontype anywhere in a pipeline with a 400 naming the stage', async () => {
+      for (const [pipeline, stage] of [
+        [[{ $match: { _bsontype: 'ObjectId' } }], 'stage 0'],
+        [[{ $limit: 1 }, { $addFields: { x: { _bsontype: 'Long', low: 1, high: 0 } } }], 'stage 1'],
+        [[{ $match: { title: { $in: [{ _bsontype: 'Code', code: 'x' }] } } }], 'stage 0'],
+        [[{ $facet: { a: [{ $project: { y: { _bsontype: 'Binary' } } }] } }], 'stage 0'],
+        [
+          [{ $lookup: { from: 'notes', as: 'j', pipeline: [{ $match: { _bsontype: 'Decimal128' } }] } }],
+          'stage 0',
+        ],
+      ] as [unknown[], string][]) {
+        const res = await aggregate(pipeline);
+        expect(res.status, res.text.slice(0, 300)).to.equal(400);
+        expect(res.body.code).to.equal('INVALID_FIELD_NAME');
+        expect(res.body.message).to.equal(
+          `Invalid pipeline: ${stage} uses the key "_bsontype", which is reserved`,
+        );
+      }
     });
 
     it('answers a pipeline the database refuses in its own words', async () => {

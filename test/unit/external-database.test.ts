@@ -5,8 +5,29 @@ import { randomBytes } from 'node:crypto';
 import { legacyIpv4 } from '../../src/lib/restricted-hosts.js';
 import { parseDatabaseUri, splitHost } from '../../src/lib/mongodb-uri.js';
 import { keyring } from '../../src/lib/secrets.js';
+import { memberRule } from '../../src/services/external-db/resolver.js';
+import { hostResolver } from '../../src/lib/restricted-hosts.js';
 
 describe('external database: pure rules', () => {
+  it('checks reported replica-set members as hosts: literals at once, names when resolved', async () => {
+    const hosts = { ...hostResolver(), resolveAll: async () => [{ address: '10.0.0.5' }] };
+    const strict = memberRule({ hosts, allowPrivate: false });
+    for (const member of ['10.0.0.5:27017', '[::1]:27017', '[::ffff:127.0.0.1]:1', '2130706433:27017']) {
+      expect(strict.checkNow(member), member).to.equal(false);
+      expect(await strict.check(member), member).to.equal(false);
+    }
+    expect(strict.checkNow('93.184.216.34:27017')).to.equal(true);
+    // A name passes the immediate check (its connections go through the guarded lookup) ...
+    expect(strict.checkNow('db2.example.com:27017')).to.equal(true);
+    // ... and fails the full one when it resolves to a restricted address.
+    expect(await strict.check('db2.example.com:27017')).to.equal(false);
+    const open = memberRule({ hosts, allowPrivate: true });
+    expect(open.checkNow('10.0.0.5:27017')).to.equal(true);
+    expect(open.checkNow('169.254.169.254:27017')).to.equal(false);
+    expect(open.checkNow('[fd00:ec2::254]:27017')).to.equal(false);
+    expect(open.checkNow('metadata.google.internal:80')).to.equal(false);
+  });
+
   it('reads legacy numeric IPv4 forms as inet_aton does', () => {
     expect(legacyIpv4('2130706433')).to.equal('127.0.0.1');
     expect(legacyIpv4('0177.0.0.1')).to.equal('127.0.0.1');

@@ -71,6 +71,32 @@ describe('realtime filters in memory', () => {
     expect(matches(schema, { s_regex: '^ab' }, { s: 'cab' })).to.equal(false);
   });
 
+  it('runs regular expressions in linear time (RE2): no catastrophic backtracking', () => {
+    const started = performance.now();
+    const evil = compileFilters(schema, { s_regex: '^(a+)+$' })!;
+    expect(evil({ s: `${'a'.repeat(40)}!` })).to.equal(false);
+    expect(evil({ s: `${'a'.repeat(100_000)}!` })).to.equal(false);
+    expect(evil({ s: 'A'.repeat(40) })).to.equal(true);
+    expect(matches(schema, { s_regex: '(x+x+)+y' }, { s: 'x'.repeat(10_000) })).to.equal(false);
+    // A backtracking engine takes hours on the first document alone.
+    expect(performance.now() - started).to.be.below(200);
+  });
+
+  it('refuses what RE2 cannot run (backreferences, lookaround) with a 400 naming the filter', () => {
+    for (const pattern of ['(a)\\1', 'a(?=b)', '(?<=a)b', '(?!a)']) {
+      const err = (() => {
+        try {
+          compileFilters(schema, { s_regex: pattern });
+        } catch (e) {
+          return e as { status: number; code: string; message: string };
+        }
+      })();
+      expect(err, pattern).to.include({ status: 400, code: 'INVALID_REGEX' });
+      expect(err!.message).to.include('Invalid filter "s_regex"');
+      expect(err!.message).to.include('backreferences and lookaround are not supported');
+    }
+  });
+
   it('requires every filter to hold', () => {
     const query = { n_gte: '1', s: 'x' };
     expect(matches(schema, query, { n: 2, s: 'x' })).to.equal(true);

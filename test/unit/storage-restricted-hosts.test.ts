@@ -7,6 +7,7 @@ import {
   guardedLookup,
   isRestrictedAddress,
   isRestrictedName,
+  NOT_ALLOWED_REASON,
 } from '../../src/lib/restricted-hosts.js';
 
 describe('restricted hosts', () => {
@@ -109,7 +110,7 @@ describe('restricted hosts', () => {
     );
   }) as unknown as Parameters<typeof createGuardedLookup>[0];
 
-  it('checks literals and resolved names (every record counts); ALLOW_PRIVATE_HOSTS lets everything through', async () => {
+  it('checks literals and resolved names (every record counts), naming neither in the reason', async () => {
     expect(await checkHost('127.0.0.1', false)).to.deep.include({ ok: false });
     expect(await checkHost('[::1]', false)).to.deep.include({ ok: false });
     expect(await checkHost('8.8.8.8', false)).to.deep.equal({ ok: true });
@@ -117,11 +118,47 @@ describe('restricted hosts', () => {
     expect(await checkHost('public.example', false, fakeResolve)).to.deep.equal({ ok: true });
     const rebind = await checkHost('rebind.example', false, fakeResolve);
     expect(rebind).to.deep.include({ ok: false });
-    expect((rebind as { reason: string }).reason).to.include('10.0.0.5');
+    expect((rebind as { reason: string }).reason).to.equal(NOT_ALLOWED_REASON);
     expect(await checkHost('mapped.example', false, fakeResolve)).to.deep.include({ ok: false });
     expect(await checkHost('nothing.example', false, fakeResolve)).to.deep.include({ ok: false });
     expect(await checkHost('does-not-exist.invalid', false)).to.deep.include({ ok: false });
-    expect(await checkHost('127.0.0.1', true)).to.deep.equal({ ok: true });
+  });
+
+  it('ALLOW_PRIVATE_HOSTS lets private and loopback through, never link-local or cloud metadata', async () => {
+    for (const ip of ['127.0.0.1', '10.0.0.5', '192.168.1.1', 'fd12:3456::1', '::1', '100.64.0.1']) {
+      expect(isRestrictedAddress(ip, true), ip).to.equal(false);
+      expect(await checkHost(ip.includes(':') ? `[${ip}]` : ip, true), ip).to.deep.equal({ ok: true });
+    }
+    for (const ip of [
+      '169.254.169.254',
+      '169.254.0.1',
+      '::ffff:169.254.169.254',
+      'fd00:ec2::254',
+      'fe80::1',
+      '100.100.100.200',
+      '192.0.0.192',
+    ]) {
+      expect(isRestrictedAddress(ip, true), ip).to.equal(true);
+      expect(await checkHost(ip, true), ip).to.deep.equal({ ok: false, reason: NOT_ALLOWED_REASON });
+    }
+    for (const name of [
+      'metadata.google.internal',
+      'METADATA.google.internal.',
+      'metadata',
+      'instance-data',
+    ]) {
+      expect(isRestrictedName(name, true), name).to.equal(true);
+      expect(await checkHost(name, true), name).to.deep.equal({ ok: false, reason: NOT_ALLOWED_REASON });
+    }
+    expect(isRestrictedName('db.internal', true)).to.equal(false);
+    expect(isRestrictedName('localhost', true)).to.equal(false);
+    // A name is resolved and refused when any address is a metadata one; one that does not resolve passes.
+    expect(await checkHost('mapped.example', true, fakeResolve)).to.deep.include({ ok: false });
+    expect(await checkHost('rebind.example', true, fakeResolve)).to.deep.equal({ ok: true });
+    expect(await checkHost('nothing.example', true, fakeResolve)).to.deep.equal({ ok: true });
+    const lookup = createGuardedLookup(fakeDns, true);
+    const err = await new Promise<Error | null>((done) => lookup('mapped.example', { family: 0 }, done));
+    expect(err).to.include({ code: 'ERESTRICTEDHOST', message: NOT_ALLOWED_REASON });
   });
 
   it('refuses restricted addresses at connection time (DNS rebinding)', async () => {

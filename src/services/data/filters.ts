@@ -3,6 +3,7 @@
 // operators (a key with `$`, `[` or `]` is a 400), and values are typed by the schema.
 import { badRequest } from '../../http/errors.js';
 import { toObjectId } from '../../db/ids.js';
+import { userRegexProblem } from '../../lib/user-regex.js';
 import { parseDateValue } from '../schema/validate-document.js';
 import type { CollectionDef } from '../types.js';
 import { namesField, resolvePath, type PathType, type ResolvedPath } from './field-paths.js';
@@ -124,11 +125,8 @@ function condition(param: string, { resolved, op }: FilterKey, raw: string): Con
           'INVALID_REGEX',
         );
       }
-      try {
-        new RegExp(raw);
-      } catch (err) {
-        invalid(param, `invalid regular expression (${(err as Error).message})`, 'INVALID_REGEX');
-      }
+      const problem = userRegexProblem(raw);
+      if (problem) invalid(param, problem, 'INVALID_REGEX');
       return { [path]: { $regex: raw, $options: 'i' } };
     }
     case 'in': {

@@ -3,8 +3,10 @@
 // collections of the project other than `users` (also inside `$facet` and sub-pipelines), and the
 // guard `$match` stages (trash, RLS owner) put in front of the client's stages. Costly shapes are
 // capped before the pipeline runs: regular expressions, the number and nesting of `$lookup`s and
-// literal `$range` lengths (the result's size is capped while it is read, in reads.ts).
+// `$range` lengths (a computed bound is capped in the pipeline itself); the result's size is
+// capped while it is read, in reads.ts.
 import { badRequest } from '../../http/errors.js';
+import { userRegexProblem } from '../../lib/user-regex.js';
 import { MAX_BODY_DEPTH } from '../schema/field-names.js';
 import { MAX_REGEX_LENGTH, type Condition } from './filters.js';
 import { USERS_COLLECTION } from './access.js';
@@ -34,6 +36,8 @@ export const ALLOWED_STAGES: ReadonlySet<string> = new Set([
 const BLOCKED_STAGES: ReadonlySet<string> = new Set(['$out', '$merge']);
 const FORBIDDEN_OPERATORS: ReadonlySet<string> = new Set(['$where', '$function', '$accumulator']);
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+/** The BSON serializer reads an object carrying it as a driver value (an ObjectId, a Long...), not a document. */
+const BSON_TYPE_KEY = '_bsontype';
 const LOOKUP_KEYS: ReadonlySet<string> = new Set([
   'from',
   'localField',
@@ -48,7 +52,7 @@ const REGEX_EXPRESSIONS: ReadonlySet<string> = new Set(['$regexMatch', '$regexFi
 export const MAX_LOOKUPS = 10;
 /** A `$lookup` inside a `$lookup`'s pipeline is level 2; deeper ones are refused. */
 export const MAX_LOOKUP_DEPTH = 2;
-/** Elements of a `$range` whose bounds are literal numbers. */
+/** Elements of a `$range`: refused when its bounds are literal, capped in the pipeline otherwise. */
 export const MAX_RANGE_LENGTH = 10_000;
 /** Stages that must come first; the guards go right after them. */
 const LEADING_STAGES: ReadonlySet<string> = new Set(['$geoNear', '$search']);
@@ -79,21 +83,38 @@ function checkPattern(pattern: unknown, operator: string, where: string): void {
       'INVALID_REGEX',
     );
   }
+  // The database runs it, but the rule is the filters' and the streams' one: RE2's syntax.
+  const problem = userRegexProblem(pattern);
+  if (problem) throw invalid(`Invalid pipeline: ${where} ${operator} has an ${problem}`, 'INVALID_REGEX');
 }
 
-/** A `$range` with literal bounds may not produce more than MAX_RANGE_LENGTH elements. */
-function checkRange(args: unknown, where: string): void {
-  if (!Array.isArray(args)) return;
+/**
+ * A `$range` with literal bounds may not produce more than MAX_RANGE_LENGTH elements; one with a
+ * computed bound gets its end capped at MAX_RANGE_LENGTH steps from its start (rewritten in place),
+ * which needs a literal step.
+ */
+function checkRange(holder: Record<string, unknown>, where: string): void {
+  const args = holder.$range;
+  if (!Array.isArray(args) || args.length < 2 || args.length > 3) return; // the database refuses it
   const [start, end, step = 1] = args as unknown[];
-  if (typeof start !== 'number' || typeof end !== 'number' || typeof step !== 'number' || step === 0) return;
-  const length = Math.ceil((end - start) / step);
-  if (length > MAX_RANGE_LENGTH) {
-    throw invalid(
-      `Invalid pipeline: ${where} $range would produce ${length} elements (at most ${MAX_RANGE_LENGTH})`,
-      'PIPELINE_TOO_COSTLY',
-    );
+  if (typeof step !== 'number') throw rangeStep(where);
+  if (!Number.isInteger(step) || step === 0) return; // the database refuses it
+  if (typeof start === 'number' && typeof end === 'number') {
+    const length = Math.ceil((end - start) / step);
+    if (length > MAX_RANGE_LENGTH) {
+      throw invalid(
+        `Invalid pipeline: ${where} $range would produce ${length} elements (at most ${MAX_RANGE_LENGTH})`,
+        'PIPELINE_TOO_COSTLY',
+      );
+    }
+    return;
   }
+  const furthest = { $add: [start, MAX_RANGE_LENGTH * step] };
+  holder.$range = [start, { [step > 0 ? '$min' : '$max']: [end, furthest] }, step];
 }
+
+const rangeStep = (where: string) =>
+  invalid(`Invalid pipeline: ${where} $range takes its step as a literal integer`, 'PIPELINE_TOO_COSTLY');
 
 /** Refuses the forbidden operators and prototype keys at any depth of a stage, and checks patterns and ranges. */
 function scan(value: unknown, where: string, depth: number): void {
@@ -106,12 +127,18 @@ function scan(value: unknown, where: string, depth: number): void {
         throw invalid(`Operator ${key} is not allowed in aggregation pipelines`, 'OPERATOR_NOT_ALLOWED');
       }
       if (PROTOTYPE_KEYS.has(key)) throw invalid(`Invalid pipeline: the key "${key}" is not allowed`);
+      if (key === BSON_TYPE_KEY) {
+        throw invalid(
+          `Invalid pipeline: ${where} uses the key "${key}", which is reserved`,
+          'INVALID_FIELD_NAME',
+        );
+      }
       if (key === '$regex') checkPattern(value[key], key, where);
       if (REGEX_EXPRESSIONS.has(key)) {
         const args = value[key];
         checkPattern(isObject(args) ? args.regex : undefined, key, where);
       }
-      if (key === '$range') checkRange(value[key], where);
+      if (key === '$range') checkRange(value, where);
       scan(value[key], where, depth + 1);
     }
   }

@@ -4,14 +4,16 @@
 // a change is seen by every process at once; the pool is (re)opened only when the setting changes,
 // and each opening runs the restricted-host check again.
 import type { Database } from '../../db/client.js';
-import type { ExternalTarget } from '../../db/external-databases.js';
+import { RefusedMemberError, type ExternalTarget } from '../../db/external-databases.js';
+import type { MemberRule } from '../../db/external-members.js';
 import type {
   ExternalDatabaseSetting,
   ExternalDatabaseSettingsRepo,
 } from '../../db/external-database-settings.js';
 import type { Keyring } from '../../lib/secrets.js';
 import type { HostResolver } from '../../lib/restricted-hosts.js';
-import { connectTarget, parseDatabaseUri } from '../../lib/mongodb-uri.js';
+import { checkHost, checkHostText } from '../../lib/restricted-hosts.js';
+import { connectTarget, parseDatabaseUri, splitHost } from '../../lib/mongodb-uri.js';
 import { serviceUnavailable } from '../../http/errors.js';
 import type { ProjectCache } from '../project-cache.js';
 
@@ -29,6 +31,15 @@ export interface ResolverDeps {
 /** The sealed value changes at every save (fresh IV), so it tells settings apart. */
 export const fingerprintOf = (setting: Pick<ExternalDatabaseSetting, 'uriEnc'>) => setting.uriEnc;
 
+/** The restricted-host check of the replica-set members a deployment reports. */
+export function memberRule(deps: Pick<ResolverDeps, 'hosts' | 'allowPrivate'>): MemberRule {
+  return {
+    check: async (member) =>
+      (await checkHost(splitHost(member).host, deps.allowPrivate, deps.hosts.resolveAll)).ok,
+    checkNow: (member) => checkHostText(splitHost(member).host, deps.allowPrivate).ok,
+  };
+}
+
 /** Opens a saved connection string into a target, checking its hosts again. */
 export async function targetOf(
   deps: Pick<ResolverDeps, 'hosts' | 'allowPrivate'>,
@@ -39,19 +50,36 @@ export async function targetOf(
   const resolved = await connectTarget(parsed.value, deps.hosts, deps.allowPrivate);
   if (!resolved.ok) return resolved;
   const lookup = deps.allowPrivate ? deps.hosts.lookup : deps.hosts.guardedLookup;
-  return { ok: true, target: { uri: resolved.value.uri, database: resolved.value.database, lookup } };
+  const { uri: seeds, database } = resolved.value;
+  return { ok: true, target: { uri: seeds, database, lookup, members: memberRule(deps) } };
 }
 
 export function projectDatabases(deps: ResolverDeps) {
   const settingOf = (projectId: string) =>
     deps.cached.ofProject(projectId, 'external-db', async () => (await deps.repo.get(projectId)) ?? null);
 
-  async function open(setting: ExternalDatabaseSetting): Promise<ExternalTarget> {
+  /** Settings whose deployment reported a refused member while open: refused until saved again. */
+  const refusedSettings = new Map<string, string>();
+
+  async function open(projectId: string, setting: ExternalDatabaseSetting): Promise<ExternalTarget> {
     const uri = deps.keys.open({ keyId: setting.keyId, sealed: setting.uriEnc });
     const opened = await targetOf(deps, uri);
     // A host that became restricted since it was saved (DNS changed): no connection, a clear 503.
     if (!opened.ok) throw serviceUnavailable('the project database');
-    return opened.target;
+    const onRefusedMember = () => refusedSettings.set(projectId, fingerprintOf(setting));
+    return { ...opened.target, onRefusedMember };
+  }
+
+  async function pooled(projectId: string, setting: ExternalDatabaseSetting): Promise<Db> {
+    const fingerprint = fingerprintOf(setting);
+    if (refusedSettings.get(projectId) === fingerprint) throw serviceUnavailable('the project database');
+    try {
+      return await deps.db.external.db(projectId, fingerprint, () => open(projectId, setting));
+    } catch (err) {
+      // The deployment reports a member on a restricted address: no connection, a clear 503.
+      if (err instanceof RefusedMemberError) throw serviceUnavailable('the project database');
+      throw err;
+    }
   }
 
   return {
@@ -62,7 +90,7 @@ export function projectDatabases(deps: ResolverDeps) {
         deps.db.external.close(projectId);
         return deps.db.project(projectId);
       }
-      return deps.db.external.db(projectId, fingerprintOf(setting), () => open(setting));
+      return pooled(projectId, setting);
     },
     /** Whether the project uses its own database (no managed quota then). */
     isExternal: async (projectId: string) => (await settingOf(projectId)) !== null,

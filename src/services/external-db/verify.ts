@@ -7,6 +7,7 @@ import { badRequest, type ApiError } from '../../http/errors.js';
 import { connectTarget, parseDatabaseUri } from '../../lib/mongodb-uri.js';
 import type { HostResolver } from '../../lib/restricted-hosts.js';
 import type { ExternalTarget, ProbeResult } from '../../db/external-databases.js';
+import { memberRule } from './resolver.js';
 
 export const RESTRICTED_MESSAGE =
   'DB URI is pointing to a restricted host, internal network, or unsupported URI format.';
@@ -46,7 +47,7 @@ export async function checkFromHere(deps: CheckDeps, uri: string): Promise<Check
   if (!checked.ok) return checked;
   const lookup = deps.allowPrivate ? deps.hosts.lookup : deps.hosts.guardedLookup;
   return deps.probe(
-    { uri: checked.target.uri, database: checked.target.database, lookup },
+    { uri: checked.target.uri, database: checked.target.database, lookup, members: memberRule(deps) },
     SELECTION_TIMEOUT_MS,
   );
 }
@@ -90,7 +91,8 @@ export async function verifyConnection(deps: VerifyDeps, uri: string) {
   if (!checked.ok) throw failure(RESTRICTED_MESSAGE, 'INVALID_DATABASE_URI', checked.reason);
   const hosts = checked.target.hosts;
   const lookup = deps.allowPrivate ? deps.hosts.lookup : deps.hosts.guardedLookup;
-  const target = { uri: checked.target.uri, database: checked.target.database, lookup };
+  const { uri: seeds, database } = checked.target;
+  const target = { uri: seeds, database, lookup, members: memberRule(deps) };
 
   const remote = deps.remote(uri, remaining()).catch(() => undefined);
   const local = await capped(deps.probe(target, Math.min(SELECTION_TIMEOUT_MS, remaining())), {

@@ -38,15 +38,14 @@ export const smtpView = (smtp: StoredSmtp | null) =>
 export function mailSmtpService(config: Config, repo: MailSettingsRepo, platformMailer: Mailer) {
   const sealingKey = deriveKey(config.encryptionKey, 'mail-smtp-password');
 
-  /** The address to connect to, after the restricted-host check (skipped with ALLOW_PRIVATE_HOSTS). */
+  /** The address to connect to, after the restricted-host check (narrower with ALLOW_PRIVATE_HOSTS). */
   async function pinnedAddress(
     host: string,
   ): Promise<{ ok: true; address: string } | { ok: false; reason: string }> {
-    if (config.allowPrivateHosts) return { ok: true, address: host };
     let resolved: { address: string }[] = [];
     const check = await checkHost(
       host,
-      false,
+      config.allowPrivateHosts,
       async (name) => (resolved = await lookup(name, { all: true, verbatim: true })),
     );
     if (!check.ok) return check;

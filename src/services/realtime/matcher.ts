@@ -1,9 +1,10 @@
 // The list endpoint's filters evaluated in memory against one document of an event, with
 // MongoDB's semantics for the operators the filter parser produces (equality, ranges, `$in`,
-// `$exists`, case-insensitive `$regex`), arrays matching when one of their items does, and
-// values in their wire form (ids as hex strings, dates as ISO strings). A condition this module
-// cannot evaluate is refused with a 400 naming its parameter, never passed as "matches".
+// `$exists`, case-insensitive `$regex` run by RE2, linear in the text), arrays matching when one
+// of their items does, and values in their wire form (ids as hex strings, dates as ISO strings).
+// A condition this module cannot evaluate is refused with a 400 naming its parameter.
 import { badRequest } from '../../http/errors.js';
+import { compileUserRegex } from '../../lib/user-regex.js';
 import { parseFilters, RESERVED_PARAMS, type Condition } from '../data/filters.js';
 import type { CollectionDef } from '../types.js';
 
@@ -115,10 +116,9 @@ function compile(param: string, condition: Condition): Predicate {
       return (doc) => values(doc).some((x) => x !== undefined) === wanted;
     }
     case '$regex': {
-      if (typeof raw !== 'string' || (regexOptions !== undefined && regexOptions !== 'i')) {
-        throw cannotEvaluate(param, 'this regular expression');
-      }
-      const re = new RegExp(raw, regexOptions === 'i' ? 'i' : '');
+      // RE2, case-insensitive like the list's `_regex` (the parser gives `$options: 'i'`).
+      const re = typeof raw === 'string' && regexOptions === 'i' ? compileUserRegex(raw) : undefined;
+      if (!re) throw cannotEvaluate(param, 'this regular expression');
       return (doc) => values(doc).some((x) => typeof x === 'string' && re.test(x));
     }
     default:

@@ -32,7 +32,7 @@ export function storeResolver(config: Config, internal: InternalStore) {
       secretAccessKey,
       publicUrlBase: bucket.publicUrlBase ?? undefined,
       forcePathStyle: bucket.forcePathStyle,
-      guardHosts: !config.allowPrivateHosts,
+      guardHosts: config.allowPrivateHosts ? 'metadata' : true,
       timeoutMs,
       projectBucket: true,
     });

@@ -5,7 +5,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isRestrictedAddress, RestrictedHostError } from '../../lib/restricted-hosts.js';
+import {
+  guardedLookupFor,
+  isRestrictedAddress,
+  NOT_ALLOWED_REASON,
+  RestrictedHostError,
+} from '../../lib/restricted-hosts.js';
 
 export const RESPONSE_BYTES = 1024;
 
@@ -55,8 +60,8 @@ export async function postWebhook(
   if (problem) return done({ status: null, response: null, error: `URL ${problem}`, retryable: false });
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) && isRestrictedAddress(host)) {
-    return done({ status: null, response: null, error: `restricted address ${host}`, retryable: false });
+  if (isIP(host) && isRestrictedAddress(host, options.allowPrivate)) {
+    return done({ status: null, response: null, error: NOT_ALLOWED_REASON, retryable: false });
   }
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
@@ -72,7 +77,7 @@ export async function postWebhook(
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       agent: false,
-      ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+      lookup: guardedLookupFor(options.allowPrivate),
     });
     const timer = setTimeout(
       () =>
