@@ -3364,7 +3364,7 @@ export interface operations {
                 headers: {
                     /** @description Where to send the browser. */
                     Location?: string;
-                    /** @description The `baas_oauth_state` cookie. */
+                    /** @description The `baas_oauth_state` cookie (`__Secure-baas_oauth_state`, Secure, on an https deployment). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
