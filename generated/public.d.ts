@@ -387,7 +387,7 @@ export interface paths {
         };
         /**
          * A collection's definition
-         * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown.
+         * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown. With the publishable key, the `users` collection is shown without its `private` and `protected` fields.
          */
         get: operations["getCollectionSchema"];
         /**
