@@ -14,8 +14,6 @@ import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
 import { redirectTarget } from './app-origins.js';
-
-export { redirectTarget };
 import { AUTH_MANAGED_FIELDS, userView, withoutPrivateFields } from './fields.js';
 import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
@@ -23,10 +21,12 @@ import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
+export { redirectTarget };
+
 const STATE_TTL_MS = 10 * 60_000;
 const EXCHANGE_TTL_MS = 2 * 60_000;
 
-/** Set at start, checked at the callback: the browser that comes back is the one that started. */
+/** Set at start (the state) and renewed at the callback (the code's binding): one browser throughout. */
 export const OAUTH_STATE_COOKIE = 'baas_oauth_state';
 export const OAUTH_STATE_COOKIE_PATH = '/api/userAuth/social';
 export const OAUTH_STATE_TTL_MS = STATE_TTL_MS;
@@ -61,8 +61,8 @@ function withQuery(url: string, params: Record<string, string>): string {
 /** Fields of the provider profile that the users schema can take. */
 function profileFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // A protected field is the developer's to set, even from the provider's profile.
-  // Only declared String fields, as for a sign-up; the display name also when undeclared.
+  // Only declared String fields, as for a sign-up (a protected one is the developer's to set, even
+  // from the provider's profile); the display name also when undeclared.
   const field = (name: string) => def.fields.find((f) => f.name === name);
   const fits = (name: string) =>
     field(name) ? field(name)!.type === 'String' && !field(name)!.protected : name === 'name';
@@ -190,7 +190,7 @@ export function socialPart(
           provider,
           redirectUrl: target,
           codeVerifier,
-          appCodeChallenge,
+          ...(appCodeChallenge ? { appCodeChallenge } : {}),
         },
         STATE_TTL_MS,
       );
@@ -247,7 +247,7 @@ export function socialPart(
             kind: 'exchange',
             projectId: project.id,
             userId: user._id,
-            appCodeChallenge: grant.appCodeChallenge,
+            ...(grant.appCodeChallenge ? { appCodeChallenge: grant.appCodeChallenge } : {}),
             browserBinding: sha256(binding),
           },
           EXCHANGE_TTL_MS,
