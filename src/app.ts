@@ -71,7 +71,9 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
   app.use(requestContext(log));
-  app.use(strictTransport(tls));
+  // The process listens on plain HTTP (main.ts): a request is seen as TLS only through a trusted
+  // proxy, so without either the middleware would never add the header and stays off the chain.
+  if (tls || deps.config.trustProxy) app.use(strictTransport(tls));
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));
