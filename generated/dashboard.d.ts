@@ -111,7 +111,7 @@ export interface paths {
         get?: never;
         /**
          * Change the password
-         * @description Needs the current password. Every other session of the developer ends; this one stays.
+         * @description Needs the current password. Every other session of the developer ends; this one stays. Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
          */
         put: operations["changeDeveloperPassword"];
         post?: never;
@@ -3002,6 +3002,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -387,7 +387,7 @@ export interface paths {
         };
         /**
          * A collection's definition
-         * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown.
+         * @description The name, mode, fields and RLS settings of a registered collection of the key's project, for client code that builds forms or validates before sending. Publishable or secret key (`?key=` takes a publishable key only). Nothing else of the project is shown. With the publishable key, the `users` collection is shown without its `private` and `protected` fields.
          */
         get: operations["getCollectionSchema"];
         /**
@@ -848,7 +848,7 @@ export interface paths {
         };
         /**
          * Start a social login
-         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Sets the `baas_oauth_state` cookie (HttpOnly, SameSite=Lax, path `/api/userAuth/social`, 10 minutes), which binds the flow to this browser: the callback checks it. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Redirects the browser to the provider (OAuth2 authorization code with PKCE). `redirectUrl` is the app's page that receives the result; it must be within the project's site URL or allowed origins (default: the site URL), else 400 `REDIRECT_URL_NOT_ALLOWED`. A browser navigation cannot set headers, so the publishable key goes in `?key=`. A provider without credentials on this server is 400 `PROVIDER_NOT_CONFIGURED`. Sets the `baas_oauth_state` cookie (HttpOnly, SameSite=Lax, path `/api/userAuth/social`, 10 minutes), which binds the flow to this browser: the callback checks it, and the exchange of the code checks the value the callback puts in its place. An app that cannot count on that cookie at the exchange (one on another site than the API: a SameSite=Lax cookie is not sent on its cross-site fetch) binds the code itself with PKCE: it keeps a random `code_verifier` (43 to 128 characters) in the browser, sends `codeChallenge` = BASE64URL(SHA-256(verifier)) here, and `codeVerifier` to the exchange. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         get: operations["startSocialLogin"];
         put?: never;
@@ -868,7 +868,7 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start, then cleared; without it or with another value the app gets `?error=invalid_state`, against login CSRF), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...). A new account is checked against the users schema like a sign-up (defaults filled in): when a required field without a default cannot be filled from the provider's profile, no account is created and the app gets `?error=profile_incomplete` with the missing fields named in `error_description`.
+         * @description Called by the provider, not by apps. Consumes the `state` (single use, 10 minutes; 400 `INVALID_OAUTH_STATE` when unknown) and checks that it comes back to the browser that started the flow (the `baas_oauth_state` cookie set at start; without it or with another value the app gets `?error=invalid_state`, against login CSRF; with a code the cookie gets a new value, valid 2 minutes, that binds the code to this browser, see the exchange), exchanges the code, reads the profile and signs the user in: by a linked identity, else by a provider-verified email (linking the identity to that account, or creating one). Then redirects to the app's `redirectUrl` with `?code=<one-time code>`, to be swapped at `POST /api/userAuth/social/exchange` within 2 minutes, or with `?error=<code>&error_description=...` (`invalid_state`, `access_denied`, `email_not_verified`, `provider_error`, ...). A new account is checked against the users schema like a sign-up (defaults filled in): when a required field without a default cannot be filled from the provider's profile, no account is created and the app gets `?error=profile_incomplete` with the missing fields named in `error_description`.
          */
         get: operations["completeSocialLogin"];
         put?: never;
@@ -890,7 +890,7 @@ export interface paths {
         put?: never;
         /**
          * Swap a social login code for a session
-         * @description Takes the one-time code handed to the app's callback page (single use, 2 minutes, bound to the project; 400 `INVALID_EXCHANGE_CODE` otherwise) and returns the user and a new session. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Takes the one-time code handed to the app's callback page (single use, 2 minutes, bound to the project; 400 `INVALID_EXCHANGE_CODE` otherwise) and returns the user and a new session. The code is also bound to the browser that started the login, against login CSRF (an attacker's own code lured into a victim's app), proven with the `codeVerifier` whose challenge the start received, else with the `baas_oauth_state` cookie the callback set (send the request with credentials). Without that proof the code is spent and the answer is 400 `OAUTH_BROWSER_MISMATCH`. Clears the cookie. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["exchangeSocialLoginCode"];
         delete?: never;
@@ -3598,6 +3598,11 @@ export interface operations {
             query?: {
                 /** @example https://app.example.com/auth/callback */
                 redirectUrl?: string;
+                /**
+                 * @description The app's PKCE challenge (S256 only, RFC 7636), BASE64URL(SHA-256(code_verifier)) without padding. With it, the exchange needs `codeVerifier` instead of the cookie.
+                 * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+                 */
+                codeChallenge?: string;
             };
             header?: never;
             path: {
@@ -3613,7 +3618,7 @@ export interface operations {
                 headers: {
                     /** @description Where to send the browser. */
                     Location?: string;
-                    /** @description The `baas_oauth_state` cookie. */
+                    /** @description The `baas_oauth_state` cookie (`__Secure-baas_oauth_state`, Secure, on an https deployment). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -3683,7 +3688,10 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
-            cookie?: never;
+            cookie?: {
+                /** @description Set by the callback in the browser that started the login (`__Secure-baas_oauth_state` on an https deployment); proves the exchange runs there when the start had no `codeChallenge`. */
+                baas_oauth_state?: string;
+            };
         };
         requestBody: {
             content: {
@@ -3695,6 +3703,11 @@ export interface operations {
                 "application/json": {
                     /** @example q8Jx2EXAMPLEonlyTn4cZQ0n3J0m9VHk2sFh3pI6e4w */
                     code: string;
+                    /**
+                     * @description The PKCE verifier of the `codeChallenge` sent at start (RFC 7636).
+                     * @example dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
+                     */
+                    codeVerifier?: string;
                 };
             };
         };

@@ -18,6 +18,7 @@ import { rateLimitGates } from './http/rate-limit.js';
 import { databaseUnavailable } from './db/errors.js';
 import { webApp } from './http/web.js';
 import { servedOverTls, strictTransport } from './http/transport.js';
+import { cookiePolicy } from './http/cookies.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
@@ -45,11 +46,13 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   // Behind proxies only the entries they appended to X-Forwarded-For are trusted: the leftmost
   // ones come from the client, who could otherwise choose the IP every rate limit is keyed by.
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.trustedProxyHops });
+  const tls = servedOverTls(role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl);
   const api = buildRouter({
     spec,
     handlers,
     security: securityResolvers(services, deps.config.dashboardOrigins),
     log,
+    cookies: cookiePolicy(tls),
     gate:
       role === 'public'
         ? rateLimitGates(services.rateLimits, (projectId) =>
@@ -68,9 +71,9 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
   app.use(requestContext(log));
-  app.use(
-    strictTransport(servedOverTls(role === 'public' ? deps.config.publicUrl : deps.config.dashboardUrl)),
-  );
+  // The process listens on plain HTTP (main.ts): a request is seen as TLS only through a trusted
+  // proxy, so without either the middleware would never add the header and stays off the chain.
+  if (tls || deps.config.trustProxy) app.use(strictTransport(tls));
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));

@@ -4,6 +4,7 @@ import type { operations } from '../../generated/public.js';
 import type { CookieToSet, Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import {
+  OAUTH_EXCHANGE_TTL_MS,
   OAUTH_STATE_COOKIE,
   OAUTH_STATE_COOKIE_PATH,
   OAUTH_STATE_TTL_MS,
@@ -17,9 +18,12 @@ const redirect = (location: string, cookies?: CookieToSet[]) => ({
   cookies,
 });
 
-/** Binds the flow to this browser (set at start, cleared at the callback). */
-const stateCookie = (state: string | null): CookieToSet[] => [
-  { name: OAUTH_STATE_COOKIE, value: state, maxAgeMs: OAUTH_STATE_TTL_MS, path: OAUTH_STATE_COOKIE_PATH },
+/**
+ * Binds the flow to this browser: the state at start, the nonce the exchange code is bound to at
+ * the callback (or nothing when the callback failed), cleared by the exchange.
+ */
+const stateCookie = (value: string | null | undefined, maxAgeMs = OAUTH_STATE_TTL_MS): CookieToSet[] => [
+  { name: OAUTH_STATE_COOKIE, value: value ?? null, maxAgeMs, path: OAUTH_STATE_COOKIE_PATH },
 ];
 
 export function socialLoginHandlers(services: Services) {
@@ -27,7 +31,12 @@ export function socialLoginHandlers(services: Services) {
   const social = () => services.userAuth.social;
 
   const startSocialLogin: Handler<operations['startSocialLogin']> = async ({ params, query }, ctx) => {
-    const { location, state } = await social().start(ctx, params.provider, query.redirectUrl);
+    const { location, state } = await social().start(
+      ctx,
+      params.provider,
+      query.redirectUrl,
+      query.codeChallenge,
+    );
     return redirect(location, stateCookie(state));
   };
 
@@ -35,24 +44,27 @@ export function socialLoginHandlers(services: Services) {
     { params, query, cookies },
     ctx,
   ) => {
-    const location = await social().callback(
+    const { location, binding } = await social().callback(
       params.provider,
       query,
       cookies.get(OAUTH_STATE_COOKIE),
       ctx.log,
     );
-    return redirect(location, stateCookie(null));
+    return redirect(location, stateCookie(binding, OAUTH_EXCHANGE_TTL_MS));
   };
 
   const exchangeSocialLoginCode: Handler<operations['exchangeSocialLoginCode']> = async (
-    { body, headers },
+    { body, headers, cookies },
     ctx,
   ) => {
-    const { user, session } = await social().exchange(ctx, body.code);
+    const { user, session } = await social().exchange(ctx, body.code, {
+      cookie: cookies.get(OAUTH_STATE_COOKIE),
+      codeVerifier: body.codeVerifier,
+    });
     return {
       status: 200,
       body: { success: true, data: sessionData(user, session), message: 'Logged in' },
-      cookies: refreshCookie(session.refreshToken, headers, ctx),
+      cookies: [...stateCookie(null), ...(refreshCookie(session.refreshToken, headers, ctx) ?? [])],
     };
   };
 

@@ -33,6 +33,10 @@ export interface OAuthGrant {
   redirectUrl?: string;
   codeVerifier?: string;
   userId?: string;
+  /** The app's own PKCE challenge (S256), when it sent one at start: the exchange needs its verifier. */
+  appCodeChallenge?: string;
+  /** Hash of the nonce the callback set in the browser's cookie: the exchange needs that cookie. */
+  browserBinding?: string;
 }
 
 interface GrantDoc extends OAuthGrant {

@@ -2,22 +2,15 @@
 import type { Context } from 'koa';
 import type { CookieToSet } from './types.js';
 import { setHeaders } from './headers.js';
+import type { CookiePolicy } from './cookies.js';
 
 export function respond(
   ctx: Context,
   result: { status: number; body: unknown; headers?: Record<string, string>; cookies?: CookieToSet[] },
+  cookies: CookiePolicy,
 ): void {
   ctx.status = result.status;
   if (result.headers) setHeaders(ctx, result.headers);
-  for (const cookie of result.cookies ?? []) {
-    ctx.cookies.set(cookie.name, cookie.value, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: ctx.secure,
-      path: cookie.path ?? '/',
-      maxAge: cookie.value === null ? 0 : cookie.maxAgeMs,
-      overwrite: true,
-    });
-  }
+  for (const cookie of result.cookies ?? []) cookies.set(ctx, cookie);
   if (result.body !== undefined) ctx.body = result.body;
 }

@@ -11,6 +11,7 @@ import { unauthorized } from './errors.js';
 import { toValidationError } from './validation.js';
 import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
+import { cookiePolicy, type CookiePolicy } from './cookies.js';
 import type { RequestState } from './middleware.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
@@ -73,9 +74,18 @@ export interface RouterOptions {
   log: Logger;
   /** Wraps the credential resolution of an operation (rate limits); chosen once per operation. */
   gate?: (security: SecurityRequirement[]) => SecurityGate | undefined;
+  /** Cookie names and attributes (prefixes and Secure on a TLS deployment); plain by default. */
+  cookies?: CookiePolicy;
 }
 
-export function buildRouter({ spec, handlers, security, log, gate }: RouterOptions): Router {
+export function buildRouter({
+  spec,
+  handlers,
+  security,
+  log,
+  gate,
+  cookies: cookiePolicyOfRole = cookiePolicy(false),
+}: RouterOptions): Router {
   const { missingHandlers, unknownHandlers } = handlerParity(spec, handlers);
   if (missingHandlers.length || unknownHandlers.length) {
     throw new Error(
@@ -93,7 +103,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
     const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
     const plan = securityPlan(entry.security, security, entry.operationId);
     router[entry.method](koaPath, async (ctx: Context) => {
-      const cookies = new RequestCookies(ctx);
+      const cookies = new RequestCookies(ctx, cookiePolicyOfRole);
       const input: SecurityInput = {
         method: ctx.method,
         headers: ctx.headers,
@@ -119,7 +129,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
         },
         context,
       );
-      respond(ctx, result);
+      respond(ctx, result, cookiePolicyOfRole);
     });
   }
   return router;
@@ -134,10 +144,13 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
 
 /** A request's cookies: Koa builds its cookie jar on first use, so only requests that read one pay for it. */
 class RequestCookies {
-  constructor(private readonly ctx: Context) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly policy: CookiePolicy,
+  ) {}
 
   get(name: string): string | undefined {
-    return this.ctx.cookies.get(name);
+    return this.ctx.cookies.get(this.policy.wire(name));
   }
 }
 

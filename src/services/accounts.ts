@@ -139,10 +139,17 @@ export function accountsService(developers: DevelopersRepo, cache: Cache, option
       next: string,
       sessionToken: string | undefined,
     ) {
+      // Per account, counted before the check like login: a stolen session must not become a
+      // password oracle (the same password often opens other places).
+      const failuresKey = `password:fail:developer:${developer.id}`;
+      if ((await cache.incr(failuresKey, LOGIN_WINDOW_SECONDS)) > MAX_FAILURES_PER_EMAIL) {
+        throw tooManyRequests(LOGIN_WINDOW_SECONDS, 'Too many wrong passwords; try again later');
+      }
       const hash = await developers.passwordHash(developer.id);
       if (!hash || !(await verifyPassword(hash, current))) {
         throw unauthorized('Current password is incorrect', 'INVALID_CREDENTIALS');
       }
+      await cache.del(failuresKey);
       await developers.setPasswordHash(developer.id, await hashPassword(next));
       await developers.deleteOtherSessions(developer.id, sessionToken ? sha256(sessionToken) : undefined);
     },

@@ -227,7 +227,11 @@ export function collectionsService(
     async getSchema(ctx: RequestContext, name: string): Promise<CollectionDef> {
       const project = ctx.principal.project;
       if (!project) throw unauthorized('An API key is required', 'MISSING_API_KEY');
-      return requireCollection(project.id, name);
+      const def = await requireCollection(project.id, name);
+      // The publishable key is in every browser: it is not told which user fields the project
+      // keeps private or lets only itself write (as in the project's API document).
+      if (def.name !== 'users' || ctx.principal.keyKind === 'secret') return def;
+      return { ...def, fields: def.fields.filter((f) => !f.private && !f.protected) };
     },
   };
 }

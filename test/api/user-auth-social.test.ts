@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestApp } from '../helpers/app.js';
 import type { ApiResponse } from '../helpers/client.js';
@@ -40,6 +41,8 @@ describe('/api/userAuth social login', () => {
   const browserOf = (started: ApiResponse) => ({
     cookie: `baas_oauth_state=${cookieOf(started, 'baas_oauth_state')!.value}`,
   });
+  /** The browser each code of a callback landed in: the cookie the callback set there. */
+  const browserOfCode = new Map<string, Record<string, string>>();
 
   /**
    * Start -> provider -> callback; returns the URL the app's callback page is sent to. The
@@ -63,13 +66,33 @@ describe('/api/userAuth social login', () => {
     );
     expect(done.status, done.text).to.equal(302);
     expect(done.body.data.location).to.equal(done.headers.get('location'));
-    const cleared = cookieOf(done, 'baas_oauth_state');
-    expect(cleared?.attributes, 'the state cookie is cleared').to.match(/expires=thu, 01 jan 1970/);
-    return new URL(done.headers.get('location')!);
+    const landing = new URL(done.headers.get('location')!);
+    const cookie = cookieOf(done, 'baas_oauth_state');
+    const code = landing.searchParams.get('code');
+    if (code) {
+      // The code is bound to this browser by a new cookie value, for the code's 2 minutes.
+      expect(cookie?.value).to.have.length.greaterThan(30);
+      expect(cookie?.value).not.to.equal(back.searchParams.get('state'));
+      expect(cookie?.attributes).to.include('httponly');
+      const expires = Date.parse(/expires=([^;]+)/.exec(cookie!.attributes)![1]!);
+      expect(expires - Date.now()).to.be.within(60_000, 2 * 60_000 + 1000);
+      browserOfCode.set(code, { cookie: `baas_oauth_state=${cookie!.value}` });
+    } else {
+      expect(cookie?.attributes, 'the state cookie is cleared').to.match(/expires=thu, 01 jan 1970/);
+    }
+    return landing;
   }
 
-  const exchange = (code: string, project = p) =>
-    keyed(project).post('/api/userAuth/social/exchange', { code });
+  /** The app's callback page swaps the code, from the browser the code landed in unless told otherwise. */
+  const exchange = (
+    code: string,
+    project = p,
+    browser = browserOfCode.get(code) ?? {},
+    body: Record<string, string> = {},
+  ) =>
+    keyed(project)
+      .with(browser)
+      .post('/api/userAuth/social/exchange', { code, ...body });
 
   describe('Google (OpenID Connect userinfo)', () => {
     it('creates a verified user for a new verified email and hands tokens over through a one-time code', async () => {
@@ -294,6 +317,65 @@ describe('/api/userAuth social login', () => {
       // The state was spent by the failed attempt: no account was made for the attacker's profile.
       const users = app.deps.db.project(p.project.id).collection('users');
       expect(await users.countDocuments({ 'identities.id': 'csrf-1' })).to.equal(0);
+    });
+
+    it("refuses the attacker's own code in the victim's browser (login CSRF through the exchange), and spends it", async () => {
+      providers.github.profile = { id: '5151', email: newEmail('attacker'), emailVerified: true };
+      // The attacker completes a login in their own browser and keeps the code instead of using it.
+      const first = await loginAt('github');
+      const code = first.searchParams.get('code')!;
+      expect(code, first.toString()).to.be.a('string');
+      const attackers = browserOfCode.get(code)!;
+      // The victim, lured to CALLBACK_PAGE?code=..., has the app swap it: no cookie of that flow.
+      const lured = await exchange(code, p, {});
+      expect(lured.status).to.equal(400);
+      expect(lured.body.code, lured.text).to.equal('OAUTH_BROWSER_MISMATCH');
+      expect(lured.body).not.to.have.nested.property('data.accessToken');
+      // Nor does the cookie of the victim's own, finished login help.
+      providers.github.profile = { id: '5252', email: newEmail('victim'), emailVerified: true };
+      const victims = (await loginAt('github')).searchParams.get('code')!;
+      providers.github.profile = { id: '5151', email: newEmail('attacker'), emailVerified: true };
+      const second = (await loginAt('github')).searchParams.get('code')!;
+      const crossed = await exchange(second, p, browserOfCode.get(victims)!);
+      expect(crossed.body.code).to.equal('OAUTH_BROWSER_MISMATCH');
+      // A refused code is spent: the attacker cannot use it afterwards either.
+      const late = await exchange(code, p, attackers);
+      expect(late.body.code).to.equal('INVALID_EXCHANGE_CODE');
+      // The legitimate flow: the victim's code in the victim's browser signs the victim in.
+      const own = await exchange(victims);
+      expect(own.status).to.equal(200);
+      expect(own.body.data.user.identities).to.deep.equal([{ provider: 'github', id: '5252' }]);
+      expect(cookieOf(own, 'baas_oauth_state')?.attributes, 'cleared').to.match(/expires=thu, 01 jan 1970/);
+    });
+
+    it("binds the code to the app's PKCE verifier when the start carried a codeChallenge", async () => {
+      const verifier = randomBytes(32).toString('base64url');
+      const codeChallenge = createHash('sha256').update(verifier).digest('base64url');
+      providers.google.profile = { id: 'g-pkce', email: newEmail('pkce'), emailVerified: true };
+      const viaApp = async () => {
+        const started = await start('google', { redirectUrl: CALLBACK_PAGE, codeChallenge });
+        expect(started.status, started.text).to.equal(302);
+        const back = await authorizeAtProvider(started.headers.get('location')!);
+        const done = await requestManual(
+          app.client,
+          back.pathname,
+          Object.fromEntries(back.searchParams),
+          browserOf(started),
+        );
+        return new URL(done.headers.get('location')!).searchParams.get('code')!;
+      };
+      // A cross-site app's fetch carries no cookie of the API: the verifier is its proof.
+      const ok = await exchange(await viaApp(), p, {}, { codeVerifier: verifier });
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.data.user.identities).to.deep.equal([{ provider: 'google', id: 'g-pkce' }]);
+      // Another browser has another verifier (or none), whatever cookie it holds.
+      const other = randomBytes(32).toString('base64url');
+      expect((await exchange(await viaApp(), p, {}, { codeVerifier: other })).body.code).to.equal(
+        'OAUTH_BROWSER_MISMATCH',
+      );
+      expect((await exchange(await viaApp(), p, {})).body.code).to.equal('OAUTH_BROWSER_MISMATCH');
+      const badChallenge = await start('google', { redirectUrl: CALLBACK_PAGE, codeChallenge: 'short' });
+      expect(badChallenge.status).to.equal(400);
     });
 
     it('answers 400 for an unknown, reused or other-provider state', async () => {

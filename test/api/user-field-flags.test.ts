@@ -34,12 +34,19 @@ describe('protected and private fields of the users collection', () => {
   });
 
   describe('definitions', () => {
-    it('keeps the flags on users fields and shows them in the schema', async () => {
-      const res = await keyed(p).get('/api/schemas/users');
+    it('keeps the flags on users fields and shows them to the secret key only', async () => {
+      const res = await secret().get('/api/schemas/users');
       const byName = Object.fromEntries(res.body.data.collection.fields.map((f: any) => [f.name, f]));
       expect(byName.role).to.include({ protected: true, default: 'user' });
       expect(byName.phone).to.include({ private: true });
       expect(byName.bio).not.to.have.property('protected');
+      // The publishable key is in every browser: it does not learn those fields exist.
+      const pub = await keyed(p).get('/api/schemas/users');
+      const names = pub.body.data.collection.fields.map((f: { name: string }) => f.name);
+      expect(names).to.include.members(['email', 'username', 'bio']);
+      expect(names.filter((n: string) => ['role', 'settings', 'phone', 'name'].includes(n))).to.deep.equal(
+        [],
+      );
     });
 
     it('refuses the flags outside the users collection, on email and password, and protected with required', async () => {
@@ -70,7 +77,7 @@ describe('protected and private fields of the users collection', () => {
       ]);
       expect(required.status).to.equal(400);
       expect(required.body.message).to.match(/^Field "role" cannot be both protected and required/);
-      expect((await keyed(p).get('/api/schemas/users')).body.data.collection.fields).to.have.length(
+      expect((await secret().get('/api/schemas/users')).body.data.collection.fields).to.have.length(
         FIELDS.length,
       );
     });

@@ -1,5 +1,6 @@
 // The origins a project names as its own app: the allowed origins it lists and its site URL's
 // origin. Social login sends codes only there, and the refresh cookie is honoured only there.
+import { badRequest } from '../../http/errors.js';
 import type { Project } from '../types.js';
 
 export function appOrigins(project: Project): Set<string> {
@@ -19,4 +20,27 @@ export function appOrigins(project: Project): Set<string> {
 export function refreshCookieUsable(project: Project | undefined, origin: string | undefined): boolean {
   if (!origin) return true;
   return project !== undefined && appOrigins(project).has(origin);
+}
+
+/** Only origins the developer configured may receive the code: the site URL and allowed origins. */
+export function redirectTarget(project: Project, requested: string | undefined): string {
+  const { siteUrl } = project.settings;
+  const origins = appOrigins(project);
+  const target = requested ?? siteUrl ?? undefined;
+  let url: URL | undefined;
+  try {
+    url = target ? new URL(target) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || !origins.has(url.origin)) {
+    throw badRequest(
+      origins.size === 0
+        ? "Set the project's site URL (or allowed origins) in the dashboard to allow social login redirects"
+        : `redirectUrl must be within the project's site URL or allowed origins (${[...origins].join(', ')})`,
+      [{ path: 'query.redirectUrl', message: 'redirectUrl is not allowed for this project' }],
+      'REDIRECT_URL_NOT_ALLOWED',
+    );
+  }
+  return url.toString();
 }

@@ -23,7 +23,12 @@ import { chargedUsers } from './usage.js';
 export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
 export { SECRET_USER_FIELDS } from './fields.js';
 export { refreshCookieUsable } from './app-origins.js';
-export { OAUTH_STATE_COOKIE, OAUTH_STATE_COOKIE_PATH, OAUTH_STATE_TTL_MS } from './social.js';
+export {
+  OAUTH_EXCHANGE_TTL_MS,
+  OAUTH_STATE_COOKIE,
+  OAUTH_STATE_COOKIE_PATH,
+  OAUTH_STATE_TTL_MS,
+} from './social.js';
 
 const missingRefreshToken = () =>
   badRequest(

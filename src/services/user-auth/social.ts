@@ -1,8 +1,9 @@
 // Social login: OAuth2 authorization code with a server-side `state` (single use, 10 minutes,
 // bound to the project, the provider, the app's redirect URL and, by a cookie, to the browser that
-// started the flow, against login CSRF), PKCE, accounts linked only
-// through a provider-verified email, and a one-time code (2 minutes) that the app's callback page
-// swaps for the session tokens.
+// started the flow, against login CSRF), PKCE, accounts linked only through a provider-verified
+// email, and a one-time code (2 minutes) that the app's callback page swaps for the session
+// tokens. That code is bound to the starting browser too (a cookie renewed at the callback, or the
+// app's own PKCE verifier), so a code lured into another browser signs no one in.
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -12,7 +13,7 @@ import type { AuthTokensRepo } from '../../db/auth-tokens.js';
 import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
-import { appOrigins } from './app-origins.js';
+import { redirectTarget } from './app-origins.js';
 import { AUTH_MANAGED_FIELDS, userView, withoutPrivateFields } from './fields.js';
 import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
@@ -20,38 +21,35 @@ import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
+export { redirectTarget };
+
 const STATE_TTL_MS = 10 * 60_000;
 const EXCHANGE_TTL_MS = 2 * 60_000;
 
-/** Set at start, checked at the callback: the browser that comes back is the one that started. */
+/** Set at start (the state) and renewed at the callback (the code's binding): one browser throughout. */
 export const OAUTH_STATE_COOKIE = 'baas_oauth_state';
 export const OAUTH_STATE_COOKIE_PATH = '/api/userAuth/social';
 export const OAUTH_STATE_TTL_MS = STATE_TTL_MS;
+export const OAUTH_EXCHANGE_TTL_MS = EXCHANGE_TTL_MS;
 
 /** Equal digests, compared in constant time. */
 const sameSecret = (a: string, b: string) => timingSafeEqual(Buffer.from(sha256(a)), Buffer.from(sha256(b)));
+const sameDigest = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** Only origins the developer configured may receive the code: the site URL and allowed origins. */
-export function redirectTarget(project: Project, requested: string | undefined): string {
-  const { siteUrl } = project.settings;
-  const origins = appOrigins(project);
-  const target = requested ?? siteUrl ?? undefined;
-  let url: URL | undefined;
-  try {
-    url = target ? new URL(target) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol) || !origins.has(url.origin)) {
-    throw badRequest(
-      origins.size === 0
-        ? "Set the project's site URL (or allowed origins) in the dashboard to allow social login redirects"
-        : `redirectUrl must be within the project's site URL or allowed origins (${[...origins].join(', ')})`,
-      [{ path: 'query.redirectUrl', message: 'redirectUrl is not allowed for this project' }],
-      'REDIRECT_URL_NOT_ALLOWED',
-    );
-  }
-  return url.toString();
+const notThisBrowser = () =>
+  badRequest(
+    'This code belongs to a login started in another browser: start the social login again here',
+    undefined,
+    'OAUTH_BROWSER_MISMATCH',
+  );
+
+/** What the exchange presents to prove it runs in the browser that started the flow. */
+export interface ExchangeProof {
+  /** The OAUTH_STATE_COOKIE of the request. */
+  cookie: string | undefined;
+  /** The app's PKCE verifier, when it sent a `codeChallenge` at start. */
+  codeVerifier: string | undefined;
 }
 
 function withQuery(url: string, params: Record<string, string>): string {
@@ -63,8 +61,8 @@ function withQuery(url: string, params: Record<string, string>): string {
 /** Fields of the provider profile that the users schema can take. */
 function profileFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  // A protected field is the developer's to set, even from the provider's profile.
-  // Only declared String fields, as for a sign-up; the display name also when undeclared.
+  // Only declared String fields, as for a sign-up (a protected one is the developer's to set, even
+  // from the provider's profile); the display name also when undeclared.
   const field = (name: string) => def.fields.find((f) => f.name === name);
   const fits = (name: string) =>
     field(name) ? field(name)!.type === 'String' && !field(name)!.protected : name === 'name';
@@ -170,6 +168,7 @@ export function socialPart(
       ctx: RequestContext,
       provider: OAuthProviderName,
       redirectUrl: string | undefined,
+      appCodeChallenge?: string,
     ): Promise<{ location: string; state: string }> {
       const { project } = await kit.guard.scope(ctx);
       const client = clients.get(provider);
@@ -185,7 +184,14 @@ export function socialPart(
       const codeVerifier = randomToken(48);
       await grants.putGrant(
         sha256(state),
-        { kind: 'state', projectId: project.id, provider, redirectUrl: target, codeVerifier },
+        {
+          kind: 'state',
+          projectId: project.id,
+          provider,
+          redirectUrl: target,
+          codeVerifier,
+          ...(appCodeChallenge ? { appCodeChallenge } : {}),
+        },
         STATE_TTL_MS,
       );
       return {
@@ -198,14 +204,15 @@ export function socialPart(
      * The provider's redirect back. Without a valid state nothing is known about the app, so that
      * is a 400; every later outcome redirects to the app with `code` or `error`. `browserState` is
      * the OAUTH_STATE_COOKIE of the browser: another browser (a victim lured to an attacker's
-     * callback URL) gets `invalid_state` and no code.
+     * callback URL) gets `invalid_state` and no code. With a code comes `binding`, the nonce the
+     * caller puts in that cookie in place of the state: the exchange of the code checks it.
      */
     async callback(
       provider: OAuthProviderName,
       query: { code?: string; state?: string; error?: string },
       browserState: string | undefined,
       log: Logger,
-    ): Promise<string> {
+    ): Promise<{ location: string; binding?: string }> {
       const grant = query.state ? await grants.takeGrant(sha256(query.state), 'state') : undefined;
       if (!grant || grant.provider !== provider || !grant.redirectUrl || !grant.codeVerifier) {
         throw badRequest(
@@ -214,8 +221,9 @@ export function socialPart(
           'INVALID_OAUTH_STATE',
         );
       }
-      const fail = (code: string, description: string) =>
-        withQuery(grant.redirectUrl!, { error: code, error_description: description });
+      const fail = (code: string, description: string) => ({
+        location: withQuery(grant.redirectUrl!, { error: code, error_description: description }),
+      });
       if (!browserState || !sameSecret(browserState, query.state!)) {
         return fail('invalid_state', 'The login was not started in this browser; start it again');
       }
@@ -232,12 +240,19 @@ export function socialPart(
         });
         const user = await linkOrCreate(project, def, provider, profile);
         const code = randomToken(32);
+        const binding = randomToken(32);
         await grants.putGrant(
           sha256(code),
-          { kind: 'exchange', projectId: project.id, userId: user._id },
+          {
+            kind: 'exchange',
+            projectId: project.id,
+            userId: user._id,
+            ...(grant.appCodeChallenge ? { appCodeChallenge: grant.appCodeChallenge } : {}),
+            browserBinding: sha256(binding),
+          },
           EXCHANGE_TTL_MS,
         );
-        return withQuery(grant.redirectUrl, { code });
+        return { location: withQuery(grant.redirectUrl, { code }), binding };
       } catch (err) {
         if (err instanceof ProviderError) return fail(err.code, err.message);
         if (err instanceof Error && 'status' in err) return fail('login_unavailable', err.message);
@@ -246,12 +261,22 @@ export function socialPart(
       }
     },
 
-    /** Swaps the one-time code of the callback for a session. */
-    async exchange(ctx: RequestContext, code: string) {
+    /**
+     * Swaps the one-time code of the callback for a session, in the browser that started the flow
+     * only: the app's PKCE verifier when it sent a challenge at start, else the cookie the callback
+     * set. The code is spent either way, so a code lured into another browser is gone.
+     */
+    async exchange(ctx: RequestContext, code: string, proof: ExchangeProof) {
       const { project } = await kit.guard.scope(ctx);
       const grant = await grants.takeGrant(sha256(code), 'exchange', project.id);
       const found = grant?.userId ? await kit.users.findById(project.id, grant.userId) : undefined;
       if (!found) throw badRequest('Invalid or expired code', undefined, 'INVALID_EXCHANGE_CODE');
+      const bound = grant!.appCodeChallenge
+        ? proof.codeVerifier !== undefined && sameDigest(sha256(proof.codeVerifier), grant!.appCodeChallenge)
+        : proof.cookie !== undefined &&
+          grant!.browserBinding !== undefined &&
+          sameDigest(sha256(proof.cookie), grant!.browserBinding);
+      if (!bound) throw notThisBrowser();
       if (found.user.disabled === true) throw userDisabled();
       return { user: userView(found.user), session: await kit.sessions.start(project.id, found.user._id) };
     },
