@@ -302,6 +302,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/collections/{collectionName}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`), as on the public stream.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Stream a collection's document events (members, Server-Sent Events)
+         * @description The public realtime stream (`GET /api/realtime/{collectionName}`) for the project's members, with their session cookie instead of an API key: the same events, event ids, `ready`, `reset` and `close` events, heartbeats, filters (and their 400s), resumption with `Last-Event-ID` or `last_event_id`, the plan's cap on concurrent connections (429 `REALTIME_CONNECTION_LIMIT`, counted with the public streams) and the same read rules as the secret key (every document event, whatever the collection's RLS mode; trashed documents are never sent). The dashboard's data grid uses it to show changes made elsewhere as they happen. A rotation of the secret key ends the stream (`event: close`, reason `KEY_REVOKED`); open a new one. Any member of the project (admin or member); anyone else gets 404.
+         */
+        get: operations["streamProjectDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/data/{collectionName}": {
         parameters: {
             query?: never;
@@ -3348,6 +3379,73 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamProjectDocuments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same position as `Last-Event-ID`, for a new `EventSource`. The header wins.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                last_event_id?: string;
+                /** @description Free-form filters, one query parameter per filter: `<field>` or `<field>_<suffix>`, as on the list. The name `filters` itself is reserved. */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The `id` of the last event received; sent by `EventSource` when it reconnects.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`), as on the public stream.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream, in the format of the public realtime stream. */
+            200: {
+                headers: {
+                    /** @description `no-cache, no-transform`: proxies must neither cache nor buffer the stream. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lq3k2x9a1b2c-43",
+                     *       "event": "document.created",
+                     *       "data": "{\"type\":\"document.created\",\"id\":\"65f1c2a4b7e8d90012345678\",\"at\":\"2026-01-05T10:00:00.000Z\",\"document\":{\"_id\":\"65f1c2a4b7e8d90012345678\",\"title\":\"Hello\"}}"
+                     *     }
+                     */
+                    "text/event-stream": {
+                        event?: string;
+                        id?: string;
+                        data: string;
+                        retry?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
