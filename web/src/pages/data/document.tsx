@@ -1,11 +1,11 @@
 // One document: a form of the collection's fields in schema mode, JSON in flexible mode. Saving
 // sends only what is edited; the API's message appears next to the field it names.
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../api';
-import { navigate } from '../router';
-import { ErrorBox, FieldError, Link, Notice, Progress } from '../components/ui';
-import { useAction, useLoad } from '../hooks';
-import type { ProjectPageProps } from './project-shell';
+import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../../api';
+import { navigate } from '../../router';
+import { ErrorBox, FieldError, Link, Notice, Progress } from '../../components/ui';
+import { useAction, useLoad } from '../../hooks';
+import type { ProjectPageProps } from '../project-shell';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
 

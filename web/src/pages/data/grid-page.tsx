@@ -1,260 +1,234 @@
-// A collection's documents: filters (the data API's suffixes), sort, paging, and the trash with
-// restore. Documents open as a form (schema mode) or as JSON (flexible mode).
-import { useState, type FormEvent } from 'react';
-import { api, call, type ApiDocument } from '../api';
-import { ErrorBox, Link, Notice, Progress } from '../components/ui';
-import { useAction, useLoad } from '../hooks';
-import type { ProjectPageProps } from './project-shell';
+// A collection's documents as a grid: filters, sort, page size, cursor and the trash view in the
+// URL; every field a column (chosen and ordered per collection); inline edit; selection with bulk
+// trash and restore; live updates from the collection's stream. Loading, an empty collection and
+// filters that match nothing are told apart.
+import { useState } from 'react';
+import type { RowSelectionState } from '@tanstack/react-table';
+import { errorText } from '../../api';
+import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
+import { DataQueryProvider } from '../../data/query-client';
+import { useCollectionDef, useDocumentList, useDocumentWrites } from '../../data/documents';
+import type { ProjectPageProps } from '../project-shell';
+import { ColumnPicker } from './column-picker';
+import { availableColumns, orderedColumns, useColumnPrefs } from './columns';
+import { FiltersForm } from './filters';
+import { DocumentGrid } from './grid';
+import { useLiveDocuments, type LiveState } from './live';
+import { LIMITS, useGridUrlState } from './url-state';
+import './grid.css';
 
-const OPERATORS = [
-  ['', 'equals'],
-  ['_ne', 'not equal'],
-  ['_gt', 'greater than'],
-  ['_gte', 'at least'],
-  ['_lt', 'less than'],
-  ['_lte', 'at most'],
-  ['_in', 'one of (comma-separated)'],
-  ['_regex', 'matches (regex)'],
-  ['_exists', 'exists (true/false)'],
-] as const;
+/** The cursor of the page before each page seen in this tab, for "Previous". */
+const previousOf = new Map<string, string>();
 
-interface Filter {
-  field: string;
-  op: string;
-  value: string;
-}
-
-const preview = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text === undefined ? '' : text.length > 60 ? `${text.slice(0, 57)}…` : text;
+const LIVE_LABEL: Record<LiveState, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  closed: 'Live updates off',
 };
 
-export function DataBrowserPage({ project, name }: ProjectPageProps & { name: string }) {
-  const projectId = project.id;
-  const path = { projectId, collectionName: name };
-  const def = useLoad(
-    async () =>
-      (await call(api.GET('/api/projects/{projectId}/collections/{collectionName}', { params: { path } })))
-        .data.collection,
-    [projectId, name],
+export function DataBrowserPage(props: ProjectPageProps & { name: string }) {
+  return (
+    <DataQueryProvider>
+      <GridPage {...props} />
+    </DataQueryProvider>
   );
-  const [draft, setDraft] = useState<Filter[]>([]);
-  const [filters, setFilters] = useState<Filter[]>([]);
-  const [sort, setSort] = useState('-createdAt');
-  const [page, setPage] = useState(1);
-  const [limit, setLimit] = useState(20);
-  const [trash, setTrash] = useState(false);
+}
+
+function GridPage({ project, name }: ProjectPageProps & { name: string }) {
+  const projectId = project.id;
+  const [url, setUrl] = useGridUrlState();
+  const def = useCollectionDef(projectId, name);
+  const list = useDocumentList({ projectId, name, ...url });
+  const writes = useDocumentWrites(projectId, name);
+  const live = useLiveDocuments(projectId, name);
+  const [prefs, setPrefs] = useColumnPrefs(projectId, name);
+  const [selection, setSelection] = useState<RowSelectionState>({});
   const [notice, setNotice] = useState('');
-  const action = useAction();
+  const [bulkError, setBulkError] = useState('');
+  const [selectionKey, setSelectionKey] = useState('');
 
-  const docs = useLoad(async () => {
-    const query: Record<string, string | number | boolean> = { page, limit, sort, total: true, trash };
-    for (const f of filters) if (f.field) query[f.field + f.op] = f.value;
-    const res = await call(
-      api.GET('/api/projects/{projectId}/data/{collectionName}', { params: { path, query: query as never } }),
-    );
-    return res;
-  }, [projectId, name, page, limit, sort, trash, JSON.stringify(filters)]);
+  // A new page, sort, filter or view starts with nothing selected.
+  const key = JSON.stringify(url);
+  if (key !== selectionKey) {
+    setSelectionKey(key);
+    setSelection({});
+  }
 
-  const fieldNames = def.value ? def.value.fields.map((f) => f.name) : [];
-  const columns = fieldNames.slice(0, 4);
-  const rows = (docs.value && Array.isArray(docs.value.data) ? docs.value.data : []) as ApiDocument[];
-  const pagination = docs.value?.pagination;
+  const rows = list.data?.rows ?? [];
+  const { ordered, shown } = orderedColumns(availableColumns(def.data, rows), prefs);
+  const fieldNames = (def.data?.fields ?? []).map((f) => f.name);
+  const selected = rows.map((r) => String(r._id)).filter((id) => selection[id]);
+  const filtered = Object.keys(url.filters).length > 0;
   const base = `/projects/${projectId}/data/${encodeURIComponent(name)}`;
 
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setPage(1);
-    setFilters(draft.filter((f) => f.field));
+  const change = (patch: Parameters<typeof setUrl>[0]) => {
+    setNotice('');
+    setBulkError('');
+    setUrl({ cursor: undefined, ...patch });
   };
-  const act = (doc: ApiDocument, kind: 'trash' | 'restore') =>
-    action.run(async () => {
-      const params = { params: { path: { ...path, id: String(doc._id) } } };
-      if (kind === 'trash')
-        await call(api.DELETE('/api/projects/{projectId}/data/{collectionName}/{id}', params));
-      else await call(api.POST('/api/projects/{projectId}/data/{collectionName}/{id}/restore', params));
-      setNotice(
-        kind === 'trash' ? 'Moved to the trash. It can be restored for 30 days.' : 'Document restored.',
-      );
-      await docs.reload();
-    });
+  const bulk = async (kind: 'trash' | 'restore') => {
+    setNotice('');
+    setBulkError('');
+    const result = await writes.lifecycle.mutateAsync({ ids: selected, kind });
+    const n = result.done;
+    const docs = `${n} document${n === 1 ? '' : 's'}`;
+    setNotice(
+      kind === 'trash'
+        ? `Moved ${docs} to the trash. They can be restored from the trash for 30 days.`
+        : `Restored ${docs}.`,
+    );
+    if (result.failed.length)
+      setBulkError(`${result.failed.length} could not be changed: ${result.failed.join(', ')}.`);
+    setSelection({});
+  };
+  const next = () => {
+    const cursor = list.data?.nextCursor;
+    if (!cursor) return;
+    previousOf.set(cursor, url.cursor ?? '');
+    setUrl({ cursor });
+  };
+  const previous = url.cursor !== undefined ? previousOf.get(url.cursor) : undefined;
+
+  let body;
+  if (list.isPending || def.isPending) body = <Progress label="Loading documents…" />;
+  else if (list.isError) body = null;
+  else if (rows.length === 0)
+    body = url.trash ? (
+      <p className="empty">The trash is empty.</p>
+    ) : filtered ? (
+      <div className="empty">
+        <p>Nothing matches these filters.</p>
+        <button type="button" className="secondary" onClick={() => change({ filters: {} })}>
+          Clear filters
+        </button>
+      </div>
+    ) : url.cursor ? (
+      <p className="empty">No more documents.</p>
+    ) : (
+      <div className="empty">
+        <p>No documents yet.</p>
+        <Link to={`${base}/new`} className="button">
+          Add the first document
+        </Link>
+      </div>
+    );
+  else
+    body = (
+      <DocumentGrid
+        projectId={projectId}
+        name={name}
+        def={def.data}
+        rows={rows}
+        columns={shown}
+        sort={url.sort}
+        trash={url.trash}
+        selection={selection}
+        onSelection={setSelection}
+        onSort={(sort) => change({ sort })}
+        onSave={async (id, column, value) => {
+          await writes.update.mutateAsync({ id, patch: { [column]: value } });
+          setNotice(`Saved ${column}.`);
+        }}
+      />
+    );
 
   return (
     <>
       <div className="heading-row">
         <h1>
-          {name} {trash ? '— trash' : ''}
+          {name} {url.trash ? '— trash' : ''}
         </h1>
         <div className="row">
+          <span className={`live live-${live}`} role="status" aria-live="polite">
+            <span aria-hidden="true" className="live-dot" />
+            {LIVE_LABEL[live]}
+          </span>
+          <ColumnPicker ordered={ordered} prefs={prefs} onChange={setPrefs} />
           <button
             type="button"
             className="secondary"
-            aria-pressed={trash}
-            onClick={() => (setTrash(!trash), setPage(1), setNotice(''))}
+            aria-pressed={url.trash}
+            onClick={() => change({ trash: !url.trash })}
           >
-            {trash ? 'Back to documents' : 'Show trash'}
+            {url.trash ? 'Back to documents' : 'Show trash'}
           </button>
-          {!trash && (
+          {!url.trash && (
             <Link to={`${base}/new`} className="button">
               Add document
             </Link>
           )}
         </div>
       </div>
-      <form className="filters card" onSubmit={apply} aria-label="Filters and sort">
-        {draft.map((f, i) => (
-          <div className="row" key={i}>
-            <label className="sr-only" htmlFor={`flt-field-${i}`}>
-              Field
-            </label>
-            <input
-              id={`flt-field-${i}`}
-              list="field-names"
-              placeholder="field"
-              value={f.field}
-              onChange={(e) => setDraft(draft.map((x, j) => (j === i ? { ...x, field: e.target.value } : x)))}
-            />
-            <label className="sr-only" htmlFor={`flt-op-${i}`}>
-              Operator
-            </label>
-            <select
-              id={`flt-op-${i}`}
-              value={f.op}
-              onChange={(e) => setDraft(draft.map((x, j) => (j === i ? { ...x, op: e.target.value } : x)))}
-            >
-              {OPERATORS.map(([suffix, label]) => (
-                <option key={suffix} value={suffix}>
-                  {label}
-                </option>
-              ))}
-            </select>
-            <label className="sr-only" htmlFor={`flt-value-${i}`}>
-              Value
-            </label>
-            <input
-              id={`flt-value-${i}`}
-              placeholder="value"
-              value={f.value}
-              onChange={(e) => setDraft(draft.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))}
-            />
+      <FiltersForm
+        key={JSON.stringify(url.filters)}
+        fieldNames={fieldNames}
+        filters={url.filters}
+        sort={url.sort}
+        limit={url.limit}
+        limits={LIMITS}
+        onApply={(filters) => change({ filters })}
+        onSort={(sort) => change({ sort })}
+        onLimit={(limit) => change({ limit })}
+      />
+      <ErrorBox error={list.error ?? def.error} />
+      {bulkError && (
+        <div className="error" role="alert">
+          {bulkError}
+        </div>
+      )}
+      {writes.lifecycle.error && (
+        <div className="error" role="alert">
+          {errorText(writes.lifecycle.error)}
+        </div>
+      )}
+      {notice && <Notice>{notice}</Notice>}
+      {selected.length > 0 && (
+        <div className="bulk-bar card" role="region" aria-label="Selected documents">
+          <span>{selected.length} selected</span>
+          {url.trash ? (
+            <button type="button" onClick={() => void bulk('restore')} disabled={writes.lifecycle.isPending}>
+              Restore selected
+            </button>
+          ) : (
             <button
               type="button"
-              className="secondary"
-              onClick={() => setDraft(draft.filter((_, j) => j !== i))}
-              aria-label={`Remove filter ${i + 1}`}
+              className="danger"
+              onClick={() => void bulk('trash')}
+              disabled={writes.lifecycle.isPending}
             >
-              ✕
+              Move selected to trash
             </button>
-          </div>
-        ))}
-        <datalist id="field-names">
-          {['_id', 'createdAt', 'updatedAt', ...fieldNames].map((n) => (
-            <option key={n} value={n} />
-          ))}
-        </datalist>
-        <div className="row">
+          )}
+          <button type="button" className="secondary" onClick={() => setSelection({})}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      {body}
+      {list.isSuccess && (rows.length > 0 || url.cursor) && (
+        <nav className="pager" aria-label="Pages">
           <button
             type="button"
             className="secondary"
-            onClick={() => setDraft([...draft, { field: '', op: '', value: '' }])}
+            disabled={!url.cursor}
+            onClick={() => setUrl({ cursor: undefined })}
           >
-            Add filter
+            First page
           </button>
-          <label htmlFor="sort">Sort</label>
-          <select id="sort" value={sort} onChange={(e) => (setSort(e.target.value), setPage(1))}>
-            {['createdAt', 'updatedAt', '_id', ...fieldNames].flatMap((n) => [
-              <option key={`-${n}`} value={`-${n}`}>
-                {n} ↓
-              </option>,
-              <option key={n} value={n}>
-                {n} ↑
-              </option>,
-            ])}
-          </select>
-          <label htmlFor="limit">Per page</label>
-          <select id="limit" value={limit} onChange={(e) => (setLimit(Number(e.target.value)), setPage(1))}>
-            {[10, 20, 50, 100].map((n) => (
-              <option key={n}>{n}</option>
-            ))}
-          </select>
-          <button type="submit">Apply</button>
-        </div>
-      </form>
-      <ErrorBox error={docs.error ?? def.error} />
-      <ErrorBox error={action.error} />
-      {notice && <Notice>{notice}</Notice>}
-      {docs.loading && <Progress label="Loading documents…" />}
-      {docs.value && rows.length === 0 && <p>{trash ? 'The trash is empty.' : 'No documents match.'}</p>}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Documents of {name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">_id</th>
-                {columns.map((c) => (
-                  <th scope="col" key={c}>
-                    {c}
-                  </th>
-                ))}
-                <th scope="col">{trash ? 'Trashed' : 'Updated'}</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((doc) => (
-                <tr key={String(doc._id)}>
-                  <td className="mono">
-                    <Link to={`${base}/${doc._id}`}>{String(doc._id)}</Link>
-                  </td>
-                  {columns.map((c) => (
-                    <td key={c}>{preview(doc[c])}</td>
-                  ))}
-                  <td>{new Date(String(trash ? doc.deletedAt : doc.updatedAt)).toLocaleString()}</td>
-                  <td className="actions">
-                    {trash ? (
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() => act(doc, 'restore')}
-                        disabled={action.busy}
-                      >
-                        Restore
-                      </button>
-                    ) : (
-                      <button
-                        type="button"
-                        className="secondary danger"
-                        onClick={() => act(doc, 'trash')}
-                        disabled={action.busy}
-                      >
-                        Trash
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {pagination && (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={previous === undefined}
+            onClick={() => setUrl({ cursor: previous || undefined })}
+          >
             Previous
           </button>
           <span>
-            Page {page}
-            {pagination.total !== undefined
-              ? ` of ${Math.max(1, Math.ceil(pagination.total / limit))} (${pagination.total} documents)`
-              : ''}
+            {rows.length} document{rows.length === 1 ? '' : 's'} on this page
+            {list.data.hasMore ? ', more after it' : ''}
           </span>
-          <button
-            type="button"
-            className="secondary"
-            disabled={!pagination.hasMore}
-            onClick={() => setPage(page + 1)}
-          >
+          <button type="button" className="secondary" disabled={!list.data.hasMore} onClick={next}>
             Next
           </button>
         </nav>
