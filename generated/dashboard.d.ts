@@ -530,6 +530,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/request-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Recent public API requests of the project (members)
+         * @description The project's recent requests to the public API, newest first: time, method, path (without the query string), status, duration, the kind of API key and the end user of the access token. A request is logged once its API key resolved to the project (a request with an unknown key has no project to be logged under). Entries are written in batches about a second after the request, so the last second may be missing. Bounded per project: the newest `REQUEST_LOG_MAX_ENTRIES` (10,000 by default; a project may briefly hold up to a tenth more between trims) and at most `REQUEST_LOG_MAX_AGE_DAYS` old (7). `data.enabled` is false where the operator turned the log off (`REQUEST_LOG_ENABLED=false`). Any member of the project; anyone else gets 404.
+         */
+        get: operations["listRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/usage": {
         parameters: {
             query?: never;
@@ -3859,6 +3885,77 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRequestLog: {
+        parameters: {
+            query?: {
+                /** @description Only requests whose status is of this class. */
+                status?: "2xx" | "3xx" | "4xx" | "5xx";
+                /** @description Only requests whose path starts with this text (such as `/api/data/posts`). */
+                path?: string;
+                /** @description The `pagination.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Entries per page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Whether requests are being logged on this installation. */
+                            enabled: boolean;
+                            entries: {
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @example GET */
+                                method: string;
+                                /** @example /api/data/posts */
+                                path: string;
+                                /** @example 200 */
+                                status: number;
+                                /** @description Time to the response, in milliseconds. */
+                                durationMs: number;
+                                /** @enum {string|null} */
+                                keyKind: "publishable" | "secret" | null;
+                                /** @description The end user of the access token, if one was sent. */
+                                userId: string | null;
+                                /** @description The request's `x-request-id`, as in the server's access log. */
+                                requestId: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                hasMore: boolean;
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

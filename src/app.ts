@@ -66,7 +66,12 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   app.on('error', (err: Error & { code?: string }) => {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
-  app.use(requestContext(log));
+  app.use(
+    requestContext(
+      log,
+      role === 'public' && services.requestLog.enabled ? services.requestLog.record : undefined,
+    ),
+  );
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));

@@ -104,6 +104,7 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
       };
       const resolve = () => resolveSecurity(plan, input);
       const principal = await (guard ? guard(ctx, resolve) : resolve());
+      (ctx.state as RequestState).principal = principal;
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
       // Set by requestContext (middleware.ts), which is first in the chain of both roles.

@@ -14,6 +14,7 @@ import { MembersPage } from './members';
 import { KeysPage } from './keys';
 import { SettingsPage } from './settings';
 import { ApiReferencePage } from './api-reference';
+import { RequestLogPage } from './request-log';
 
 export interface ProjectPageProps {
   project: Project;
@@ -25,6 +26,7 @@ const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
   { path: '/collections', label: 'Collections' },
   { path: '/users', label: 'End users' },
   { path: '/files', label: 'Files' },
+  { path: '/logs', label: 'Request log' },
   { path: '/members', label: 'Members' },
   { path: '/keys', label: 'API keys', adminOnly: true },
   { path: '/settings', label: 'Settings', adminOnly: true },
@@ -44,6 +46,7 @@ function pageFor(rest: string, props: ProjectPageProps) {
     return <DocumentPage key={p.id} {...props} name={p.name!} id={p.id} />;
   if (rest === '/users') return <EndUsersPage {...props} />;
   if (rest === '/files') return <FilesPage {...props} />;
+  if (rest === '/logs') return <RequestLogPage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
   if (rest === '/settings') return <SettingsPage {...props} />;
