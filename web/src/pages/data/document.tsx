@@ -6,6 +6,8 @@ import { navigate } from '../../router';
 import { ErrorBox, FieldError, Link, Notice, Progress } from '../../components/ui';
 import { useAction, useLoad } from '../../hooks';
 import type { ProjectPageProps } from '../project-shell';
+import { DataQueryProvider } from '../../data/query-client';
+import { OwnerPicker } from './owner-picker';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
 
@@ -39,7 +41,15 @@ function fromText(field: FieldDef, text: string): unknown {
   }
 }
 
-export function DocumentPage({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
+export function DocumentPage(props: ProjectPageProps & { name: string; id?: string }) {
+  return (
+    <DataQueryProvider>
+      <DocumentForm {...props} />
+    </DataQueryProvider>
+  );
+}
+
+function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
   const projectId = project.id;
   const path = { projectId, collectionName: name };
   const def = useLoad(
@@ -140,6 +150,24 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
     });
 
   const message = (field: string) => localError[field] ?? failure?.forField(field);
+  // Under private RLS only the owner (an end user) reads a document: the member picks one.
+  const privateOwner =
+    collection.rls.enabled && collection.rls.mode === 'private' ? collection.rls.ownerField : '';
+  const jsonObject = (): Record<string, unknown> => {
+    try {
+      const parsed = JSON.parse(json) as unknown;
+      return typeof parsed === 'object' && parsed && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  };
+  const ownerValue = privateOwner
+    ? schemaMode
+      ? (values[privateOwner] ?? '')
+      : String(jsonObject()[privateOwner] ?? '')
+    : '';
   return (
     <>
       <p>
@@ -152,6 +180,18 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
         </p>
       )}
       <form onSubmit={save} noValidate className="doc-form">
+        {privateOwner && (
+          <OwnerPicker
+            projectId={projectId}
+            ownerField={privateOwner}
+            value={ownerValue}
+            onChange={(userId) =>
+              schemaMode
+                ? setValues({ ...values, [privateOwner]: userId })
+                : setJson(JSON.stringify({ ...jsonObject(), [privateOwner]: userId }, null, 2))
+            }
+          />
+        )}
         {schemaMode ? (
           collection.fields.map((f) => {
             const inputId = `doc-${f.name}`;
