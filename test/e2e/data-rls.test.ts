@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { contextFor } from '../helpers/fixtures.js';
 import { USER_BASE_FIELDS } from '../helpers/user-auth.js';
-import { checkAxe, shot, startRig, type DataBrowserRig } from './data-shared.js';
+import { checkAxe, shot, sidewaysOverflow, startRig, type DataBrowserRig } from './data-shared.js';
 
 describe('RLS owner in a real browser', function () {
   this.timeout(120_000);
@@ -83,6 +83,18 @@ describe('RLS owner in a real browser', function () {
       .with({ 'x-api-key': rig.fx.secretKey })
       .get('/api/data/diaries', { query: { title: 'Day one' } });
     expect(docs.body.data[0].writer).to.equal(aliceId);
+    await checkAxe(page, 'document page');
+    await shot(page, 'document-private-owner');
+    // The document page at a phone's width: no sideways scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByRole('heading', { name: /^Document [0-9a-f]{24}$/ }).waitFor();
+    expect(await sidewaysOverflow(page)).to.be.at.most(0);
+    await shot(page, 'phone-document');
+    await page.goto(`${base}/data/diaries/new`);
+    await page.getByText('No owner chosen: this collection is private').waitFor();
+    expect(await sidewaysOverflow(page)).to.be.at.most(0);
+    await checkAxe(page, 'new private document at phone width');
     expect(rig.consoleErrors).to.deep.equal([]);
   });
 });

@@ -8,6 +8,7 @@ import { useAction, useLoad } from '../../hooks';
 import type { ProjectPageProps } from '../project-shell';
 import { DataQueryProvider } from '../../data/query-client';
 import { OwnerPicker } from './owner-picker';
+import './grid.css';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
 
@@ -173,7 +174,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
       <p>
         <Link to={base}>← {name}</Link>
       </p>
-      <h1>{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
+      <h1 className="doc-title">{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
       {current?.isDeleted && (
         <p className="warning">
           This document is in the trash since {new Date(String(current.deletedAt)).toLocaleString()}.
