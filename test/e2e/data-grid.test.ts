@@ -370,6 +370,21 @@ describe('data grid in a real browser', function () {
     await page.getByText('9 documents on this page').waitFor();
   });
 
+  it('adds a document whose Ref is picked among the target’s documents', async () => {
+    await page.goto(grid);
+    await page.getByRole('link', { name: 'Add document', exact: true }).click();
+    await page.getByLabel(/^title/).fill('Shelf');
+    await page.getByRole('button', { name: 'maker: Choose a makers document' }).click();
+    await page.getByLabel('Search makers').fill('Acme');
+    await page.getByRole('button', { name: new RegExp(`^Acme · ${makers.Acme}$`) }).click();
+    await page.getByRole('button', { name: `maker: ${makers.Acme}` }).waitFor();
+    await checkAxe(page, 'new document with a Ref');
+    await page.getByRole('button', { name: 'Add document' }).click();
+    await page.getByRole('heading', { name: /^Document [0-9a-f]{24}$/ }).waitFor();
+    const shelf = (await secret.get('/api/data/products', { query: { title: 'Shelf' } })).body.data[0];
+    expect(shelf.maker).to.equal(makers.Acme);
+  });
+
   it('shows a document created elsewhere as it happens, with the live indicator', async () => {
     await page.goto(`${grid}?sort=-createdAt`);
     await page

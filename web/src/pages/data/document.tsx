@@ -8,6 +8,7 @@ import { useAction, useLoad } from '../../hooks';
 import type { ProjectPageProps } from '../project-shell';
 import { DataQueryProvider } from '../../data/query-client';
 import { OwnerPicker } from './owner-picker';
+import { RefPicker } from './ref-picker';
 import './grid.css';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
@@ -220,6 +221,16 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
                     <option value="true">true</option>
                     <option value="false">false</option>
                   </select>
+                ) : f.type === 'Ref' && f.ref ? (
+                  // Chosen among the target's documents: an id that names none cannot be set.
+                  <RefPicker
+                    id={inputId}
+                    projectId={projectId}
+                    target={f.ref}
+                    value={values[f.name] || null}
+                    label={f.name}
+                    onChange={(ref) => onText(ref ?? '')}
+                  />
                 ) : f.type === 'Object' || f.type === 'Array' ? (
                   <textarea {...common} rows={4} className="mono" onChange={(e) => onText(e.target.value)} />
                 ) : (
@@ -227,13 +238,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
                     {...common}
                     type={f.type === 'Number' ? 'number' : 'text'}
                     step="any"
-                    placeholder={
-                      f.type === 'Date'
-                        ? '2026-01-31T12:00:00Z'
-                        : f.type === 'Ref'
-                          ? '24 hex characters'
-                          : undefined
-                    }
+                    placeholder={f.type === 'Date' ? '2026-01-31T12:00:00Z' : undefined}
                     onChange={(e) => onText(e.target.value)}
                   />
                 )}

@@ -10,6 +10,8 @@ const HEX_ID = /^[0-9a-f]{24}$/i;
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface Props {
+  /** The trigger's id, for a `<label htmlFor>`. */
+  id?: string;
   projectId: string;
   target: string;
   value: string | null;
@@ -20,7 +22,7 @@ interface Props {
   onClose?: () => void;
 }
 
-export function RefPicker({ projectId, target, value, label, onChange, defaultOpen, onClose }: Props) {
+export function RefPicker({ id, projectId, target, value, label, onChange, defaultOpen, onClose }: Props) {
   const [open, setOpen] = useState(!!defaultOpen);
   const [text, setText] = useState('');
   const searchId = useId();
@@ -52,11 +54,12 @@ export function RefPicker({ projectId, target, value, label, onChange, defaultOp
     <Popover.Root open={open} onOpenChange={setOpenState}>
       <Popover.Trigger asChild>
         <button
+          id={id}
           type="button"
           className="secondary ref-trigger mono"
-          aria-label={`${label}: choose a ${target} document`}
+          aria-label={`${label}: ${value ?? `Choose a ${target} document`}`}
         >
-          {value ?? 'Choose…'}
+          {value ?? `Choose a ${target} document`}
         </button>
       </Popover.Trigger>
       <Popover.Portal>
