@@ -102,9 +102,11 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
         cookies,
         ip: ctx.ip,
       };
-      const resolve = () => resolveSecurity(plan, input);
+      // Kept on the request's state as soon as it is known, for the request log: a request the
+      // rate limit then refuses is logged under its project too.
+      const state = ctx.state as RequestState;
+      const resolve = async () => (state.principal = await resolveSecurity(plan, input));
       const principal = await (guard ? guard(ctx, resolve) : resolve());
-      (ctx.state as RequestState).principal = principal;
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
       // Set by requestContext (middleware.ts), which is first in the chain of both roles.

@@ -137,6 +137,22 @@ describe('request log', () => {
     ).to.equal(0);
   });
 
+  it('logs requests the rate limit refused', async () => {
+    await apps.public.services.repos.projects.setLimits(fx.project.id, { requestsPerMinute: 1 });
+    try {
+      let refused = 0;
+      for (let i = 0; i < 4 && !refused; i++) {
+        if ((await secret.get('/api/data/posts', { query: { limited: i } })).status === 429) refused++;
+      }
+      expect(refused).to.equal(1);
+      await flushed();
+      const res = await member.get(path, { query: { status: '4xx' } });
+      expect(res.body.data.entries.map((e: { status: number }) => e.status)).to.include(429);
+    } finally {
+      await apps.public.services.repos.projects.setLimits(fx.project.id, {});
+    }
+  });
+
   it('answers 401 signed out and 404 to strangers', async () => {
     expect((await apps.dashboard.client.get(path)).status).to.equal(401);
     const stranger = await createDeveloper(apps.dashboard.services);
