@@ -141,6 +141,17 @@ describe('data grid in a real browser', function () {
     await checkAxe(page, 'no match');
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByRole('gridcell', { name: 'Lamp', exact: true }).waitFor();
+    // A refused filter shows the API's message and no rows of the filter before it.
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.locator('#flt-field-0').fill('price');
+    await page.locator('#flt-op-0').selectOption('_gte');
+    await page.locator('#flt-value-0').fill('cheap');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: /price/ });
+    await refusal.waitFor();
+    expect(await page.locator('table[role=grid]').count()).to.equal(0);
+    expect(await page.getByText(/documents? on this page/).count()).to.equal(0);
+    await shot(page, 'data-grid-refused-filter');
   });
 
   it('sorts by a clicked header, and keeps filters and sort in the URL across reload and Back', async () => {
