@@ -373,6 +373,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/collections/{collectionName}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`), as on the public stream.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Stream a collection's document events (members, Server-Sent Events)
+         * @description The public realtime stream (`GET /api/realtime/{collectionName}`) for the project's members, with their session cookie instead of an API key: the same events, event ids, `ready`, `reset` and `close` events, heartbeats, filters (and their 400s), resumption with `Last-Event-ID` or `last_event_id`, the plan's cap on concurrent connections (429 `REALTIME_CONNECTION_LIMIT`, counted with the public streams) and the same read rules as the secret key (every document event, whatever the collection's RLS mode; trashed documents are never sent). The dashboard's data grid uses it to show changes made elsewhere as they happen. A rotation of the secret key ends the stream (`event: close`, reason `KEY_REVOKED`); open a new one. Any member of the project (admin or member); anyone else gets 404.
+         */
+        get: operations["streamProjectDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/data/{collectionName}": {
         parameters: {
             query?: never;
@@ -564,6 +595,32 @@ export interface paths {
          * @description The storage API's upload-confirm: idempotent, charges the stored size; 409 `UPLOAD_NOT_READY` while the object is not there yet (retry shortly).
          */
         post: operations["confirmProjectUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/request-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Recent public API requests of the project (members)
+         * @description The project's recent requests to the public API, newest first: time, method, path (without the query string), status, duration, the kind of API key and the end user of the access token. A request is logged once its API key resolved to the project (a request with an unknown key has no project to be logged under). Entries are written in batches about a second after the request, so the last second may be missing. Bounded per project: the newest `REQUEST_LOG_MAX_ENTRIES` (10,000 by default; a project may briefly hold up to a tenth more between trims) and at most `REQUEST_LOG_MAX_AGE_DAYS` old (7). `data.enabled` is false where the operator turned the log off (`REQUEST_LOG_ENABLED=false`). Any member of the project; anyone else gets 404.
+         */
+        get: operations["listRequestLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3661,6 +3718,73 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    streamProjectDocuments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same position as `Last-Event-ID`, for a new `EventSource`. The header wins.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                last_event_id?: string;
+                /** @description Free-form filters, one query parameter per filter: `<field>` or `<field>_<suffix>`, as on the list. The name `filters` itself is reserved. */
+                filters?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The `id` of the last event received; sent by `EventSource` when it reconnects.
+                 * @example lq3k2x9a1b2c-42
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection. `users` is reserved (403 `USERS_COLLECTION`), as on the public stream.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream, in the format of the public realtime stream. */
+            200: {
+                headers: {
+                    /** @description `no-cache, no-transform`: proxies must neither cache nor buffer the stream. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "lq3k2x9a1b2c-43",
+                     *       "event": "document.created",
+                     *       "data": "{\"type\":\"document.created\",\"id\":\"65f1c2a4b7e8d90012345678\",\"at\":\"2026-01-05T10:00:00.000Z\",\"document\":{\"_id\":\"65f1c2a4b7e8d90012345678\",\"title\":\"Hello\"}}"
+                     *     }
+                     */
+                    "text/event-stream": {
+                        event?: string;
+                        id?: string;
+                        data: string;
+                        retry?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listProjectDocuments: {
         parameters: {
             query?: {
@@ -4071,6 +4195,77 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRequestLog: {
+        parameters: {
+            query?: {
+                /** @description Only requests whose status is of this class. */
+                status?: "2xx" | "3xx" | "4xx" | "5xx";
+                /** @description Only requests whose path starts with this text (such as `/api/data/posts`). */
+                path?: string;
+                /** @description The `pagination.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Entries per page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message: string;
+                        data: {
+                            /** @description Whether requests are being logged on this installation. */
+                            enabled: boolean;
+                            entries: {
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @example GET */
+                                method: string;
+                                /** @example /api/data/posts */
+                                path: string;
+                                /** @example 200 */
+                                status: number;
+                                /** @description Time to the response, in milliseconds. */
+                                durationMs: number;
+                                /** @enum {string|null} */
+                                keyKind: "publishable" | "secret" | null;
+                                /** @description The end user of the access token, if one was sent. */
+                                userId: string | null;
+                                /** @description The request's `x-request-id`, as in the server's access log. */
+                                requestId: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                hasMore: boolean;
+                                nextCursor: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -70,7 +70,12 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   app.on('error', (err: Error & { code?: string }) => {
     log.warn({ err: { message: err.message, code: err.code } }, 'connection error');
   });
-  app.use(requestContext(log));
+  app.use(
+    requestContext(
+      log,
+      role === 'public' && services.requestLog.enabled ? services.requestLog.record : undefined,
+    ),
+  );
   // The process listens on plain HTTP (main.ts): a request is seen as TLS only through a trusted
   // proxy, so without either the middleware would never add the header and stays off the chain.
   if (tls || deps.config.trustProxy) app.use(strictTransport(tls));

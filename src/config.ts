@@ -67,6 +67,7 @@ export interface Config {
   readonly allowPrivateHosts: boolean;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
+  readonly requestLog: RequestLogSettings;
   readonly ai: AiSettings;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
@@ -112,6 +113,17 @@ export interface WebhookSettings {
   readonly pauseAfterMs: number;
   /** An intent still unconfirmed after this long is checked against the database by the worker. */
   readonly intentGraceMs: number;
+}
+
+/** The per-project log of public API requests the dashboard shows (services/request-log/). */
+export interface RequestLogSettings {
+  readonly enabled: boolean;
+  /** Entries kept per project (the oldest go first). */
+  readonly maxEntries: number;
+  /** Entries older than this are deleted. */
+  readonly maxAgeDays: number;
+  /** Entries waiting to be written; beyond it new ones are dropped and counted. */
+  readonly bufferEntries: number;
 }
 
 /** Realtime streams (`GET /api/realtime/:collectionName`); the defaults suit production. */
@@ -277,6 +289,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
       connectionsPerIp: r.int('REALTIME_CONNECTIONS_PER_IP', 25, 0, 1_000_000),
       connectionsPerProcess: r.int('REALTIME_CONNECTIONS_PER_PROCESS', 10_000, 1, 10_000_000),
+    },
+    requestLog: {
+      enabled: r.bool('REQUEST_LOG_ENABLED', true),
+      maxEntries: r.int('REQUEST_LOG_MAX_ENTRIES', 10_000, 1, 1_000_000),
+      maxAgeDays: r.int('REQUEST_LOG_MAX_AGE_DAYS', 7, 1, 365),
+      bufferEntries: r.int('REQUEST_LOG_BUFFER_ENTRIES', 10_000, 10, 1_000_000),
     },
     ai: {
       baseUrl: r.url('AI_BASE_URL', ['http:', 'https:'], 'https://api.groq.com/openai/v1') ?? '',

@@ -53,6 +53,8 @@ async function main() {
     clearTimeout(force);
     // The counts of the last few seconds (API calls, mail, deliveries) are written before exit.
     await services.usage.counter.stop().catch((err) => log.error({ err }, 'usage flush failed'));
+    // The request log's buffered entries (about the last second of requests) are written too.
+    await services.requestLog.close().catch((err) => log.error({ err }, 'request log flush failed'));
     // The unused rest of the database quota's open leases goes back to the projects' counters.
     await services.quota.stop().catch((err) => log.error({ err }, 'database quota give-back failed'));
     await closeDeps(deps);

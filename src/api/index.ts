@@ -18,6 +18,7 @@ import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js'
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { usageHandlers } from './usage.js';
+import { requestLogHandlers } from './request-log.js';
 import { realtimeHandlers } from './realtime.js';
 import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project-api.js';
 import { projectContentHandlers } from './project-content.js';
@@ -52,6 +53,7 @@ export function dashboardHandlers(services: Services) {
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
     ...usageHandlers(services),
+    ...requestLogHandlers(services),
     ...dashboardProjectApiHandlers(services),
     ...projectContentHandlers(services),
     ...aiHandlers(services),

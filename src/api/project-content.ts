@@ -2,12 +2,14 @@
 // members in the dashboard (session cookie), through the data and storage services.
 import type { operations as Ops } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
+import { firstHeader } from '../http/headers.js';
 import type { Services } from '../services/index.js';
+import { STREAM_HEADERS } from './realtime.js';
 
 type Query = Record<string, unknown>;
 const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
 
-export function projectContentHandlers({ content }: Services) {
+export function projectContentHandlers({ content, realtime }: Services) {
   const listProjectDocuments: Handler<Ops['listProjectDocuments']> = async ({ params, query }, ctx) => {
     const result = await content.listDocuments(ctx, params.projectId, params.collectionName, query as Query);
     if ('count' in result) return { status: 200, body: ok(result) };
@@ -44,6 +46,19 @@ export function projectContentHandlers({ content }: Services) {
       'Restored',
     ),
   });
+  /** The public stream's events, with the member's session standing for the secret key. */
+  const streamProjectDocuments: Handler<Ops['streamProjectDocuments']> = async (
+    { params, query, headers },
+    ctx,
+  ) => {
+    const stream = await realtime.open(
+      await content.asProject(ctx, params.projectId),
+      params.collectionName,
+      query as Query,
+      firstHeader(headers, 'last-event-id'),
+    );
+    return { status: 200, body: stream, headers: STREAM_HEADERS };
+  };
 
   const listProjectFiles: Handler<Ops['listProjectFiles']> = async ({ params, query }, ctx) => {
     const { files, pagination } = await content.listFiles(ctx, params.projectId, query.cursor, query.limit);
@@ -73,6 +88,7 @@ export function projectContentHandlers({ content }: Services) {
     updateProjectDocument,
     deleteProjectDocument,
     restoreProjectDocument,
+    streamProjectDocuments,
     listProjectFiles,
     requestProjectUpload,
     confirmProjectUpload,

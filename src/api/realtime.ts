@@ -5,7 +5,7 @@ import { firstHeader } from '../http/headers.js';
 import type { Services } from '../services/index.js';
 
 /** No caching or buffering by proxies (nginx reads X-Accel-Buffering), so events flow at once. */
-const STREAM_HEADERS = {
+export const STREAM_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
   'X-Accel-Buffering': 'no',

@@ -5,6 +5,8 @@ import type { Context, Next } from 'koa';
 import type Router from '@koa/router';
 import { koaBody, HttpMethodEnum } from 'koa-body';
 import type { Logger } from '../lib/logger.js';
+import type { Principal } from '../services/context.js';
+import type { RecordedRequest } from '../services/request-log/buffer.js';
 import { ApiError, payloadTooLarge } from './errors.js';
 import { setHeaders } from './headers.js';
 
@@ -17,6 +19,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export class RequestState {
   #log: Logger | undefined;
+  /** Who called, once a route resolved the credentials (the request log reads the project). */
+  principal: Principal | undefined = undefined;
   constructor(
     private readonly base: Logger,
     readonly requestId: string,
@@ -27,22 +31,38 @@ export class RequestState {
   }
 }
 
-export function requestContext(log: Logger) {
+/**
+ * Request id and access log; with `record`, also the project's request log (public API): one
+ * object handed to an in-memory buffer for each request whose API key resolved, never awaited.
+ */
+export function requestContext(log: Logger, record?: (entry: RecordedRequest) => void) {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const started = performance.now();
-    ctx.state = new RequestState(log, requestId);
+    const state = new RequestState(log, requestId);
+    ctx.state = state;
     ctx.res.setHeader('x-request-id', requestId);
     try {
       await next();
     } finally {
-      const ms = performance.now() - started;
+      const ms = Math.round((performance.now() - started) * 100) / 100;
       // The same line the request's child logger writes, without building one for every request.
-      log.info(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 },
-        'request',
-      );
+      log.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+      const project = state.principal?.project;
+      if (record && project) {
+        record({
+          projectId: project.id,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: ms,
+          keyKind: state.principal!.keyKind ?? null,
+          userId: state.principal!.endUser?.id ?? null,
+          requestId,
+          at: Date.now(),
+        });
+      }
     }
   };
 }

@@ -112,7 +112,10 @@ export function buildRouter({
         cookies,
         ip: ctx.ip,
       };
-      const resolve = () => resolveSecurity(plan, input);
+      // Kept on the request's state as soon as it is known, for the request log: a request the
+      // rate limit then refuses is logged under its project too.
+      const state = ctx.state as RequestState;
+      const resolve = async () => (state.principal = await resolveSecurity(plan, input));
       const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);

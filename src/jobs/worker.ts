@@ -64,7 +64,7 @@ export function workerJobs(
     job(ttlSweepJob(deps, services), (at) => periodOf(at, { minutes: 1 }), 5 * MINUTE),
     job(usageRecountJob(deps, services), (at) => periodOf(at, 'day'), 60 * MINUTE),
     job(
-      { name: 'expiry-sweep', schedule: '*/15 * * * *', run: expirySweep(deps) },
+      { name: 'expiry-sweep', schedule: '*/15 * * * *', run: expirySweep(deps, services.requestLog.sweep) },
       (at) => periodOf(at, { minutes: 15 }),
       10 * MINUTE,
     ),

@@ -37,6 +37,8 @@ import { projectContentService } from './project-content.js';
 import { aiServices } from './ai/index.js';
 import { externalDatabaseSettingsRepo } from '../db/external-database-settings.js';
 import { externalDatabaseService } from './external-db/index.js';
+import { requestLogService } from './request-log/index.js';
+import { requestLogsRepo } from '../db/request-logs.js';
 import { projectLimits } from '../lib/plans.js';
 import type { Project } from './types.js';
 import { toObjectId } from '../db/ids.js';
@@ -247,6 +249,12 @@ export function createServices(deps: Deps) {
       counter: usage.counter,
     }),
     externalDb,
+    requestLog: requestLogService({
+      repo: requestLogsRepo(platform),
+      projects,
+      settings: deps.config.requestLog,
+      log: deps.log,
+    }),
   };
 }
 

@@ -51,6 +51,8 @@ export function projectContentService(
   }
 
   return {
+    /** The member's request as the secret key would make it (the collection's live stream). */
+    asProject,
     async listDocuments(ctx: RequestContext, projectId: string, name: string, query: Query) {
       const { trash, ...rest } = query;
       return data.list(await asProject(ctx, projectId), name, rest, trash === true || trash === 'true');

@@ -173,15 +173,16 @@ describe('web dashboard in a real browser', function () {
     await page.getByText('This document is in the trash').waitFor();
 
     await go('← products');
-    await page.getByText('No documents match.').waitFor();
+    await page.getByText('No documents yet.').waitFor();
     await page.getByRole('button', { name: 'Show trash' }).click();
-    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
+    await page.getByRole('gridcell', { name: 'Lamp', exact: true }).waitFor();
     await shot('data-browser-trash');
-    await page.getByRole('button', { name: 'Restore' }).click();
-    await page.getByText('Document restored.').waitFor();
+    await page.getByRole('checkbox', { name: /^Select [0-9a-f]{24}$/ }).check();
+    await page.getByRole('button', { name: 'Restore selected' }).click();
+    await page.getByText('Restored 1 document.').waitFor();
     await page.getByRole('button', { name: 'Back to documents' }).click();
-    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
-    await page.getByRole('cell', { name: '15', exact: true }).waitFor();
+    await page.getByRole('gridcell', { name: 'Lamp', exact: true }).waitFor();
+    await page.getByRole('gridcell', { name: '15', exact: true }).waitFor();
     await shot('data-browser');
   });
 
@@ -302,7 +303,10 @@ describe('web dashboard in a real browser', function () {
     expect(overflow).to.be.at.most(0);
     await shot('phone-overview');
     await page.goto(`${origin}${projectUrl}/data/products`);
-    await page.getByRole('cell', { name: 'Lamp', exact: true }).waitFor();
+    await page.getByRole('gridcell', { name: 'Lamp', exact: true }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).to.be.at.most(
+      0,
+    );
     await shot('phone-data-browser');
     await page.goto(`${origin}${projectUrl}/api`);
     await page.getByRole('table', { name: 'Fields of products' }).waitFor();

@@ -48,6 +48,7 @@ export async function startTestApp(
         server.closeAllConnections();
       });
       await services.quota.stop();
+      await services.requestLog.close();
       await deps.db.platform.dropDatabase().catch(() => undefined);
       await closeDeps(deps);
     },

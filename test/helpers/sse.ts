@@ -34,8 +34,15 @@ export class SseStream {
     res.on('error', done);
   }
 
-  /** Opens a stream; resolves with the stream on 200, rejects with the status and body otherwise. */
-  static open(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
+  /** Opens a stream (recorded as `operation`'s 200); resolves with the stream on 200, rejects with the status and body otherwise. */
+  static open(
+    url: string,
+    headers: Record<string, string> = {},
+    operation: { role: 'public' | 'dashboard'; operationId: string } = {
+      role: 'public',
+      operationId: 'streamDocuments',
+    },
+  ): Promise<SseStream> {
     return new Promise((resolve, reject) => {
       const req = http.get(url, { headers: { accept: 'text/event-stream', ...headers }, agent: false });
       req.on('error', reject);
@@ -53,9 +60,9 @@ export class SseStream {
         }
         expect(res.headers['content-type']).to.match(/^text\/event-stream/);
         expect(res.headers['x-request-id']).to.be.a('string');
-        let seen = exercised.get('public');
-        if (!seen) exercised.set('public', (seen = new Set()));
-        seen.add('streamDocuments 200');
+        let seen = exercised.get(operation.role);
+        if (!seen) exercised.set(operation.role, (seen = new Set()));
+        seen.add(`${operation.operationId} 200`);
         resolve(new SseStream(req, res));
       });
     });

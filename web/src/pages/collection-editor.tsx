@@ -8,6 +8,7 @@ import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui'
 import { useAction, useLoad } from '../hooks';
 import { fromDraft, toDraft } from '../schema-draft';
 import type { ProjectPageProps } from './project-shell';
+import { RlsOwnerField } from '../components/rls-owner-field';
 
 type Rls = Collection['rls'];
 const USERS_FIXED = new Set(['email', 'password']);
@@ -161,19 +162,12 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
                   <option value="private">private: only the owner reads</option>
                 </select>
               </div>
-              <div className="field">
-                <label htmlFor="rls-owner">Owner field (String or Ref)</label>
-                <select
-                  id="rls-owner"
-                  value={rls.ownerField}
-                  onChange={(e) => setRls({ ...rls, ownerField: e.target.value })}
-                >
-                  {[...new Set([rls.ownerField, ...ownerChoices])].map((o) => (
-                    <option key={o}>{o}</option>
-                  ))}
-                </select>
-                <FieldError message={failure?.forField('rls.ownerField')} />
-              </div>
+              <RlsOwnerField
+                value={rls.ownerField}
+                choices={ownerChoices}
+                onChange={(ownerField) => setRls({ ...rls, ownerField })}
+                error={failure?.forField('rls.ownerField')}
+              />
             </div>
           )}
           <FieldError message={failure?.forField('rls') ?? failure?.forField('rls.mode')} />

@@ -3,8 +3,8 @@ import { match } from '../../router';
 import { UsagePage } from '../usage';
 import { CollectionsPage } from '../collections';
 import { CollectionEditorPage } from '../collection-editor';
-import { DataBrowserPage } from '../data-browser';
-import { DocumentPage } from '../document';
+import { DataBrowserPage } from '../data/grid-page';
+import { DocumentPage } from '../data/document';
 import { EndUsersPage } from '../end-users';
 import { FilesPage } from '../files';
 import { MembersPage } from '../members';
@@ -14,6 +14,7 @@ import { ApiReferencePage } from '../api-reference';
 import { WebhooksPage } from '../webhooks';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
+import { RequestLogPage } from '../request-log';
 import type { ProjectPageProps } from '.';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
@@ -21,6 +22,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/collections', label: 'Collections' },
   { path: '/users', label: 'End users' },
   { path: '/files', label: 'Files' },
+  { path: '/logs', label: 'Request log' },
   { path: '/webhooks', label: 'Webhooks', adminOnly: true },
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
@@ -43,6 +45,7 @@ export function pageFor(rest: string, props: ProjectPageProps) {
     return <DocumentPage key={p.id} {...props} name={p.name!} id={p.id} />;
   if (rest === '/users') return <EndUsersPage {...props} />;
   if (rest === '/files') return <FilesPage {...props} />;
+  if (rest === '/logs') return <RequestLogPage {...props} />;
   if (rest === '/webhooks') return <WebhooksPage {...props} />;
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;

@@ -1,11 +1,15 @@
 // One document: a form of the collection's fields in schema mode, JSON in flexible mode. Saving
 // sends only what is edited; the API's message appears next to the field it names.
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../api';
-import { navigate } from '../router';
-import { ErrorBox, FieldError, Link, Notice, Progress } from '../components/ui';
-import { useAction, useLoad } from '../hooks';
-import type { ProjectPageProps } from './project-shell';
+import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../../api';
+import { navigate } from '../../router';
+import { ErrorBox, FieldError, Link, Notice, Progress } from '../../components/ui';
+import { useAction, useLoad } from '../../hooks';
+import type { ProjectPageProps } from '../project-shell';
+import { DataQueryProvider } from '../../data/query-client';
+import { OwnerPicker } from './owner-picker';
+import { RefPicker } from './ref-picker';
+import './grid.css';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
 
@@ -39,7 +43,15 @@ function fromText(field: FieldDef, text: string): unknown {
   }
 }
 
-export function DocumentPage({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
+export function DocumentPage(props: ProjectPageProps & { name: string; id?: string }) {
+  return (
+    <DataQueryProvider>
+      <DocumentForm {...props} />
+    </DataQueryProvider>
+  );
+}
+
+function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
   const projectId = project.id;
   const path = { projectId, collectionName: name };
   const def = useLoad(
@@ -140,18 +152,48 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
     });
 
   const message = (field: string) => localError[field] ?? failure?.forField(field);
+  // Under private RLS only the owner (an end user) reads a document: the member picks one.
+  const privateOwner =
+    collection.rls.enabled && collection.rls.mode === 'private' ? collection.rls.ownerField : '';
+  const jsonObject = (): Record<string, unknown> => {
+    try {
+      const parsed = JSON.parse(json) as unknown;
+      return typeof parsed === 'object' && parsed && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    } catch {
+      return {};
+    }
+  };
+  const ownerValue = privateOwner
+    ? schemaMode
+      ? (values[privateOwner] ?? '')
+      : String(jsonObject()[privateOwner] ?? '')
+    : '';
   return (
     <>
       <p>
         <Link to={base}>← {name}</Link>
       </p>
-      <h1>{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
+      <h1 className="doc-title">{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
       {current?.isDeleted && (
         <p className="warning">
           This document is in the trash since {new Date(String(current.deletedAt)).toLocaleString()}.
         </p>
       )}
       <form onSubmit={save} noValidate className="doc-form">
+        {privateOwner && (
+          <OwnerPicker
+            projectId={projectId}
+            ownerField={privateOwner}
+            value={ownerValue}
+            onChange={(userId) =>
+              schemaMode
+                ? setValues({ ...values, [privateOwner]: userId })
+                : setJson(JSON.stringify({ ...jsonObject(), [privateOwner]: userId }, null, 2))
+            }
+          />
+        )}
         {schemaMode ? (
           collection.fields.map((f) => {
             const inputId = `doc-${f.name}`;
@@ -179,6 +221,16 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
                     <option value="true">true</option>
                     <option value="false">false</option>
                   </select>
+                ) : f.type === 'Ref' && f.ref ? (
+                  // Chosen among the target's documents: an id that names none cannot be set.
+                  <RefPicker
+                    id={inputId}
+                    projectId={projectId}
+                    target={f.ref}
+                    value={values[f.name] || null}
+                    label={f.name}
+                    onChange={(ref) => onText(ref ?? '')}
+                  />
                 ) : f.type === 'Object' || f.type === 'Array' ? (
                   <textarea {...common} rows={4} className="mono" onChange={(e) => onText(e.target.value)} />
                 ) : (
@@ -186,13 +238,7 @@ export function DocumentPage({ project, name, id }: ProjectPageProps & { name: s
                     {...common}
                     type={f.type === 'Number' ? 'number' : 'text'}
                     step="any"
-                    placeholder={
-                      f.type === 'Date'
-                        ? '2026-01-31T12:00:00Z'
-                        : f.type === 'Ref'
-                          ? '24 hex characters'
-                          : undefined
-                    }
+                    placeholder={f.type === 'Date' ? '2026-01-31T12:00:00Z' : undefined}
                     onChange={(e) => onText(e.target.value)}
                   />
                 )}

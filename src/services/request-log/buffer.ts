@@ -1,0 +1,119 @@
+// The request log's write path, off the request: a request's end pushes one plain object into
+// an in-process buffer (nothing awaited, no id, no Date); the buffer is written with one
+// insertMany every second, or as soon as it holds a batch. One write at a time: while the
+// database is slow the buffer grows up to its bound, then new entries are dropped and counted
+// rather than held in memory without end.
+import { newId } from '../../db/ids.js';
+import type { RequestLogEntry } from '../../db/request-logs.js';
+import type { Logger } from '../../lib/logger.js';
+
+/** What the HTTP layer knows when a public API request ends. */
+export interface RecordedRequest {
+  projectId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  keyKind: 'publishable' | 'secret' | null;
+  userId: string | null;
+  requestId: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+export interface BufferOptions {
+  write: (entries: RequestLogEntry[]) => Promise<void>;
+  /** After a write, with the entries written per project (the count bound's trim). */
+  written?: (perProject: Map<string, number>) => Promise<void>;
+  bufferEntries: number;
+  batchEntries?: number;
+  flushMs?: number;
+  log: Logger;
+}
+
+const MAX_PATH = 512;
+
+export function requestLogBuffer(options: BufferOptions) {
+  const { write, written, bufferEntries, log } = options;
+  const batchEntries = Math.min(options.batchEntries ?? 500, bufferEntries);
+  let buffer: RecordedRequest[] = [];
+  let dropped = 0;
+  let droppedReported = 0;
+  let writing: Promise<void> | undefined;
+  let soon = false;
+
+  async function writeBatch(batch: RecordedRequest[]): Promise<void> {
+    const entries: RequestLogEntry[] = batch.map((r) => ({
+      // Ids made here, in the order the requests ended, keep the log's time order per process.
+      id: newId(),
+      projectId: r.projectId,
+      at: new Date(r.at),
+      method: r.method,
+      path: r.path.length > MAX_PATH ? r.path.slice(0, MAX_PATH) : r.path,
+      status: r.status,
+      durationMs: r.durationMs,
+      keyKind: r.keyKind,
+      userId: r.userId,
+      requestId: r.requestId,
+    }));
+    try {
+      await write(entries);
+    } catch (err) {
+      dropped += entries.length;
+      log.warn({ err, entries: entries.length }, 'request log: writing a batch failed');
+      return;
+    }
+    if (written) {
+      const perProject = new Map<string, number>();
+      for (const e of entries) perProject.set(e.projectId, (perProject.get(e.projectId) ?? 0) + 1);
+      await written(perProject).catch((err: unknown) => log.warn({ err }, 'request log: trimming failed'));
+    }
+  }
+
+  /** Writes what is buffered, a batch at a time; resolves when the buffer was empty once. */
+  function flush(): Promise<void> {
+    if (writing) return writing;
+    if (!buffer.length) return Promise.resolve();
+    writing = (async () => {
+      while (buffer.length) {
+        const batch = buffer.length > batchEntries ? buffer.splice(0, batchEntries) : buffer;
+        if (batch === buffer) buffer = [];
+        await writeBatch(batch);
+      }
+      if (dropped > droppedReported) {
+        log.warn({ dropped: dropped - droppedReported, total: dropped }, 'request log: entries dropped');
+        droppedReported = dropped;
+      }
+    })().finally(() => (writing = undefined));
+    return writing;
+  }
+
+  const timer = setInterval(() => void flush(), options.flushMs ?? 1000);
+  timer.unref();
+
+  return {
+    /** Called as a request ends; never throws, never waits. */
+    record(entry: RecordedRequest): void {
+      if (buffer.length >= bufferEntries) {
+        dropped++;
+        return;
+      }
+      buffer.push(entry);
+      if (buffer.length >= batchEntries && !soon) {
+        soon = true;
+        setImmediate(() => {
+          soon = false;
+          void flush();
+        });
+      }
+    },
+    flush,
+    stats: () => ({ buffered: buffer.length, dropped }),
+    async close(): Promise<void> {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+export type RequestLogBuffer = ReturnType<typeof requestLogBuffer>;
