@@ -347,6 +347,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/slow-queries": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's slow queries (members)
+         * @description Document lists (`GET /api/data/{collectionName}`, and the dashboard's data browser) that took at least `SLOW_QUERY_MS` (100 ms by default; `thresholdMs` in the answer), one entry per collection and shape: the fields filtered (equality, range, other operators) and the sort, never the values; how often it was slow, its worst and average time. Each entry says which index serves it now (`index`, with `filterServed` and `sortServed`; `_id_` is the built-in one) and, when none serves it whole, `suggestedIndex`: the keys to pass to `POST .../collections/{collectionName}/indexes` (equality fields, then the sort with its `_id` tie-break, then a range field). At most 100 shapes are kept per project, worst first.
+         */
+        get: operations["listSlowQueries"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget the project's slow queries (members)
+         * @description Removes the recorded slow queries (of one collection with `collection`), for example after an index is created, so that what is recorded next shows what is still slow.
+         */
+        delete: operations["clearSlowQueries"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/openapi.json": {
         parameters: {
             query?: never;
@@ -2064,6 +2100,49 @@ export interface components {
             };
             message: string;
         };
+        SlowQuery: {
+            collection: string;
+            /**
+             * @description `count`: a `count=true` request.
+             * @enum {string}
+             */
+            kind: "list" | "count";
+            /** @description The list asked for `total=true` (a count besides the page). */
+            total: boolean;
+            /** @description The filtered fields (the RLS owner field included when it scoped the list). */
+            filter: {
+                equality: string[];
+                range: string[];
+                /** @description Fields with `_ne`, `_exists` or `_regex`, which an index narrows poorly. */
+                other: string[];
+            };
+            /** @description The sort, ending with the `_id` tie-break every list has. */
+            sort: components["schemas"]["IndexKey"][];
+            /** @description How many requests of this shape were slow. */
+            count: number;
+            worstMs: number;
+            averageMs: number;
+            /** Format: date-time */
+            firstAt: string;
+            /** Format: date-time */
+            lastAt: string;
+            /** @description The index that serves the shape best today (`_id_` is the built-in one); null when none does. */
+            index: string | null;
+            filterServed: boolean;
+            sortServed: boolean;
+            /** @description Keys of an index that would serve the shape whole; null when one does. */
+            suggestedIndex: components["schemas"]["IndexKey"][] | null;
+        };
+        SlowQueryListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description The setting SLOW_QUERY_MS. */
+                thresholdMs: number;
+                queries: components["schemas"]["SlowQuery"][];
+            };
+            message: string;
+        };
         IndexDroppedEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -3597,6 +3676,85 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSlowQueries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slow queries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlowQueryListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clearSlowQueries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `data.removed` says how many entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            removed: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -9,7 +9,7 @@ import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
-import { dashboardIndexHandlers, publicIndexHandlers } from './indexes.js';
+import { dashboardIndexHandlers, publicIndexHandlers, slowQueryHandlers } from './indexes.js';
 import { userAuthHandlers } from './user-auth.js';
 import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
@@ -47,6 +47,7 @@ export function dashboardHandlers(services: Services) {
     ...projectHandlers(services),
     ...collectionHandlers(services),
     ...dashboardIndexHandlers(services),
+    ...slowQueryHandlers(services),
     ...storageSettingsHandlers(services),
     ...dashboardEndUserHandlers(services),
     ...mailDashboardHandlers(services),

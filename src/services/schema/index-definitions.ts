@@ -1,5 +1,5 @@
-// A declared index checked against its collection: keys that name fields (of the schema in schema
-// mode), a name, uniqueness, and the TTL rules (one Date field, not unique). Pure: no database.
+// Declared indexes checked against their collection (keys that name fields, of the schema in schema
+// mode; a name; uniqueness; the TTL rules), and the list of every index a definition implies. Pure.
 import { ApiError, badRequest } from '../../http/errors.js';
 import { resolvePath } from '../data/field-paths.js';
 import type { CollectionDef, IndexDef, IndexKey } from '../types.js';
@@ -33,7 +33,6 @@ function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { ty
   if (direction !== 1 && direction !== -1) {
     throw fail(`${at}.direction must be 1 (ascending) or -1 (descending)`, `${at}.direction`);
   }
-  if (field === '_id') throw fail('_id is always indexed; leave it out of the keys', `${at}.field`);
   try {
     const { path, type } = resolvePath(def, field, 'sort', `Invalid index key "${field}"`);
     return { field: path, direction, type };
@@ -49,6 +48,9 @@ export function checkIndexInput(def: CollectionDef, input: RawIndexInput): Check
     throw fail(`keys must list 1 to ${MAX_INDEX_KEYS} fields`, 'keys');
   }
   const typed = input.keys.map((raw, i) => checkKey(def, raw, `keys[${i}]`));
+  // `_id` has its index; after other keys it is the tie-break a sorted list needs.
+  if (typed[0]!.field === '_id')
+    throw fail('_id is always indexed: it may only follow other keys', 'keys[0].field');
   const seen = new Set<string>();
   for (const [i, key] of typed.entries()) {
     if (seen.has(key.field)) throw fail(`${key.field} appears twice in keys`, `keys[${i}].field`);
@@ -100,3 +102,38 @@ export function checkIndexInput(def: CollectionDef, input: RawIndexInput): Check
 /** The same keys in the same order and directions (MongoDB allows one index per key pattern). */
 export const sameKeys = (a: readonly IndexKey[], b: readonly IndexKey[]) =>
   a.length === b.length && a.every((k, i) => k.field === b[i]!.field && k.direction === b[i]!.direction);
+
+export type IndexSource = 'declared' | 'unique-field' | 'owner-field';
+
+/** An index as listed: a declared one, or one the definition implies (not droppable here). */
+export interface ListedIndex {
+  name: string;
+  keys: IndexKey[];
+  unique: boolean;
+  expireAfterSeconds?: number;
+  source: IndexSource;
+  createdAt?: Date;
+}
+
+/** Every index of a collection the service makes, implied ones first (their database names). */
+export function collectionIndexes(def: Pick<CollectionDef, 'fields' | 'rls' | 'indexes'>): ListedIndex[] {
+  const listed: ListedIndex[] = def.fields
+    .filter((f) => f.unique)
+    .map((f) => ({
+      name: `u_${f.name}`,
+      keys: [{ field: f.name, direction: 1 }],
+      unique: true,
+      source: 'unique-field',
+    }));
+  const owner = def.rls.enabled ? def.rls.ownerField : undefined;
+  if (owner && !def.fields.some((f) => f.unique && f.name === owner)) {
+    listed.push({
+      name: `o_${owner}`,
+      keys: [{ field: owner, direction: 1 }],
+      unique: false,
+      source: 'owner-field',
+    });
+  }
+  for (const index of def.indexes ?? []) listed.push({ ...index, source: 'declared' });
+  return listed;
+}
