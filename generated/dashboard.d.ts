@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log. `engine.embedded` is true on the embedded development database (`npm start` without `MONGODB_URI`), with a `note`: it is for development and small data, and production sets `MONGODB_URI` to a MongoDB replica set.
          */
         get: operations["getHealth"];
         put?: never;
@@ -378,6 +378,32 @@ export interface paths {
          * @description Removes the recorded slow queries (of one collection with `collection`), for example after an index is created, so that what is recorded next shows what is still slow.
          */
         delete: operations["clearSlowQueries"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collection-sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Document counts per collection, and the embedded engine's warning (members)
+         * @description For the project overview: each collection's document count (trashed documents included; from the collection's metadata where the server keeps it) and number of declared indexes. `engine.embedded` is true when the project's documents are on the embedded development database (`npm start` without `MONGODB_URI`); then, once a collection holds `warnAtDocuments` (10,000) documents or more, `embeddedEngineWarning` says which and that production wants `MONGODB_URI` set to a MongoDB replica set; null otherwise.
+         */
+        get: operations["getCollectionSizes"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1889,6 +1915,11 @@ export interface components {
             checks: {
                 database: components["schemas"]["HealthCheck"];
                 cache: components["schemas"]["HealthCheck"];
+            };
+            /** @description The document database: `embedded: true` when it is the embedded development engine (`npm start` without `MONGODB_URI`), with a `note` on what it is for. */
+            engine?: {
+                embedded: boolean;
+                note?: string;
             };
             version: string;
             uptimeSeconds: number;
@@ -3747,6 +3778,53 @@ export interface operations {
                         success: true;
                         data: {
                             removed: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCollectionSizes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sizes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            engine: {
+                                embedded: boolean;
+                                note?: string;
+                            };
+                            warnAtDocuments: number;
+                            collections: {
+                                name: string;
+                                documents: number;
+                                declaredIndexes: number;
+                            }[];
+                            embeddedEngineWarning: string | null;
                         };
                         message: string;
                     };

@@ -206,7 +206,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log. `engine.embedded` is true on the embedded development database (`npm start` without `MONGODB_URI`), with a `note`: it is for development and small data, and production sets `MONGODB_URI` to a MongoDB replica set.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1086,6 +1086,11 @@ export interface components {
             checks: {
                 database: components["schemas"]["HealthCheck"];
                 cache: components["schemas"]["HealthCheck"];
+            };
+            /** @description The document database: `embedded: true` when it is the embedded development engine (`npm start` without `MONGODB_URI`), with a `note` on what it is for. */
+            engine?: {
+                embedded: boolean;
+                note?: string;
             };
             version: string;
             uptimeSeconds: number;

@@ -89,3 +89,11 @@ export function slowQueryHandlers({ slowQueries }: Services) {
 
   return { listSlowQueries, clearSlowQueries };
 }
+
+export function collectionSizeHandlers({ collectionSizes }: Services) {
+  const getCollectionSizes: Handler<DashboardOps['getCollectionSizes']> = async ({ params }, ctx) => ({
+    status: 200,
+    body: { success: true, data: await collectionSizes.get(ctx, params.projectId), message: '' },
+  });
+  return { getCollectionSizes };
+}

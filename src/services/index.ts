@@ -17,6 +17,7 @@ import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { indexesService } from './indexes.js';
 import { slowQueriesService } from './slow-queries.js';
+import { collectionSizesService } from './collection-sizes.js';
 import { slowQueriesRepo } from '../db/slow-queries.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
@@ -202,6 +203,13 @@ export function createServices(deps: Deps) {
     collections,
     indexes,
     slowQueries,
+    collectionSizes: collectionSizesService(
+      repos.collections,
+      projects,
+      async (id) => projectIndexes(await dbFor(id)),
+      isExternal,
+      deps.config.embeddedDatabase,
+    ),
     documents,
     data,
     content: projectContentService(projects, data, storage.uploads, storage.files),
