@@ -177,6 +177,38 @@ describe('Declared indexes (dashboard and secret key)', () => {
     }
   });
 
+  it('answers every documented error of both APIs', async () => {
+    const idx = `${base()}/posts/indexes`;
+    const anon = apps.dashboard.client;
+    // Dashboard: 400 (a project id that is not one), 401 (no session), 404 (no such collection or index).
+    expect((await dash.get('/api/projects/nope/collections/posts/indexes')).status).to.equal(400);
+    expect(
+      (await dash.post('/api/projects/nope/collections/posts/indexes', { keys: [{ field: 'a' }] })).status,
+    ).to.equal(400);
+    expect((await dash.delete('/api/projects/nope/collections/posts/indexes/a')).status).to.equal(400);
+    expect((await anon.get(idx)).status).to.equal(401);
+    expect((await anon.post(idx, { keys: [{ field: 'score' }] })).status).to.equal(401);
+    expect((await anon.delete(`${idx}/a`)).status).to.equal(401);
+    expect((await dash.post(`${base()}/nowhere/indexes`, { keys: [{ field: 'a' }] })).status).to.equal(404);
+    const noIndex = await dash.delete(`${idx}/none`);
+    expect(noIndex.status).to.equal(404);
+    expect(noIndex.body.code).to.equal('INDEX_NOT_FOUND');
+    // Public: 400 (an empty key list), 404 (no such collection), 409 (an implied index).
+    const empty = await secret.post('/api/schemas/posts/indexes', { keys: [] });
+    expect(empty.status).to.equal(400);
+    expect((await secret.get('/api/schemas/nowhere/indexes')).status).to.equal(404);
+    expect((await secret.post('/api/schemas/nowhere/indexes', { keys: [{ field: 'a' }] })).status).to.equal(
+      404,
+    );
+    const implied = await secret.delete('/api/schemas/posts/indexes/u_email');
+    expect(implied.status).to.equal(409);
+    expect(implied.body.code).to.equal('INDEX_MANAGED');
+    const twice = await secret.post('/api/schemas/posts/indexes', {
+      keys: [{ field: 'email', direction: 1 }],
+    });
+    expect(twice.status).to.equal(409);
+  });
+
   it('refuses a unique index over values active documents share, naming them, and changes nothing', async () => {
     for (const code of ['A1', 'A1', 'B2', 'B2', 'C3']) {
       expect((await secret.post('/api/data/notes', { code })).status).to.equal(201);

@@ -84,6 +84,8 @@ export function checkIndexInput(def: CollectionDef, input: RawIndexInput): Check
       'expireAfterSeconds',
     );
   }
+  // Accounts end through the end-user management (tokens, files); never silently by a sweep.
+  if (def.name === 'users') throw fail('The users collection cannot have a TTL index', 'expireAfterSeconds');
   if (keys.length !== 1) throw fail('A TTL index (expireAfterSeconds) has exactly one key', 'keys');
   if (unique) throw fail('A TTL index (expireAfterSeconds) cannot be unique', 'unique');
   const type = typed[0]!.type;
