@@ -209,6 +209,25 @@ describe('Declared indexes (dashboard and secret key)', () => {
     expect(twice.status).to.equal(409);
   });
 
+  it('holds the plan limit under concurrent creates; the losers leave no index behind', async () => {
+    const made = await dash.post(base(), { name: 'race', fields: [{ name: 'a', type: 'String' }] });
+    expect(made.status, made.text).to.equal(201);
+    await apps.dashboard.services.repos.projects.setLimits(p.project.id, { indexesPerCollection: 2 });
+    try {
+      const answers = await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((field) => dash.post(`${base()}/race/indexes`, { keys: [{ field }] })),
+      );
+      const statuses = answers.map((res) => res.status).sort();
+      expect(statuses).to.deep.equal([201, 201, 403, 403, 403]);
+      const declared = (await dash.get(`${base()}/race`)).body.data.collection.indexes;
+      expect(declared).to.have.length(2);
+      const inDb = (await dbIndexes('race')).filter((name) => name.startsWith('i_')).sort();
+      expect(inDb).to.deep.equal(declared.map((i: { name: string }) => `i_${i.name}`).sort());
+    } finally {
+      await apps.dashboard.services.repos.projects.setLimits(p.project.id, {});
+    }
+  });
+
   it('refuses a unique index over values active documents share, naming them, and changes nothing', async () => {
     for (const code of ['A1', 'A1', 'B2', 'B2', 'C3']) {
       expect((await secret.post('/api/data/notes', { code })).status).to.equal(201);
@@ -234,6 +253,7 @@ describe('Declared indexes (dashboard and secret key)', () => {
     expect(accepted.status, accepted.text).to.equal(201);
     const clash = await secret.post('/api/data/notes', { code: 'C3' });
     expect(clash.status).to.equal(409);
+    expect(clash.body.message).to.equal('Duplicate value for "code": it must be unique in this collection');
   });
 
   it('a TTL index expires documents, trashed or not, and gives their bytes back', async () => {
