@@ -1204,6 +1204,8 @@ export interface components {
             mode: "flexible" | "schema";
             fields?: components["schemas"]["FieldDef"][];
             rls?: components["schemas"]["RlsSettingsInput"];
+            /** @description Declared indexes built with the collection (see `IndexInput`; later ones through the `.../indexes` endpoints): at most the plan's `indexesPerCollection` (403 `PLAN_LIMIT`), no two with a name or the same keys (400). A definition read back (`GET`) lists them with `source` and `createdAt`; leave those out to post it again. */
+            indexes?: components["schemas"]["IndexInput"][];
         };
         /** @description Replaces the fields; `mode` and `rls` keep their values when left out. `name`, when sent, must be the current name. Existing documents are not rewritten: the new rules apply to later writes. Turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` and changes nothing. */
         CollectionUpdateInput: {

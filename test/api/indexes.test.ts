@@ -209,6 +209,51 @@ describe('Declared indexes (dashboard and secret key)', () => {
     expect(twice.status).to.equal(409);
   });
 
+  it('builds the indexes a new collection declares in its body (infrastructure as code)', async () => {
+    const created = await secret.post('/api/schemas', {
+      name: 'events',
+      mode: 'schema',
+      fields: [
+        { name: 'kind', type: 'String' },
+        { name: 'at', type: 'Date' },
+      ],
+      indexes: [
+        { keys: [{ field: 'kind' }, { field: 'at', direction: -1 }, { field: '_id' }] },
+        { name: 'expiry', keys: [{ field: 'at' }], expireAfterSeconds: 86400 },
+      ],
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body.data.collection.indexes.map((i: { name: string }) => i.name)).to.deep.equal([
+      'kind_1_at_-1__id_1',
+      'expiry',
+    ]);
+    expect(await dbIndexes('events')).to.include.members(['i_kind_1_at_-1__id_1', 'i_expiry']);
+
+    const badKey = await secret.post('/api/schemas', {
+      name: 'events2',
+      mode: 'schema',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: [{ keys: [{ field: 'nope' }] }],
+    });
+    expect(badKey.status).to.equal(400);
+    expect(badKey.body.code).to.equal('UNKNOWN_FIELD');
+    expect(badKey.body.details[0].path).to.equal('indexes[0].keys[0].field');
+    const twice = await secret.post('/api/schemas', {
+      name: 'events2',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: [{ keys: [{ field: 'kind' }] }, { name: 'again', keys: [{ field: 'kind' }] }],
+    });
+    expect(twice.status).to.equal(400);
+    const tooMany = await dash.post(base(), {
+      name: 'events2',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: ['a', 'b', 'c', 'd', 'e', 'f'].map((field) => ({ keys: [{ field }] })),
+    });
+    expect(tooMany.status).to.equal(403);
+    expect(tooMany.body.code).to.equal('PLAN_LIMIT');
+    expect((await secret.get('/api/schemas/events2')).status).to.equal(404);
+  });
+
   it('holds the plan limit under concurrent creates; the losers leave no index behind', async () => {
     const made = await dash.post(base(), { name: 'race', fields: [{ name: 'a', type: 'String' }] });
     expect(made.status, made.text).to.equal(201);

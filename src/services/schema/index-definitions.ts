@@ -25,7 +25,10 @@ const fail = (message: string, path: string, code = 'VALIDATION_FAILED') =>
 export const defaultIndexName = (keys: readonly IndexKey[]) =>
   keys.map((k) => `${k.field}_${k.direction}`).join('_');
 
-function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { type: string } {
+/** What checking an index needs of its collection. */
+type IndexedCollection = Pick<CollectionDef, 'name' | 'mode' | 'fields'>;
+
+function checkKey(def: IndexedCollection, raw: unknown, at: string): IndexKey & { type: string } {
   if (!raw || typeof raw !== 'object') throw fail(`${at} must be an object with a field`, at);
   const { field, direction = 1 } = raw as { field?: unknown; direction?: unknown };
   if (typeof field !== 'string' || field === '')
@@ -34,7 +37,7 @@ function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { ty
     throw fail(`${at}.direction must be 1 (ascending) or -1 (descending)`, `${at}.direction`);
   }
   try {
-    const { path, type } = resolvePath(def, field, 'sort', `Invalid index key "${field}"`);
+    const { path, type } = resolvePath(def as CollectionDef, field, 'sort', `Invalid index key "${field}"`);
     return { field: path, direction, type };
   } catch (err) {
     // The path checker speaks of query parameters; an index names a key of the body.
@@ -43,7 +46,49 @@ function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { ty
   }
 }
 
-export function checkIndexInput(def: CollectionDef, input: RawIndexInput): CheckedIndex {
+export function checkIndexInput(def: IndexedCollection, input: RawIndexInput, at = ''): CheckedIndex {
+  try {
+    return checkOne(def, input);
+  } catch (err) {
+    // In a collection's body the paths are under `indexes[i]`.
+    if (!at || !(err instanceof ApiError)) throw err;
+    const details = err.details?.map((d) => ({ ...d, path: `${at}.${d.path}` }));
+    throw badRequest(`${at}: ${err.message}`, details, err.code);
+  }
+}
+
+/**
+ * The indexes of a new collection's body: each checked, at most `limit` (403 past it), no two
+ * with a name or the same keys, none with the keys of an index the definition implies.
+ */
+export function checkCollectionIndexes(
+  def: IndexedCollection & Pick<CollectionDef, 'rls'>,
+  raw: unknown,
+  limit: number,
+): IndexDef[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) throw fail('indexes must be a list', 'indexes');
+  if (raw.length > limit) {
+    throw new ApiError(
+      403,
+      'PLAN_LIMIT',
+      `Plan limit reached: a collection may have at most ${limit} declared indexes (indexesPerCollection)`,
+    );
+  }
+  const checked: CheckedIndex[] = [];
+  const implied = collectionIndexes({ ...def, indexes: [] });
+  for (const [i, item] of raw.entries()) {
+    const index = checkIndexInput(def, (item ?? {}) as RawIndexInput, `indexes[${i}]`);
+    const twin = [...implied, ...checked].find((o) => o.name === index.name || sameKeys(o.keys, index.keys));
+    if (twin)
+      throw fail(`indexes[${i}]: index "${twin.name}" has this name or these keys already`, `indexes[${i}]`);
+    checked.push(index);
+  }
+  const createdAt = new Date();
+  return checked.map((index) => ({ ...index, createdAt }));
+}
+
+function checkOne(def: IndexedCollection, input: RawIndexInput): CheckedIndex {
   if (!Array.isArray(input.keys) || input.keys.length === 0 || input.keys.length > MAX_INDEX_KEYS) {
     throw fail(`keys must list 1 to ${MAX_INDEX_KEYS} fields`, 'keys');
   }
