@@ -448,7 +448,7 @@ export interface paths {
                 collectionName: string;
                 /**
                  * @description The declared index's name.
-                 * @example expiresAt_1
+                 * @example createdAt_1
                  */
                 indexName: string;
             };
@@ -2810,10 +2810,10 @@ export interface operations {
                  * @example {
                  *       "keys": [
                  *         {
-                 *           "field": "expiresAt"
+                 *           "field": "createdAt"
                  *         }
                  *       ],
-                 *       "expireAfterSeconds": 0
+                 *       "expireAfterSeconds": 2592000
                  *     }
                  */
                 "application/json": components["schemas"]["IndexInput"];
@@ -2851,7 +2851,7 @@ export interface operations {
                 collectionName: string;
                 /**
                  * @description The declared index's name.
-                 * @example expiresAt_1
+                 * @example createdAt_1
                  */
                 indexName: string;
             };
