@@ -42,9 +42,10 @@ export function slowQueriesService(
         collections.list(project.id),
       ]);
       const byName = new Map(defs.map((def) => [def.name, def]));
-      const queries = records.map(({ shape, totalMs, ...record }) => {
-        const def = byName.get(record.collection);
-        const use = servingIndex(def ? collectionIndexes(def) : [], shape);
+      // A deleted collection's records are left out (its name may come back as another collection).
+      const current = records.filter((record) => byName.has(record.collection));
+      const queries = current.map(({ shape, totalMs, ...record }) => {
+        const use = servingIndex(collectionIndexes(byName.get(record.collection)!), shape);
         const served = use.filterServed && use.sortServed;
         return {
           ...record,
