@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log. `engine.embedded` is true on the embedded development database (`npm start` without `MONGODB_URI`), with a `note`: it is for development and small data, and production sets `MONGODB_URI` to a MongoDB replica set.
          */
         get: operations["getHealth"];
         put?: never;
@@ -342,6 +342,68 @@ export interface paths {
          * @description Removes the index from the definition, then from the project database. 404 `INDEX_NOT_FOUND` when the collection has no declared index of that name; 409 `INDEX_MANAGED` for an index the definition implies (turn `unique` off on the field, or RLS off, instead).
          */
         delete: operations["dropCollectionIndex"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/slow-queries": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's slow queries (members)
+         * @description Document lists (`GET /api/data/{collectionName}`, and the dashboard's data browser) that took at least `SLOW_QUERY_MS` (100 ms by default; `thresholdMs` in the answer), one entry per collection and shape: the fields filtered (equality, range, other operators) and the sort, never the values; how often it was slow, its worst and average time. Each entry says which index serves it now (`index`, with `filterServed` and `sortServed`; `_id_` is the built-in one) and, when none serves it whole, `suggestedIndex`: the keys to pass to `POST .../collections/{collectionName}/indexes` (equality fields, then the sort with its `_id` tie-break, then a range field). At most 100 shapes are kept per project, worst first.
+         */
+        get: operations["listSlowQueries"];
+        put?: never;
+        post?: never;
+        /**
+         * Forget the project's slow queries (members)
+         * @description Removes the recorded slow queries (of one collection with `collection`), for example after an index is created, so that what is recorded next shows what is still slow.
+         */
+        delete: operations["clearSlowQueries"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collection-sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Document counts per collection, and the embedded engine's warning (members)
+         * @description For the project overview: each collection's document count (trashed documents included; from the collection's metadata where the server keeps it) and number of declared indexes. `engine.embedded` is true when the project's documents are on the embedded development database (`npm start` without `MONGODB_URI`); then, once a collection holds `warnAtDocuments` (10,000) documents or more, `embeddedEngineWarning` says which and that production wants `MONGODB_URI` set to a MongoDB replica set; null otherwise.
+         */
+        get: operations["getCollectionSizes"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1918,6 +1980,11 @@ export interface components {
                 database: components["schemas"]["HealthCheck"];
                 cache: components["schemas"]["HealthCheck"];
             };
+            /** @description The document database: `embedded: true` when it is the embedded development engine (`npm start` without `MONGODB_URI`), with a `note` on what it is for. */
+            engine?: {
+                embedded: boolean;
+                note?: string;
+            };
             version: string;
             uptimeSeconds: number;
         };
@@ -2030,6 +2097,8 @@ export interface components {
             mode: "flexible" | "schema";
             fields?: components["schemas"]["FieldDef"][];
             rls?: components["schemas"]["RlsSettingsInput"];
+            /** @description Declared indexes built with the collection (see `IndexInput`; later ones through the `.../indexes` endpoints): at most the plan's `indexesPerCollection` (403 `PLAN_LIMIT`), no two with a name or the same keys (400). A definition read back (`GET`) lists them with `source` and `createdAt`; leave those out to post it again. */
+            indexes?: components["schemas"]["IndexInput"][];
         };
         /** @description Replaces the fields; `mode` and `rls` keep their values when left out. `name`, when sent, must be the current name. Existing documents are not rewritten: the new rules apply to later writes. Turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` and changes nothing. */
         CollectionUpdateInput: {
@@ -2084,7 +2153,7 @@ export interface components {
              */
             direction: 1 | -1;
         };
-        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` is always indexed). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort fields in the sort's order and directions, then the range field (MongoDB's prefix rule). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
+        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` only after other keys). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort keys in order and direction with the `_id` tie-break every list's sort ends with, then the range field (MongoDB's prefix rule; the slow queries suggest the keys). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique, not on `users`; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
         IndexInput: {
             /**
              * @description Defaults to the keys joined as MongoDB names them (`status_1_createdAt_-1`).
@@ -2125,6 +2194,49 @@ export interface components {
                 indexes: components["schemas"]["Index"][];
                 /** @description Declared indexes the collection may have (the plan's `indexesPerCollection`). */
                 limit: number;
+            };
+            message: string;
+        };
+        SlowQuery: {
+            collection: string;
+            /**
+             * @description `count`: a `count=true` request.
+             * @enum {string}
+             */
+            kind: "list" | "count";
+            /** @description The list asked for `total=true` (a count besides the page). */
+            total: boolean;
+            /** @description The filtered fields (the RLS owner field included when it scoped the list). */
+            filter: {
+                equality: string[];
+                range: string[];
+                /** @description Fields with `_ne`, `_exists` or `_regex`, which an index narrows poorly. */
+                other: string[];
+            };
+            /** @description The sort, ending with the `_id` tie-break every list has. */
+            sort: components["schemas"]["IndexKey"][];
+            /** @description How many requests of this shape were slow. */
+            count: number;
+            worstMs: number;
+            averageMs: number;
+            /** Format: date-time */
+            firstAt: string;
+            /** Format: date-time */
+            lastAt: string;
+            /** @description The index that serves the shape best today (`_id_` is the built-in one); null when none does. */
+            index: string | null;
+            filterServed: boolean;
+            sortServed: boolean;
+            /** @description Keys of an index that would serve the shape whole; null when one does. */
+            suggestedIndex: components["schemas"]["IndexKey"][] | null;
+        };
+        SlowQueryListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description The setting SLOW_QUERY_MS. */
+                thresholdMs: number;
+                queries: components["schemas"]["SlowQuery"][];
             };
             message: string;
         };
@@ -3686,6 +3798,132 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSlowQueries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slow queries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlowQueryListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    clearSlowQueries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the slow queries of this collection.
+                 * @example posts
+                 */
+                collection?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; `data.removed` says how many entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            removed: number;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCollectionSizes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sizes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            engine: {
+                                embedded: boolean;
+                                note?: string;
+                            };
+                            warnAtDocuments: number;
+                            collections: {
+                                name: string;
+                                documents: number;
+                                declaredIndexes: number;
+                            }[];
+                            embeddedEngineWarning: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

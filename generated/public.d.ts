@@ -206,7 +206,7 @@ export interface paths {
         };
         /**
          * Status of the service and its dependencies
-         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log.
+         * @description Checks the document database (a `ping`) and the cache (Redis when `REDIS_URL` is set, else the in-process cache, reported with `kind: memory`). 200 when every dependency is up, 503 otherwise; `message` names the dependencies that are down. No key is needed, so the report names no hosts, addresses or connection strings: a failed check says `timeout` or `unreachable`, and its cause goes to the service log. `engine.embedded` is true on the embedded development database (`npm start` without `MONGODB_URI`), with a `note`: it is for development and small data, and production sets `MONGODB_URI` to a MongoDB replica set.
          */
         get: operations["getHealth"];
         put?: never;
@@ -448,7 +448,7 @@ export interface paths {
                 collectionName: string;
                 /**
                  * @description The declared index's name.
-                 * @example expiresAt_1
+                 * @example createdAt_1
                  */
                 indexName: string;
             };
@@ -1087,6 +1087,11 @@ export interface components {
                 database: components["schemas"]["HealthCheck"];
                 cache: components["schemas"]["HealthCheck"];
             };
+            /** @description The document database: `embedded: true` when it is the embedded development engine (`npm start` without `MONGODB_URI`), with a `note` on what it is for. */
+            engine?: {
+                embedded: boolean;
+                note?: string;
+            };
             version: string;
             uptimeSeconds: number;
         };
@@ -1199,6 +1204,8 @@ export interface components {
             mode: "flexible" | "schema";
             fields?: components["schemas"]["FieldDef"][];
             rls?: components["schemas"]["RlsSettingsInput"];
+            /** @description Declared indexes built with the collection (see `IndexInput`; later ones through the `.../indexes` endpoints): at most the plan's `indexesPerCollection` (403 `PLAN_LIMIT`), no two with a name or the same keys (400). A definition read back (`GET`) lists them with `source` and `createdAt`; leave those out to post it again. */
+            indexes?: components["schemas"]["IndexInput"][];
         };
         /** @description Replaces the fields; `mode` and `rls` keep their values when left out. `name`, when sent, must be the current name. Existing documents are not rewritten: the new rules apply to later writes. Turning `unique` on where values repeat is a 409 `DUPLICATE_VALUES` and changes nothing. */
         CollectionUpdateInput: {
@@ -1248,7 +1255,7 @@ export interface components {
              */
             direction: 1 | -1;
         };
-        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` is always indexed). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort fields in the sort's order and directions, then the range field (MongoDB's prefix rule). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
+        /** @description A declared index. `keys` name fields of the collection (in schema mode fields of its schema, nested ones by dot path, plus `createdAt` and `updatedAt`; `_id` only after other keys). For a list with equality filters, a sort and a range filter, put the equality fields first, then the sort keys in order and direction with the `_id` tie-break every list's sort ends with, then the range field (MongoDB's prefix rule; the slow queries suggest the keys). `unique`: no two active documents share the combination of values (trashed documents do not hold theirs). `expireAfterSeconds` makes a TTL index: one Date field, not unique, not on `users`; a document, trashed or not, is removed by the worker within about a minute after that many seconds past its date, and its bytes are given back to `databaseUsed`. */
         IndexInput: {
             /**
              * @description Defaults to the keys joined as MongoDB names them (`status_1_createdAt_-1`).
@@ -2803,10 +2810,10 @@ export interface operations {
                  * @example {
                  *       "keys": [
                  *         {
-                 *           "field": "expiresAt"
+                 *           "field": "createdAt"
                  *         }
                  *       ],
-                 *       "expireAfterSeconds": 0
+                 *       "expireAfterSeconds": 2592000
                  *     }
                  */
                 "application/json": components["schemas"]["IndexInput"];
@@ -2844,7 +2851,7 @@ export interface operations {
                 collectionName: string;
                 /**
                  * @description The declared index's name.
-                 * @example expiresAt_1
+                 * @example createdAt_1
                  */
                 indexName: string;
             };

@@ -12,6 +12,10 @@ bash scripts/stack.sh start dev
 load_env_file .env.dev
 if [ "$embedded_db" = 1 ]; then
   echo "[start] database: embedded mongo-java-server, data kept in .stack/dev (set MONGODB_URI to use your own MongoDB)"
+  echo "[start] the embedded database is for development and small data: it scans, so lists slow down past"
+  echo "[start] about 10,000 documents per collection; production: MONGODB_URI to a MongoDB replica set (docs/scale.md)"
+  # The app says so too: in its start log, GET /api/health (data.engine) and the dashboard.
+  export EMBEDDED_DATABASE=1
 fi
 echo "[start] building"
 npm run -s build

@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { loadConfig, ConfigError, type Role } from './config.js';
 import { createLogger } from './lib/logger.js';
 import { createDeps, closeDeps } from './deps.js';
+import { EMBEDDED_ENGINE_NOTE } from './services/health.js';
 import { createServices } from './services/index.js';
 import { createApp, type HttpRole } from './app.js';
 import { startWorker } from './jobs/worker.js';
@@ -97,6 +98,7 @@ async function recountOnce() {
 
 /** One line per embedded default in use, naming the variable that replaces it. */
 function announceDefaults(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) {
+  if (config.embeddedDatabase) log.warn(`database: ${EMBEDDED_ENGINE_NOTE}`);
   if (!config.redisUrl)
     log.info('cache: in-process memory (single instance only); set REDIS_URL to use Redis');
   if (!config.s3)

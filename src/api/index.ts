@@ -9,7 +9,12 @@ import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
-import { dashboardIndexHandlers, publicIndexHandlers } from './indexes.js';
+import {
+  collectionSizeHandlers,
+  dashboardIndexHandlers,
+  publicIndexHandlers,
+  slowQueryHandlers,
+} from './indexes.js';
 import { userAuthHandlers } from './user-auth.js';
 import { storageHandlers } from './storage.js';
 import { dataHandlers } from './data.js';
@@ -48,6 +53,8 @@ export function dashboardHandlers(services: Services) {
     ...projectHandlers(services),
     ...collectionHandlers(services),
     ...dashboardIndexHandlers(services),
+    ...slowQueryHandlers(services),
+    ...collectionSizeHandlers(services),
     ...storageSettingsHandlers(services),
     ...dashboardEndUserHandlers(services),
     ...mailDashboardHandlers(services),

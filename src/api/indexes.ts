@@ -1,5 +1,5 @@
 // Declared indexes of a collection: list, create and drop, on the dashboard (members) and on the
-// public API with the secret key (`/api/schemas/{collectionName}/indexes`).
+// public API with the secret key (`/api/schemas/{collectionName}/indexes`); the slow queries.
 import type { operations as PublicOps } from '../../generated/public.js';
 import type { operations as DashboardOps } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
@@ -60,4 +60,40 @@ export function publicIndexHandlers({ indexes }: Services) {
   };
 
   return { listSchemaIndexes, createSchemaIndex, dropSchemaIndex };
+}
+
+export function slowQueryHandlers({ slowQueries }: Services) {
+  const listSlowQueries: Handler<DashboardOps['listSlowQueries']> = async ({ params, query }, ctx) => {
+    const { thresholdMs, queries } = await slowQueries.list(ctx, params.projectId, query?.collection);
+    return {
+      status: 200,
+      body: {
+        success: true,
+        data: {
+          thresholdMs,
+          queries: queries.map((q) => ({
+            ...q,
+            firstAt: q.firstAt.toISOString(),
+            lastAt: q.lastAt.toISOString(),
+          })),
+        },
+        message: '',
+      },
+    };
+  };
+
+  const clearSlowQueries: Handler<DashboardOps['clearSlowQueries']> = async ({ params, query }, ctx) => {
+    const removed = await slowQueries.clear(ctx, params.projectId, query?.collection);
+    return { status: 200, body: { success: true, data: { removed }, message: 'Slow queries cleared' } };
+  };
+
+  return { listSlowQueries, clearSlowQueries };
+}
+
+export function collectionSizeHandlers({ collectionSizes }: Services) {
+  const getCollectionSizes: Handler<DashboardOps['getCollectionSizes']> = async ({ params }, ctx) => ({
+    status: 200,
+    body: { success: true, data: await collectionSizes.get(ctx, params.projectId), message: '' },
+  });
+  return { getCollectionSizes };
 }

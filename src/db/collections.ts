@@ -14,7 +14,7 @@ const toDef = ({ _id, projectId, ...rest }: CollectionDoc): CollectionDef => ({
   ...rest,
 });
 
-export type CollectionInput = Pick<CollectionDef, 'name' | 'mode' | 'fields' | 'rls'>;
+export type CollectionInput = Pick<CollectionDef, 'name' | 'mode' | 'fields' | 'rls' | 'indexes'>;
 
 export function collectionsRepo(db: Db) {
   const collections = db.collection<CollectionDoc>('collections');

@@ -12,13 +12,21 @@ export const isDuplicateKey = (err: unknown): err is MongoServerError =>
 
 /**
  * The field behind a duplicate-key error. Unique indexes on project collections are named
- * `u_<field>`; `keyValue` is used when the server reports it, the index name otherwise.
+ * `u_<field>` (or `i_<name>` when declared); `keyValue` is used when the server reports it, the
+ * index name otherwise.
  */
 export function duplicateKeyField(err: MongoServerError): string | undefined {
   const keyValue = (err as MongoServerError & { keyValue?: Record<string, unknown> }).keyValue;
   if (keyValue && Object.keys(keyValue).length) return Object.keys(keyValue)[0];
   const index = /index: (\S+)/.exec(err.message)?.[1];
   if (index?.startsWith('u_')) return index.slice(2);
+  // A declared unique index (`i_<name>`): its default name lists the fields (`i_a_1_b_-1`).
+  if (index?.startsWith('i_'))
+    return index
+      .slice(2)
+      .split(/_-?1(?:_|$)/)
+      .filter(Boolean)
+      .join(', ');
   return index?.replace(/_-?1$/, '');
 }
 

@@ -178,6 +178,9 @@ export function projectIndexes(db: Db) {
 
     ensureCollection,
 
+    /** The documents of a collection (trashed ones included), from its metadata where the server keeps it. */
+    estimatedCount: (collection: string) => db.collection(collection).estimatedDocumentCount(),
+
     /** Drops the collection and its documents; a missing collection is fine. */
     async dropCollection(collection: string): Promise<void> {
       try {

@@ -12,6 +12,7 @@ import {
   type CheckedCollection,
   type RawCollectionInput,
 } from './schema/field-definitions.js';
+import { checkCollectionIndexes } from './schema/index-definitions.js';
 
 /** An update body: the name, when sent, must be the current one. */
 export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unknown };
@@ -111,7 +112,8 @@ export function collectionsService(
     const names = new Set(existing.map((c) => c.name));
     const checked = checkCollectionInput(input, { existingCollections: names, operation: 'create' });
     if (names.has(checked.name)) throw conflictExists(checked.name);
-    const { collectionsPerProject } = await projects.limitsOf(project);
+    const { collectionsPerProject, indexesPerCollection } = await projects.limitsOf(project);
+    const indexes = checkCollectionIndexes(checked, input.indexes, indexesPerCollection);
     // The slot is claimed atomically (the listing above may be stale under concurrent creates)
     // and given back when the create fails, so the limit holds exactly.
     if (!(await usage.claimSlot(project.id, collectionsPerProject))) {
@@ -121,8 +123,9 @@ export function collectionsService(
       );
     }
     try {
-      await syncIndexes(project.id, checked);
-      const def = await repo.create(project.id, checked);
+      const wanted = indexes ? { ...checked, indexes } : checked;
+      await syncIndexes(project.id, wanted);
+      const def = await repo.create(project.id, wanted);
       if (!def) throw conflictExists(checked.name);
       return def;
     } catch (err) {

@@ -17,9 +17,27 @@ export interface DependencyCheck {
 export interface HealthReport {
   status: 'ok' | 'unavailable';
   checks: { database: DependencyCheck; cache: DependencyCheck };
+  engine: EngineInfo;
   version: string;
   uptimeSeconds: number;
 }
+
+/** Which document database this is, and what the embedded one is for (docs/scale.md). */
+export interface EngineInfo {
+  embedded: boolean;
+  note?: string;
+}
+
+/** Collections past this many documents make the embedded engine slow (measured: bench/SCALE.md). */
+export const EMBEDDED_WARN_DOCUMENTS = 10_000;
+
+export const EMBEDDED_ENGINE_NOTE =
+  'The embedded database (mongo-java-server) is for development and small data: it scans ' +
+  'collections, so lists slow down past about 10,000 documents per collection. Set MONGODB_URI ' +
+  'to a MongoDB replica set for production (docs/scale.md).';
+
+export const engineInfo = (embedded: boolean): EngineInfo =>
+  embedded ? { embedded, note: EMBEDDED_ENGINE_NOTE } : { embedded };
 
 async function probe(log: Logger, name: string, run: () => Promise<void>): Promise<DependencyCheck> {
   const started = process.hrtime.bigint();
@@ -33,7 +51,8 @@ async function probe(log: Logger, name: string, run: () => Promise<void>): Promi
   }
 }
 
-export function healthService(deps: Pick<Deps, 'db' | 'cache' | 'log' | 'version' | 'startedAt'>) {
+export function healthService(deps: Pick<Deps, 'db' | 'cache' | 'log' | 'version' | 'startedAt' | 'config'>) {
+  const engine = engineInfo(deps.config.embeddedDatabase);
   return {
     async check(): Promise<HealthReport> {
       const [database, cache] = await Promise.all([
@@ -44,6 +63,7 @@ export function healthService(deps: Pick<Deps, 'db' | 'cache' | 'log' | 'version
       return {
         status: database.status === 'up' && cache.status === 'up' ? 'ok' : 'unavailable',
         checks: { database, cache },
+        engine,
         version: deps.version,
         uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
       };

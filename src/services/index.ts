@@ -16,6 +16,9 @@ import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { indexesService } from './indexes.js';
+import { slowQueriesService } from './slow-queries.js';
+import { collectionSizesService } from './collection-sizes.js';
+import { slowQueriesRepo } from '../db/slow-queries.js';
 import { storageServices } from './storage/index.js';
 import { dataService } from './data/index.js';
 import { databaseQuota } from './data/quota.js';
@@ -132,6 +135,16 @@ export function createServices(deps: Deps) {
   const indexes = indexesService(repos.collections, projects, collections, async (id) =>
     projectIndexes(await dbFor(id)),
   );
+  const slowQueries = slowQueriesService(
+    slowQueriesRepo(platform),
+    repos.collections,
+    projects,
+    deps.log,
+    deps.config.slowQueryMs,
+  );
+  projects.onDelete(async (projectId) => {
+    await slowQueriesRepo(platform).clear(projectId);
+  });
   const quota = databaseQuota(repos.projects, cachedLimitsOf, isExternal);
   // Whoever reads the counter through this process (usage report, recount, roll-up, upload and
   // quota checks) first gets back what this process's leases hold for the project, so it reads
@@ -179,6 +192,7 @@ export function createServices(deps: Deps) {
     isExternal,
     events,
     quota,
+    slowQueries: slowQueries.recorder,
   });
   return {
     repos,
@@ -212,6 +226,14 @@ export function createServices(deps: Deps) {
     operator: operatorService(repos.developers, repos.projects),
     collections,
     indexes,
+    slowQueries,
+    collectionSizes: collectionSizesService(
+      repos.collections,
+      projects,
+      async (id) => projectIndexes(await dbFor(id)),
+      isExternal,
+      deps.config.embeddedDatabase,
+    ),
     documents,
     data,
     content: projectContentService(projects, data, storage.uploads, storage.files),

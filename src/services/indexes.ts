@@ -8,43 +8,16 @@ import type { ProjectIndexes } from '../db/project-indexes.js';
 import { duplicateValues, secretKeyProject, type CollectionsService } from './collections.js';
 import type { ProjectsService } from './projects.js';
 import type { RequestContext } from './context.js';
-import type { CollectionDef, IndexDef, IndexKey, Project } from './types.js';
-import { checkIndexInput, sameKeys, type RawIndexInput } from './schema/index-definitions.js';
+import type { IndexDef, IndexKey, Project } from './types.js';
+import {
+  checkIndexInput,
+  collectionIndexes,
+  sameKeys,
+  type ListedIndex,
+  type RawIndexInput,
+} from './schema/index-definitions.js';
 
-export type IndexSource = 'declared' | 'unique-field' | 'owner-field';
-
-/** An index as listed: a declared one, or one the definition implies (not droppable here). */
-export interface ListedIndex {
-  name: string;
-  keys: IndexKey[];
-  unique: boolean;
-  expireAfterSeconds?: number;
-  source: IndexSource;
-  createdAt?: Date;
-}
-
-/** Every index of a collection the service makes, implied ones first (their database names). */
-export function collectionIndexes(def: Pick<CollectionDef, 'fields' | 'rls' | 'indexes'>): ListedIndex[] {
-  const listed: ListedIndex[] = def.fields
-    .filter((f) => f.unique)
-    .map((f) => ({
-      name: `u_${f.name}`,
-      keys: [{ field: f.name, direction: 1 }],
-      unique: true,
-      source: 'unique-field',
-    }));
-  const owner = def.rls.enabled ? def.rls.ownerField : undefined;
-  if (owner && !def.fields.some((f) => f.unique && f.name === owner)) {
-    listed.push({
-      name: `o_${owner}`,
-      keys: [{ field: owner, direction: 1 }],
-      unique: false,
-      source: 'owner-field',
-    });
-  }
-  for (const index of def.indexes ?? []) listed.push({ ...index, source: 'declared' });
-  return listed;
-}
+export type { ListedIndex } from './schema/index-definitions.js';
 
 const indexExists = (message: string) => conflict(message, 'INDEX_EXISTS');
 

@@ -151,6 +151,19 @@ describe('external database connection', function () {
     expect(await managed.db(`p_${fx.project.id}`).collection('comments').countDocuments()).to.equal(0);
   });
 
+  it('builds declared indexes in the external database, and again in the next one it moves to', async () => {
+    const created = await api.post('/api/schemas/posts/indexes', { keys: [{ field: 'title' }] });
+    expect(created.status, created.text).to.equal(201);
+    const names = async (db: string) =>
+      (await extClient.db(db).collection('posts').listIndexes().toArray()).map((i) => i.name);
+    expect(await names('shop')).to.include('i_title_1');
+    const managedNames = (await managedPosts().listIndexes().toArray()).map((i) => i.name);
+    expect(managedNames).not.to.include('i_title_1');
+    // The definition holds it, so the database a project moves to gets it built (checked below).
+    const def = await apps.dashboard.services.repos.collections.findByName(fx.project.id, 'posts');
+    expect(def?.indexes?.map((i) => i.name)).to.deep.equal(['title_1']);
+  });
+
   it('does not apply the managed database quota (databaseUsed) to the external database', async () => {
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, { databaseBytes: 10 });
     const before = await apps.dashboard.services.repos.projects.usage(fx.project.id);
@@ -180,6 +193,9 @@ describe('external database connection', function () {
     expect(created.status).to.equal(201);
     expect(await extClient.db('shop2').collection('posts').countDocuments({ slug: 'second' })).to.equal(1);
     expect(await extClient.db('shop').collection('posts').countDocuments({ slug: 'second' })).to.equal(0);
+    // The declared index came along (built when the project moved).
+    const indexes = await extClient.db('shop2').collection('posts').listIndexes().toArray();
+    expect(indexes.map((i) => i.name)).to.include('i_title_1');
   });
 
   it('removes the setting: traffic goes back to the managed database', async () => {

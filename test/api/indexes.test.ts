@@ -177,6 +177,102 @@ describe('Declared indexes (dashboard and secret key)', () => {
     }
   });
 
+  it('answers every documented error of both APIs', async () => {
+    const idx = `${base()}/posts/indexes`;
+    const anon = apps.dashboard.client;
+    // Dashboard: 400 (a project id that is not one), 401 (no session), 404 (no such collection or index).
+    expect((await dash.get('/api/projects/nope/collections/posts/indexes')).status).to.equal(400);
+    expect(
+      (await dash.post('/api/projects/nope/collections/posts/indexes', { keys: [{ field: 'a' }] })).status,
+    ).to.equal(400);
+    expect((await dash.delete('/api/projects/nope/collections/posts/indexes/a')).status).to.equal(400);
+    expect((await anon.get(idx)).status).to.equal(401);
+    expect((await anon.post(idx, { keys: [{ field: 'score' }] })).status).to.equal(401);
+    expect((await anon.delete(`${idx}/a`)).status).to.equal(401);
+    expect((await dash.post(`${base()}/nowhere/indexes`, { keys: [{ field: 'a' }] })).status).to.equal(404);
+    const noIndex = await dash.delete(`${idx}/none`);
+    expect(noIndex.status).to.equal(404);
+    expect(noIndex.body.code).to.equal('INDEX_NOT_FOUND');
+    // Public: 400 (an empty key list), 404 (no such collection), 409 (an implied index).
+    const empty = await secret.post('/api/schemas/posts/indexes', { keys: [] });
+    expect(empty.status).to.equal(400);
+    expect((await secret.get('/api/schemas/nowhere/indexes')).status).to.equal(404);
+    expect((await secret.post('/api/schemas/nowhere/indexes', { keys: [{ field: 'a' }] })).status).to.equal(
+      404,
+    );
+    const implied = await secret.delete('/api/schemas/posts/indexes/u_email');
+    expect(implied.status).to.equal(409);
+    expect(implied.body.code).to.equal('INDEX_MANAGED');
+    const twice = await secret.post('/api/schemas/posts/indexes', {
+      keys: [{ field: 'email', direction: 1 }],
+    });
+    expect(twice.status).to.equal(409);
+  });
+
+  it('builds the indexes a new collection declares in its body (infrastructure as code)', async () => {
+    const created = await secret.post('/api/schemas', {
+      name: 'events',
+      mode: 'schema',
+      fields: [
+        { name: 'kind', type: 'String' },
+        { name: 'at', type: 'Date' },
+      ],
+      indexes: [
+        { keys: [{ field: 'kind' }, { field: 'at', direction: -1 }, { field: '_id' }] },
+        { name: 'expiry', keys: [{ field: 'at' }], expireAfterSeconds: 86400 },
+      ],
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body.data.collection.indexes.map((i: { name: string }) => i.name)).to.deep.equal([
+      'kind_1_at_-1__id_1',
+      'expiry',
+    ]);
+    expect(await dbIndexes('events')).to.include.members(['i_kind_1_at_-1__id_1', 'i_expiry']);
+
+    const badKey = await secret.post('/api/schemas', {
+      name: 'events2',
+      mode: 'schema',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: [{ keys: [{ field: 'nope' }] }],
+    });
+    expect(badKey.status).to.equal(400);
+    expect(badKey.body.code).to.equal('UNKNOWN_FIELD');
+    expect(badKey.body.details[0].path).to.equal('indexes[0].keys[0].field');
+    const twice = await secret.post('/api/schemas', {
+      name: 'events2',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: [{ keys: [{ field: 'kind' }] }, { name: 'again', keys: [{ field: 'kind' }] }],
+    });
+    expect(twice.status).to.equal(400);
+    const tooMany = await dash.post(base(), {
+      name: 'events2',
+      fields: [{ name: 'kind', type: 'String' }],
+      indexes: ['a', 'b', 'c', 'd', 'e', 'f'].map((field) => ({ keys: [{ field }] })),
+    });
+    expect(tooMany.status).to.equal(403);
+    expect(tooMany.body.code).to.equal('PLAN_LIMIT');
+    expect((await secret.get('/api/schemas/events2')).status).to.equal(404);
+  });
+
+  it('holds the plan limit under concurrent creates; the losers leave no index behind', async () => {
+    const made = await dash.post(base(), { name: 'race', fields: [{ name: 'a', type: 'String' }] });
+    expect(made.status, made.text).to.equal(201);
+    await apps.dashboard.services.repos.projects.setLimits(p.project.id, { indexesPerCollection: 2 });
+    try {
+      const answers = await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((field) => dash.post(`${base()}/race/indexes`, { keys: [{ field }] })),
+      );
+      const statuses = answers.map((res) => res.status).sort();
+      expect(statuses).to.deep.equal([201, 201, 403, 403, 403]);
+      const declared = (await dash.get(`${base()}/race`)).body.data.collection.indexes;
+      expect(declared).to.have.length(2);
+      const inDb = (await dbIndexes('race')).filter((name) => name.startsWith('i_')).sort();
+      expect(inDb).to.deep.equal(declared.map((i: { name: string }) => `i_${i.name}`).sort());
+    } finally {
+      await apps.dashboard.services.repos.projects.setLimits(p.project.id, {});
+    }
+  });
+
   it('refuses a unique index over values active documents share, naming them, and changes nothing', async () => {
     for (const code of ['A1', 'A1', 'B2', 'B2', 'C3']) {
       expect((await secret.post('/api/data/notes', { code })).status).to.equal(201);
@@ -202,6 +298,7 @@ describe('Declared indexes (dashboard and secret key)', () => {
     expect(accepted.status, accepted.text).to.equal(201);
     const clash = await secret.post('/api/data/notes', { code: 'C3' });
     expect(clash.status).to.equal(409);
+    expect(clash.body.message).to.equal('Duplicate value for "code": it must be unique in this collection');
   });
 
   it('a TTL index expires documents, trashed or not, and gives their bytes back', async () => {

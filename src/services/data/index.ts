@@ -8,6 +8,7 @@ import type { DefinitionLookup } from './access.js';
 import { databaseQuota, type DatabaseQuota } from './quota.js';
 import { documentReads } from './reads.js';
 import { documentWrites } from './writes.js';
+import type { SlowQueryRecorder } from '../slow-queries.js';
 
 export interface DataServiceDeps {
   documents: DocumentsRepo;
@@ -20,12 +21,14 @@ export interface DataServiceDeps {
   events: EventBus;
   /** The process's one quota (its leases are per process); a new one when not given. */
   quota?: DatabaseQuota;
+  /** Where lists slower than its threshold are recorded (none: no timing kept). */
+  slowQueries?: SlowQueryRecorder;
 }
 
 export function dataService(deps: DataServiceDeps) {
   const quota = deps.quota ?? databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
   return {
-    ...documentReads(deps.documents, deps.definitions),
+    ...documentReads(deps.documents, deps.definitions, deps.slowQueries),
     ...documentWrites(deps.documents, deps.definitions, quota, deps.events),
   };
 }

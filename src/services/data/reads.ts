@@ -21,6 +21,9 @@ import { populate, populateFields } from './populate.js';
 import { checkPipeline, guardLookup, withGuard, type Stage } from './pipeline.js';
 import type { ApiDocument } from './serialize.js';
 import { flag } from './projection.js';
+import { shapeOf } from './query-plan.js';
+import type { SlowQueryRecorder } from '../slow-queries.js';
+import type { ListKind } from '../../db/slow-queries.js';
 
 export const MAX_AGGREGATE_RESULTS = 1000;
 /** BSON bytes of all result documents of one aggregation (their JSON is of the same order). */
@@ -41,7 +44,30 @@ export interface DocumentPage {
 
 export type ListResult = { count: number } | DocumentPage;
 
-export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup) {
+export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup, slow?: SlowQueryRecorder) {
+  const slowMs = slow?.thresholdMs ?? Infinity;
+  /** Past the threshold only: the list's shape to the slow-query record (filters and RLS scope). */
+  function reportSlow(
+    ms: number,
+    target: Target,
+    conditions: Condition[],
+    filters: number,
+    scope: Condition | undefined,
+    options: { sort: Parameters<typeof shapeOf>[1]; total: boolean },
+    kind: ListKind,
+  ) {
+    const asked = conditions.slice(0, filters);
+    if (scope) asked.push(scope);
+    slow!.report({
+      projectId: target.ref.projectId,
+      collection: target.ref.collection,
+      kind,
+      total: kind === 'list' && options.total,
+      shape: shapeOf(asked, kind === 'count' ? [] : options.sort),
+      ms,
+    });
+  }
+
   async function finish(
     target: Target,
     docs: StoredDocument[],
@@ -68,15 +94,22 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
       query: Record<string, unknown>,
       trashedOnly = false,
     ): Promise<ListResult> {
+      const started = performance.now();
       const target = await openCollection(ctx, name, definitions);
       const scope = readScope(target);
       const options = parseListOptions(target.def, query);
       const conditions = parseFilters(target.def, query);
+      const filters = conditions.length;
       if (options.populate.length) populateFields(target.def, options.populate);
       if (trashedOnly) conditions.push(TRASHED);
       else if (!options.includeDeleted) conditions.push(ACTIVE);
       if (scope) conditions.push(scope);
-      if (options.count) return { count: await repo.count(target.ref, allOf(conditions)) };
+      if (options.count) {
+        const count = await repo.count(target.ref, allOf(conditions));
+        const ms = performance.now() - started;
+        if (ms >= slowMs) reportSlow(ms, target, conditions, filters, scope, options, 'count');
+        return { count };
+      }
 
       const matching = allOf(conditions);
       if (options.after) conditions.push(keysetCondition(options.sort, options.after));
@@ -98,6 +131,8 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
       const nextCursor = hasMore ? encodeCursor(options.sort, docs[docs.length - 1]!) : null;
       const documents = await finish(target, docs, options, projection.trim);
       const total = options.total ? await repo.count(target.ref, matching) : undefined;
+      const ms = performance.now() - started;
+      if (ms >= slowMs) reportSlow(ms, target, conditions, filters, scope, options, 'list');
       return {
         documents,
         pagination: {

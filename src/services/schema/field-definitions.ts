@@ -45,6 +45,8 @@ export interface RawCollectionInput {
   mode?: unknown;
   fields?: unknown;
   rls?: unknown;
+  /** Declared indexes, on create only (checked by schema/index-definitions.ts). */
+  indexes?: unknown;
 }
 
 export interface CheckedCollection {

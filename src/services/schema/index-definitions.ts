@@ -1,5 +1,5 @@
-// A declared index checked against its collection: keys that name fields (of the schema in schema
-// mode), a name, uniqueness, and the TTL rules (one Date field, not unique). Pure: no database.
+// Declared indexes checked against their collection (keys that name fields, of the schema in schema
+// mode; a name; uniqueness; the TTL rules), and the list of every index a definition implies. Pure.
 import { ApiError, badRequest } from '../../http/errors.js';
 import { resolvePath } from '../data/field-paths.js';
 import type { CollectionDef, IndexDef, IndexKey } from '../types.js';
@@ -25,7 +25,10 @@ const fail = (message: string, path: string, code = 'VALIDATION_FAILED') =>
 export const defaultIndexName = (keys: readonly IndexKey[]) =>
   keys.map((k) => `${k.field}_${k.direction}`).join('_');
 
-function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { type: string } {
+/** What checking an index needs of its collection. */
+type IndexedCollection = Pick<CollectionDef, 'name' | 'mode' | 'fields'>;
+
+function checkKey(def: IndexedCollection, raw: unknown, at: string): IndexKey & { type: string } {
   if (!raw || typeof raw !== 'object') throw fail(`${at} must be an object with a field`, at);
   const { field, direction = 1 } = raw as { field?: unknown; direction?: unknown };
   if (typeof field !== 'string' || field === '')
@@ -33,9 +36,8 @@ function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { ty
   if (direction !== 1 && direction !== -1) {
     throw fail(`${at}.direction must be 1 (ascending) or -1 (descending)`, `${at}.direction`);
   }
-  if (field === '_id') throw fail('_id is always indexed; leave it out of the keys', `${at}.field`);
   try {
-    const { path, type } = resolvePath(def, field, 'sort', `Invalid index key "${field}"`);
+    const { path, type } = resolvePath(def as CollectionDef, field, 'sort', `Invalid index key "${field}"`);
     return { field: path, direction, type };
   } catch (err) {
     // The path checker speaks of query parameters; an index names a key of the body.
@@ -44,11 +46,56 @@ function checkKey(def: CollectionDef, raw: unknown, at: string): IndexKey & { ty
   }
 }
 
-export function checkIndexInput(def: CollectionDef, input: RawIndexInput): CheckedIndex {
+export function checkIndexInput(def: IndexedCollection, input: RawIndexInput, at = ''): CheckedIndex {
+  try {
+    return checkOne(def, input);
+  } catch (err) {
+    // In a collection's body the paths are under `indexes[i]`.
+    if (!at || !(err instanceof ApiError)) throw err;
+    const details = err.details?.map((d) => ({ ...d, path: `${at}.${d.path}` }));
+    throw badRequest(`${at}: ${err.message}`, details, err.code);
+  }
+}
+
+/**
+ * The indexes of a new collection's body: each checked, at most `limit` (403 past it), no two
+ * with a name or the same keys, none with the keys of an index the definition implies.
+ */
+export function checkCollectionIndexes(
+  def: IndexedCollection & Pick<CollectionDef, 'rls'>,
+  raw: unknown,
+  limit: number,
+): IndexDef[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) throw fail('indexes must be a list', 'indexes');
+  if (raw.length > limit) {
+    throw new ApiError(
+      403,
+      'PLAN_LIMIT',
+      `Plan limit reached: a collection may have at most ${limit} declared indexes (indexesPerCollection)`,
+    );
+  }
+  const checked: CheckedIndex[] = [];
+  const implied = collectionIndexes({ ...def, indexes: [] });
+  for (const [i, item] of raw.entries()) {
+    const index = checkIndexInput(def, (item ?? {}) as RawIndexInput, `indexes[${i}]`);
+    const twin = [...implied, ...checked].find((o) => o.name === index.name || sameKeys(o.keys, index.keys));
+    if (twin)
+      throw fail(`indexes[${i}]: index "${twin.name}" has this name or these keys already`, `indexes[${i}]`);
+    checked.push(index);
+  }
+  const createdAt = new Date();
+  return checked.map((index) => ({ ...index, createdAt }));
+}
+
+function checkOne(def: IndexedCollection, input: RawIndexInput): CheckedIndex {
   if (!Array.isArray(input.keys) || input.keys.length === 0 || input.keys.length > MAX_INDEX_KEYS) {
     throw fail(`keys must list 1 to ${MAX_INDEX_KEYS} fields`, 'keys');
   }
   const typed = input.keys.map((raw, i) => checkKey(def, raw, `keys[${i}]`));
+  // `_id` has its index; after other keys it is the tie-break a sorted list needs.
+  if (typed[0]!.field === '_id')
+    throw fail('_id is always indexed: it may only follow other keys', 'keys[0].field');
   const seen = new Set<string>();
   for (const [i, key] of typed.entries()) {
     if (seen.has(key.field)) throw fail(`${key.field} appears twice in keys`, `keys[${i}].field`);
@@ -82,6 +129,8 @@ export function checkIndexInput(def: CollectionDef, input: RawIndexInput): Check
       'expireAfterSeconds',
     );
   }
+  // Accounts end through the end-user management (tokens, files); never silently by a sweep.
+  if (def.name === 'users') throw fail('The users collection cannot have a TTL index', 'expireAfterSeconds');
   if (keys.length !== 1) throw fail('A TTL index (expireAfterSeconds) has exactly one key', 'keys');
   if (unique) throw fail('A TTL index (expireAfterSeconds) cannot be unique', 'unique');
   const type = typed[0]!.type;
@@ -100,3 +149,38 @@ export function checkIndexInput(def: CollectionDef, input: RawIndexInput): Check
 /** The same keys in the same order and directions (MongoDB allows one index per key pattern). */
 export const sameKeys = (a: readonly IndexKey[], b: readonly IndexKey[]) =>
   a.length === b.length && a.every((k, i) => k.field === b[i]!.field && k.direction === b[i]!.direction);
+
+export type IndexSource = 'declared' | 'unique-field' | 'owner-field';
+
+/** An index as listed: a declared one, or one the definition implies (not droppable here). */
+export interface ListedIndex {
+  name: string;
+  keys: IndexKey[];
+  unique: boolean;
+  expireAfterSeconds?: number;
+  source: IndexSource;
+  createdAt?: Date;
+}
+
+/** Every index of a collection the service makes, implied ones first (their database names). */
+export function collectionIndexes(def: Pick<CollectionDef, 'fields' | 'rls' | 'indexes'>): ListedIndex[] {
+  const listed: ListedIndex[] = def.fields
+    .filter((f) => f.unique)
+    .map((f) => ({
+      name: `u_${f.name}`,
+      keys: [{ field: f.name, direction: 1 }],
+      unique: true,
+      source: 'unique-field',
+    }));
+  const owner = def.rls.enabled ? def.rls.ownerField : undefined;
+  if (owner && !def.fields.some((f) => f.unique && f.name === owner)) {
+    listed.push({
+      name: `o_${owner}`,
+      keys: [{ field: owner, direction: 1 }],
+      unique: false,
+      source: 'owner-field',
+    });
+  }
+  for (const index of def.indexes ?? []) listed.push({ ...index, source: 'declared' });
+  return listed;
+}
