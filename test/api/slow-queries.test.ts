@@ -116,9 +116,11 @@ describe('Slow queries (dashboard)', () => {
     expect((await stranger.get(slowPath())).status).to.equal(404);
     expect((await stranger.delete(slowPath())).status).to.equal(404);
     expect((await apps.dashboard.client.get(slowPath())).status).to.equal(401);
+    expect((await apps.dashboard.client.delete(slowPath())).status).to.equal(401);
     const none = await dash.get(`${slowPath()}?collection=nowhere`);
     expect(none.body.data.queries).to.deep.equal([]);
     expect(none.body.data.thresholdMs).to.equal(0);
     expect((await dash.get(`/api/projects/not-an-id/slow-queries`)).status).to.equal(400);
+    expect((await dash.delete(`/api/projects/not-an-id/slow-queries`)).status).to.equal(400);
   });
 });
