@@ -7,7 +7,7 @@ export function EngineWarning({ projectId }: { projectId: string }) {
   const warning = sizes.data?.embeddedEngineWarning;
   if (!warning) return null;
   return (
-    <section className="warning" aria-labelledby="engine-heading" data-testid="engine-warning">
+    <section className="card warning" aria-labelledby="engine-heading" data-testid="engine-warning">
       <h2 id="engine-heading">This project has outgrown the development database</h2>
       <p>{warning}</p>
     </section>

@@ -110,6 +110,8 @@ export function IndexForm({
       onChange={() => {
         form.clearErrors('root');
         setFailure(undefined);
+        // A change to one field can settle another's problem (a TTL on a field now a Date).
+        if (form.formState.isSubmitted) void form.trigger();
       }}
       noValidate
       aria-labelledby="new-index-heading"

@@ -50,7 +50,7 @@ export function IndexesPage({ project, name }: ProjectPageProps & { name: string
         {list.isPending && <Progress label="Loading indexes…" />}
         {list.data?.indexes.length === 0 && <p>No indexes besides _id yet.</p>}
         {list.data && list.data.indexes.length > 0 && (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label={`Indexes of ${name}`}>
             <table>
               <caption className="sr-only">Indexes of {name}</caption>
               <thead>

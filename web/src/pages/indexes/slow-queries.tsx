@@ -37,7 +37,7 @@ export function SlowQueries({ projectId, name }: { projectId: string; name: stri
       {slow.isPending && <Progress label="Loading slow queries…" />}
       {slow.data && queries.length === 0 && <p>No slow queries recorded for this collection.</p>}
       {queries.length > 0 && (
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0} role="region" aria-label={`Slow queries of ${name}`}>
           <table>
             <caption className="sr-only">Slow queries of {name}</caption>
             <thead>
