@@ -40,6 +40,11 @@ describe('Indexes page in a real browser', function () {
         { name: 'address', type: 'Object', fields: [{ name: 'city', type: 'String' }] },
       ],
     } as never);
+    await dashboard.services.collections.create(contextFor({ developer: fx.developer }), fx.project.id, {
+      name: 'events',
+      mode: 'flexible',
+      fields: [{ name: 'kind', type: 'String' }],
+    });
     secret = rig.publicApp.client.with({ 'x-api-key': fx.secretKey });
     dash = dashboard.client.with({ cookie: fx.cookie });
     const orders = [
@@ -180,6 +185,23 @@ describe('Indexes page in a real browser', function () {
     expect(await row.getByRole('button', { name: 'Create this index' }).count()).to.equal(0);
     await indexRow('status_1_total_-1__id_1').waitFor();
     await shot(page, 'indexes-slow-query-served');
+  });
+
+  it('takes a typed path on a flexible collection, where only the timestamps can expire', async () => {
+    await page.goto(`${rig.origin}/projects/${rig.fx.project.id}/collections/events/indexes`);
+    await page.getByRole('heading', { name: 'Indexes of “events”' }).waitFor();
+    const field = page.getByLabel('Key 1: field');
+    await field.fill('meta.source');
+    await page.getByLabel('Expire documents (TTL)').check();
+    await page.getByLabel('Expire after (seconds)').fill('3600');
+    await page.getByRole('button', { name: 'Create index' }).click();
+    await page
+      .getByText(/A TTL index on a flexible collection needs createdAt or updatedAt; meta.source/)
+      .waitFor();
+    await page.getByLabel('Expire documents (TTL)').uncheck();
+    await page.getByRole('button', { name: 'Create index' }).click();
+    await indexRow('meta.source_1').waitFor();
+    await checkAxe(page, 'indexes of a flexible collection');
   });
 
   it('fits a phone: nothing scrolls sideways outside the tables', async () => {

@@ -56,7 +56,15 @@ export function IndexForm({
   onCreate: (body: IndexInput) => Promise<unknown>;
 }) {
   const choices = fieldChoices(collection);
+  const flexible = collection.mode === 'flexible';
   const typeOf = (path: string) => choices.find((c) => c.path === path)?.type;
+  // A flexible collection stores what JSON sends, never a date: only the timestamps can expire.
+  const ttlProblem = (path: string) =>
+    flexible && path !== 'createdAt' && path !== 'updatedAt'
+      ? `A TTL index on a flexible collection needs createdAt or updatedAt; ${path || 'this field'} is stored as JSON sends it, never as a date.`
+      : typeOf(path) !== 'Date'
+        ? `A TTL index needs a Date field; ${path} is ${typeOf(path) ?? 'not a field of the schema'}.`
+        : undefined;
   const form = useForm<Values>({
     defaultValues: {
       keys: [{ field: '', direction: '1' }],
@@ -73,8 +81,8 @@ export function IndexForm({
         const problem =
           values.keys.length !== 1
             ? 'A TTL index has exactly one key: remove the others.'
-            : typeOf(first!.field) !== 'Date'
-              ? `A TTL index needs a Date field; ${first!.field} is ${typeOf(first!.field) ?? 'not a field of the schema'}.`
+            : ttlProblem(first!.field)
+              ? ttlProblem(first!.field)
               : values.unique
                 ? 'A TTL index cannot be unique.'
                 : undefined;
@@ -99,7 +107,8 @@ export function IndexForm({
       if (err instanceof ApiFailure) setFailure(err);
       const paths = values.keys.map((_, i) => `keys.${i}.field`);
       // DUPLICATE_VALUES details name the fields (not a form path): the list below shows them.
-      showFailure(form, err, [...FIELDS, ...paths]);
+      const duplicate = err instanceof ApiFailure && err.code === 'DUPLICATE_VALUES';
+      showFailure(form, err, duplicate ? [] : [...FIELDS, ...paths]);
     }
   });
 
@@ -117,24 +126,43 @@ export function IndexForm({
       aria-labelledby="new-index-heading"
     >
       <h2 id="new-index-heading">New index</h2>
+      {flexible && (
+        <datalist id="index-field-choices">
+          {choices.map((c) => (
+            <option key={c.path} value={c.path} />
+          ))}
+        </datalist>
+      )}
       {keys.fields.map((k, i) => (
         <div className="row" key={k.id}>
           <div className="field">
             <label htmlFor={`key-${i}-field`}>Key {i + 1}: field</label>
-            <select
-              id={`key-${i}-field`}
-              aria-invalid={errors.keys?.[i]?.field ? true : undefined}
-              aria-describedby={errors.keys?.[i]?.field ? `key-${i}-field-err` : undefined}
-              {...form.register(`keys.${i}.field`)}
-            >
-              <option value="">Choose a field</option>
-              {choices.map((c) => (
-                <option key={c.path} value={c.path}>
-                  {c.path} ({c.type})
-                </option>
-              ))}
-              {i > 0 && <option value="_id">_id (the tie-break of every sort)</option>}
-            </select>
+            {flexible ? (
+              <input
+                id={`key-${i}-field`}
+                list="index-field-choices"
+                autoComplete="off"
+                placeholder="a field, or a dot path"
+                aria-invalid={errors.keys?.[i]?.field ? true : undefined}
+                aria-describedby={errors.keys?.[i]?.field ? `key-${i}-field-err` : undefined}
+                {...form.register(`keys.${i}.field`)}
+              />
+            ) : (
+              <select
+                id={`key-${i}-field`}
+                aria-invalid={errors.keys?.[i]?.field ? true : undefined}
+                aria-describedby={errors.keys?.[i]?.field ? `key-${i}-field-err` : undefined}
+                {...form.register(`keys.${i}.field`)}
+              >
+                <option value="">Choose a field</option>
+                {choices.map((c) => (
+                  <option key={c.path} value={c.path}>
+                    {c.path} ({c.type})
+                  </option>
+                ))}
+                {i > 0 && <option value="_id">_id (the tie-break of every sort)</option>}
+              </select>
+            )}
             <FieldError id={`key-${i}-field-err`} message={errors.keys?.[i]?.field?.message} />
           </div>
           <div className="field">
