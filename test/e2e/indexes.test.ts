@@ -185,6 +185,23 @@ describe('Indexes page in a real browser', function () {
     expect(await row.getByRole('button', { name: 'Create this index' }).count()).to.equal(0);
     await indexRow('status_1_total_-1__id_1').waitFor();
     await shot(page, 'indexes-slow-query-served');
+    await page.getByRole('button', { name: 'Forget these slow queries' }).click();
+    await page.getByText('No slow queries recorded for this collection.').waitFor();
+  });
+
+  it('says when the plan’s limit is reached, and creates no more', async () => {
+    const path = `/api/projects/${rig.fx.project.id}/collections/orders/indexes`;
+    for (const field of ['total', 'placedAt', 'address.city', 'createdAt']) {
+      expect((await dash.post(path, { keys: [{ field, direction: 1 }] })).status).to.equal(201);
+    }
+    await page.reload();
+    await page
+      .getByTestId('index-limit')
+      .getByText('5 of 5 indexes on Free. Drop one to declare another, or move to a larger plan.')
+      .waitFor();
+    expect(await page.getByTestId('index-limit').getAttribute('class')).to.equal('warning');
+    expect(await page.getByRole('button', { name: 'Create index' }).isDisabled()).to.equal(true);
+    await checkAxe(page, 'indexes at the plan limit');
   });
 
   it('takes a typed path on a flexible collection, where only the timestamps can expire', async () => {

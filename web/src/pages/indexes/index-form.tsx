@@ -51,9 +51,12 @@ const FIELDS = ['name', 'unique', 'expireAfterSeconds'];
 export function IndexForm({
   collection,
   onCreate,
+  full = false,
 }: {
   collection: Collection;
   onCreate: (body: IndexInput) => Promise<unknown>;
+  /** The plan's limit of declared indexes is reached (the page says so above). */
+  full?: boolean;
 }) {
   const choices = fieldChoices(collection);
   const flexible = collection.mode === 'flexible';
@@ -233,7 +236,7 @@ export function IndexForm({
         </div>
       )}
       {isSubmitting && <Progress label="Building the index…" />}
-      <button type="submit" disabled={isSubmitting}>
+      <button type="submit" disabled={isSubmitting || full}>
         Create index
       </button>
     </form>

@@ -117,6 +117,7 @@ export function IndexesPage({ project, name }: ProjectPageProps & { name: string
         {def.data && (
           <IndexForm
             collection={def.data}
+            full={full}
             onCreate={async (body) => {
               drop.reset();
               await create.mutateAsync(body);
