@@ -84,11 +84,7 @@ export function IndexForm({
         const problem =
           values.keys.length !== 1
             ? 'A TTL index has exactly one key: remove the others.'
-            : ttlProblem(first!.field)
-              ? ttlProblem(first!.field)
-              : values.unique
-                ? 'A TTL index cannot be unique.'
-                : undefined;
+            : (ttlProblem(first!.field) ?? (values.unique ? 'A TTL index cannot be unique.' : undefined));
         if (problem)
           return { values: {}, errors: { expireAfterSeconds: { type: 'schema', message: problem } } };
       }
