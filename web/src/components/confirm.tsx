@@ -13,9 +13,11 @@ interface ConfirmProps {
   onConfirm: () => void;
   /** When set, the confirming button waits until this text is typed exactly. */
   typeToConfirm?: string;
+  /** A confirming button that destroys nothing (creating an index) is not styled as danger. */
+  safe?: boolean;
 }
 
-export function Confirm({ trigger, title, children, action, onConfirm, typeToConfirm }: ConfirmProps) {
+export function Confirm({ trigger, title, children, action, onConfirm, typeToConfirm, safe }: ConfirmProps) {
   const [typed, setTyped] = useState('');
   const [open, setOpen] = useState(false);
   const ready = typeToConfirm === undefined || typed === typeToConfirm;
@@ -55,7 +57,12 @@ export function Confirm({ trigger, title, children, action, onConfirm, typeToCon
               </button>
             </AlertDialog.Cancel>
             <AlertDialog.Action asChild>
-              <button type="button" className="danger" disabled={!ready} onClick={onConfirm}>
+              <button
+                type="button"
+                className={safe ? undefined : 'danger'}
+                disabled={!ready}
+                onClick={onConfirm}
+              >
                 {action}
               </button>
             </AlertDialog.Action>

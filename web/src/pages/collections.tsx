@@ -54,6 +54,7 @@ export function CollectionsPage({ project }: ProjectPageProps) {
                       <Link to={`${base}/data/${encodeURIComponent(c.name)}`}>Documents</Link>
                     )}
                     <Link to={`${base}/collections/${encodeURIComponent(c.name)}`}>Schema</Link>
+                    <Link to={`${base}/collections/${encodeURIComponent(c.name)}/indexes`}>Indexes</Link>
                   </td>
                 </tr>
               ))}

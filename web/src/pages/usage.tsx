@@ -4,6 +4,7 @@ import { DailyBars, Meter } from '../components/charts';
 import { ErrorBox, Progress } from '../components/ui';
 import { useLoad } from '../hooks';
 import type { ProjectPageProps } from './project-shell';
+import { EngineWarning } from './engine-warning';
 
 const count = (n: number) => n.toLocaleString();
 
@@ -27,6 +28,7 @@ export function UsagePage({ project }: ProjectPageProps) {
       <p className="muted">
         Usage for {month} (UTC). Monthly figures reset on {new Date(resetsAt).toLocaleDateString()}.
       </p>
+      <EngineWarning projectId={project.id} />
       <section className="card" aria-labelledby="limits-heading">
         <h2 id="limits-heading">Against your plan limits</h2>
         <Meter

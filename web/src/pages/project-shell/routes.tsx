@@ -3,6 +3,7 @@ import { match } from '../../router';
 import { UsagePage } from '../usage';
 import { CollectionsPage } from '../collections';
 import { CollectionEditorPage } from '../collection-editor';
+import { IndexesPage } from '../indexes';
 import { DataBrowserPage } from '../data/grid-page';
 import { DocumentPage } from '../data/document';
 import { EndUsersPage } from '../end-users';
@@ -39,6 +40,8 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/collections/new') return <CollectionEditorPage key="new" {...props} />;
   if ((p = match('/collections/:name', rest)))
     return <CollectionEditorPage key={p.name} {...props} name={p.name} />;
+  if ((p = match('/collections/:name/indexes', rest)))
+    return <IndexesPage key={p.name} {...props} name={p.name!} />;
   if ((p = match('/data/:name', rest))) return <DataBrowserPage key={p.name} {...props} name={p.name!} />;
   if ((p = match('/data/:name/new', rest))) return <DocumentPage key="new" {...props} name={p.name!} />;
   if ((p = match('/data/:name/:id', rest)))
