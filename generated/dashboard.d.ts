@@ -356,7 +356,7 @@ export interface paths {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -400,7 +400,7 @@ export interface paths {
                  * @description The trashed document's `_id`.
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -805,7 +805,7 @@ export interface paths {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -832,7 +832,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -1072,7 +1072,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1111,7 +1111,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1142,7 +1142,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1173,7 +1173,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1204,12 +1204,12 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
                 /**
-                 * @description The delivery's id.
+                 * @description The delivery's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567b
                  */
                 deliveryId: components["parameters"]["DeliveryId"];
@@ -1338,7 +1338,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -1369,7 +1369,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -1393,6 +1393,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An object id: 24 hexadecimal characters (either case). Every id in a path has this form; anything else is a 400 before the request is looked at further.
+         * @example 65f1c2a4b7e8d90012345678
+         */
+        ObjectId: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -2601,32 +2606,32 @@ export interface components {
          * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
          * @example 65f1c2a4b7e8d90012345678
          */
-        ProjectId: string;
+        ProjectId: components["schemas"]["ObjectId"];
         /**
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678
          */
-        UserId: string;
+        UserId: components["schemas"]["ObjectId"];
         /**
          * @description A template's name (system or custom).
          * @example welcome
          */
         MailTemplateName: string;
         /**
-         * @description The webhook's id.
+         * @description The webhook's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567a
          */
-        WebhookId: string;
+        WebhookId: components["schemas"]["ObjectId"];
         /**
-         * @description The Collection Creator session's id.
+         * @description The Collection Creator session's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567c
          */
-        AiSessionId: string;
+        AiSessionId: components["schemas"]["ObjectId"];
         /**
-         * @description The delivery's id.
+         * @description The delivery's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567b
          */
-        DeliveryId: string;
+        DeliveryId: components["schemas"]["ObjectId"];
     };
     requestBodies: never;
     headers: {
@@ -3471,7 +3476,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -3512,7 +3517,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -3553,7 +3558,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -3599,7 +3604,7 @@ export interface operations {
                  * @description The trashed document's `_id`.
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4610,7 +4615,7 @@ export interface operations {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4647,7 +4652,7 @@ export interface operations {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4686,7 +4691,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -5164,7 +5169,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5199,7 +5204,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5234,7 +5239,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5273,7 +5278,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5308,7 +5313,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5348,7 +5353,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5383,12 +5388,12 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
                 /**
-                 * @description The delivery's id.
+                 * @description The delivery's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567b
                  */
                 deliveryId: components["parameters"]["DeliveryId"];
@@ -5561,7 +5566,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -5603,7 +5608,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];

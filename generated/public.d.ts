@@ -101,7 +101,7 @@ export interface paths {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -144,7 +144,7 @@ export interface paths {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -283,7 +283,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /**
                  * @description The `<uuid>_<sanitized filename>` part of the file's path.
                  * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
@@ -311,7 +311,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
                 fileName: string;
             };
@@ -882,6 +882,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An object id: 24 hexadecimal characters (either case). Every id in a path has this form; anything else is a 400 before the request is looked at further.
+         * @example 65f1c2a4b7e8d90012345678
+         */
+        ObjectId: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -1691,7 +1696,7 @@ export interface components {
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678
          */
-        UserId: string;
+        UserId: components["schemas"]["ObjectId"];
     };
     requestBodies: never;
     headers: {
@@ -1915,7 +1920,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -1954,7 +1959,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -1998,7 +2003,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2037,7 +2042,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2081,7 +2086,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2337,7 +2342,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /**
                  * @description The `<uuid>_<sanitized filename>` part of the file's path.
                  * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
@@ -2374,7 +2379,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
                 fileName: string;
             };
@@ -2393,6 +2398,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -7,6 +7,7 @@ import { koaBody, HttpMethodEnum } from 'koa-body';
 import type { Logger } from '../lib/logger.js';
 import { ApiError, payloadTooLarge } from './errors.js';
 import { setHeaders } from './headers.js';
+import { owningLayers } from './route-owner.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -124,13 +125,11 @@ export function jsonBody(limitBytes: number) {
 export function notFoundFallback(routers: Router[]) {
   return async (ctx: Context) => {
     const allowed = new Set<string>();
-    let methodMatched = false;
-    for (const router of routers) {
-      const match = router.match(ctx.path, ctx.method);
-      methodMatched ||= match.route;
-      for (const layer of match.path) for (const m of layer.methods) allowed.add(m);
-    }
-    if (!methodMatched && allowed.size > 0) {
+    // Reached when no route answered: the path's owners (route-owner.ts) lack the method, or no
+    // route has the path. A shadowed route that has the method passed the request on.
+    const layers = routers.flatMap((router) => router.match(ctx.path, ctx.method).path);
+    for (const layer of owningLayers(layers)) for (const m of layer.methods) allowed.add(m);
+    if (allowed.size > 0 && !allowed.has(ctx.method)) {
       ctx.set('Allow', [...allowed].join(', '));
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
     }

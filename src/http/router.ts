@@ -11,6 +11,7 @@ import { unauthorized } from './errors.js';
 import { toValidationError } from './validation.js';
 import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
+import { shadowingTemplates } from './route-owner.js';
 import type { RequestState } from './middleware.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
@@ -85,14 +86,19 @@ export function buildRouter({ spec, handlers, security, log, gate }: RouterOptio
   }
   const api = createValidator(spec);
   const router = new Router();
-  for (const entry of listOperations(spec)) {
+  const entries = listOperations(spec);
+  const templates = [...new Set(entries.map((entry) => entry.path))];
+  for (const entry of entries) {
     const handler = handlers[entry.operationId]!;
     const validate = requestValidator(api, api.getOperation(entry.operationId)!);
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
     const guard = gate?.(entry.security);
     const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
     const plan = securityPlan(entry.security, security, entry.operationId);
-    router[entry.method](koaPath, async (ctx: Context) => {
+    // A path that a more literal template also matches is that template's (405 if it lacks the method).
+    const shadows = shadowingTemplates(entry.path, templates);
+    router[entry.method](koaPath, async (ctx: Context, next: () => Promise<unknown>) => {
+      if (shadows.length > 0 && shadows.some((shadow) => shadow.test(ctx.path))) return next();
       const cookies = new RequestCookies(ctx);
       const input: SecurityInput = {
         method: ctx.method,

@@ -454,7 +454,7 @@ describe('storage with the filesystem store', () => {
       expect((await fetch(fileUrl(theirs.filePath))).status).to.equal(200, 'their file is untouched');
     });
 
-    it('serves no folders, unknown, unconfirmed or traversing paths (404)', async () => {
+    it('serves no folders, unknown, unconfirmed or traversing paths (404, 400 for a malformed project id)', async () => {
       const pending = await upload(steps, bytes(10));
       const [, name] = pending.filePath.split('/');
       for (const p of [
@@ -463,7 +463,6 @@ describe('storage with the filesystem store', () => {
         `/files/${pending.filePath}`,
         `/files/${fx.project.id}/..%2F..%2Fobjects`,
         `/files/${fx.project.id}/%2e%2e`,
-        `/files/..%2Fmeta/${name}.json`,
         `/files/${fx.project.id}/00000000-0000-0000-0000-000000000000_none.bin`,
       ]) {
         const res = await fetch(`${apps.public.url}${p}`);
@@ -471,6 +470,9 @@ describe('storage with the filesystem store', () => {
       }
       const res = await apps.public.client.get(`/files/${pending.filePath}`);
       expect(res.status).to.equal(404);
+      // A project id that is not an object id (here a traversal) is refused before any lookup.
+      const traversal = await apps.public.client.get(`/files/..%2Fmeta/${name}.json`);
+      expect(traversal.status).to.equal(400);
     });
   });
 
