@@ -1398,6 +1398,11 @@ export interface components {
          * @example 65f1c2a4b7e8d90012345678
          */
         ObjectId: string;
+        /**
+         * @description A file's path as upload-request returned it, `<project id>/<uuid>_<sanitized name>` (not the public URL); anything else is a 400 `INVALID_PATH`.
+         * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+         */
+        FilePath: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -1600,8 +1605,7 @@ export interface components {
             message: string;
         };
         StorageUploadConfirm: {
-            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
-            filePath: string;
+            filePath: components["schemas"]["FilePath"];
             /**
              * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
              * @example 1024
@@ -1632,11 +1636,7 @@ export interface components {
             message: string;
         };
         StorageFileDelete: {
-            /**
-             * @description The path returned by upload-request/confirm (not the public URL).
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
+            path: components["schemas"]["FilePath"];
         };
         StorageFileDeletedEnvelope: {
             /** @enum {boolean} */
@@ -1999,7 +1999,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`). At least one key.
          * @example {
          *       "views": 4
          *     }
@@ -2156,7 +2156,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string | null;
         };
-        /** @description At least one of `text` and `html`. */
+        /** @description At least one of `text` and `html` (not empty). */
         MailTemplateContent: {
             /** @example Welcome, {{name}} */
             subject: string;
@@ -2164,8 +2164,12 @@ export interface components {
             text?: string | null;
             /** @example <p>Hello {{name}}!</p> */
             html?: string | null;
-        };
-        /** @description At least one of `text` and `html`. */
+        } & ({
+            text: string;
+        } | {
+            html: string;
+        });
+        /** @description At least one of `text` and `html` (not empty). */
         MailTemplateInput: {
             name: components["schemas"]["MailTemplateName"];
             /** @example Welcome, {{name}} */
@@ -2174,7 +2178,11 @@ export interface components {
             text?: string | null;
             /** @example <p>Hello {{name}}!</p> */
             html?: string | null;
-        };
+        } & ({
+            text: string;
+        } | {
+            html: string;
+        });
         MailTemplateEnvelope: {
             /** @enum {boolean} */
             success: true;

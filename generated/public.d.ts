@@ -887,6 +887,11 @@ export interface components {
          * @example 65f1c2a4b7e8d90012345678
          */
         ObjectId: string;
+        /**
+         * @description A file's path as upload-request returned it, `<project id>/<uuid>_<sanitized name>` (not the public URL); anything else is a 400 `INVALID_PATH`.
+         * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+         */
+        FilePath: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -954,8 +959,7 @@ export interface components {
             message: string;
         };
         StorageUploadConfirm: {
-            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
-            filePath: string;
+            filePath: components["schemas"]["FilePath"];
             /**
              * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
              * @example 1024
@@ -986,11 +990,7 @@ export interface components {
             message: string;
         };
         StorageFileDelete: {
-            /**
-             * @description The path returned by upload-request/confirm (not the public URL).
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
+            path: components["schemas"]["FilePath"];
         };
         StorageFileDeletedEnvelope: {
             /** @enum {boolean} */
@@ -1238,7 +1238,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`). At least one key.
          * @example {
          *       "views": 4
          *     }
@@ -1523,7 +1523,10 @@ export interface components {
              * @example ada@example.com
              */
             to: string;
-            /** @example Welcome aboard */
+            /**
+             * @description Not blank.
+             * @example Welcome aboard
+             */
             subject?: string;
             /** @example Hello Ada, your account is ready. */
             text?: string;
@@ -1555,7 +1558,11 @@ export interface components {
              * @example support@example.com
              */
             replyTo?: string;
-        };
+        } & (unknown & (unknown | unknown | {
+            text: string;
+        } | {
+            html: string;
+        }) & (unknown | unknown | unknown));
         MailSentEnvelope: {
             /** @enum {boolean} */
             success: true;

@@ -91,6 +91,10 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
 function bodyError(err: Error & { status?: number; type?: string }): never {
   if (err.status === 413) throw payloadTooLarge('Request body is too large');
   if (err.status === 415) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
+  // The parser refuses prototype keys (prototype poisoning) in well-formed JSON: say which rule.
+  if (/forbidden prototype property/.test(err.message)) {
+    throw new ApiError(400, 'INVALID_JSON', 'Request body has a "__proto__" or "constructor.prototype" key');
+  }
   if (err.status === 400 || err instanceof SyntaxError) {
     throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
   }

@@ -58,6 +58,8 @@ export function createValidator(spec: Document): OpenAPIBackend {
     definition: spec,
     quick: true,
     coerceTypes: true,
+    // Errors carry the schema that failed, for the rules that word their own problem (validation.ts).
+    ajvOpts: { verbose: true },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
