@@ -486,7 +486,9 @@ describe('storage with the filesystem store', () => {
       expect(res.body.code).to.equal('SECRET_KEY_REQUIRED');
       // A well-formed path: a malformed one is a 400 before the key's kind is looked at.
       const path = `${fx.project.id}/00000000-0000-0000-0000-000000000000_x.txt`;
-      expect((await pk.post('/api/storage/upload-confirm', { filePath: path, size: 1 })).status).to.equal(403);
+      expect((await pk.post('/api/storage/upload-confirm', { filePath: path, size: 1 })).status).to.equal(
+        403,
+      );
       expect((await pk.delete('/api/storage/file', { path })).status).to.equal(403);
       expect(
         (await apps.public.client.post('/api/storage/upload-confirm', { filePath: 'x', size: 1 })).status,
