@@ -27,7 +27,7 @@ const TIMEOUT_S = Number(process.env.FUZZ_TIMEOUT_S ?? 600);
 // Collections deleted by the run, one per role (the public API's schema delete, the dashboard's).
 const DOOMED_COLLECTIONS = ['doomedpublic', 'doomeddashboard'] as const;
 // Seconds each realtime stream is read before the client closes it.
-const STREAM_SECONDS = 1;
+const STREAM_SECONDS = 2;
 // Spare sessions for logOutDeveloper: more than the run calls it (every phase, every check).
 const SPARE_SESSIONS = 300;
 
