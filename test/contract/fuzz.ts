@@ -18,8 +18,8 @@ import { CHECKS_LEFT_OUT, EXCLUDED, STATE_RULES, type Role } from './fuzz-rules.
 
 const ST = process.env.SCHEMATHESIS_BIN ?? repoPath('.stack', 'tools', 'schemathesis', 'bin', 'st');
 // Test cases per operation and mode in the fuzzing phase (the coverage phase adds its own). With
-// 15 the whole run (both documents, every phase) took 214 s on the shared 2-core machine at a load
-// average of 10: keep it within the test budget (the fuzz step may take 6 to 8 minutes).
+// 15 the whole run (both documents, every phase) takes about 3.5 minutes on the shared 2-core
+// machine (212 s at a load average of 6): keep it within the test budget (6 to 8 minutes).
 const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 15);
 // Wall-clock limit per role, a backstop against a hang: the run is killed and fails after it.
 // (schemathesis's own --max-time is a budget to fill, not a limit: fuzzing repeats until it ends.)
