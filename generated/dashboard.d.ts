@@ -520,7 +520,7 @@ export interface paths {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -564,7 +564,7 @@ export interface paths {
                  * @description The trashed document's `_id`.
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -995,7 +995,7 @@ export interface paths {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -1022,7 +1022,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -1262,7 +1262,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1301,7 +1301,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1332,7 +1332,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1363,7 +1363,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -1394,12 +1394,12 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
                 /**
-                 * @description The delivery's id.
+                 * @description The delivery's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567b
                  */
                 deliveryId: components["parameters"]["DeliveryId"];
@@ -1528,7 +1528,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -1559,7 +1559,7 @@ export interface paths {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -1583,6 +1583,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An object id: 24 hexadecimal characters (either case). Every id in a path has this form; anything else is a 400 before the request is looked at further.
+         * @example 65f1c2a4b7e8d90012345678
+         */
+        ObjectId: string;
+        /**
+         * @description A file's path as upload-request returned it, `<project id>/<uuid>_<sanitized name>` (not the public URL); anything else is a 400 `INVALID_PATH`.
+         * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+         */
+        FilePath: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -1793,8 +1803,7 @@ export interface components {
             message: string;
         };
         StorageUploadConfirm: {
-            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
-            filePath: string;
+            filePath: components["schemas"]["FilePath"];
             /**
              * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
              * @example 1024
@@ -1825,11 +1834,7 @@ export interface components {
             message: string;
         };
         StorageFileDelete: {
-            /**
-             * @description The path returned by upload-request/confirm (not the public URL).
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
+            path: components["schemas"]["FilePath"];
         };
         StorageFileDeletedEnvelope: {
             /** @enum {boolean} */
@@ -2317,7 +2322,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`). At least one key.
          * @example {
          *       "views": 4
          *     }
@@ -2474,7 +2479,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string | null;
         };
-        /** @description At least one of `text` and `html`. */
+        /** @description At least one of `text` and `html` (not empty). */
         MailTemplateContent: {
             /** @example Welcome, {{name}} */
             subject: string;
@@ -2482,8 +2487,12 @@ export interface components {
             text?: string | null;
             /** @example <p>Hello {{name}}!</p> */
             html?: string | null;
-        };
-        /** @description At least one of `text` and `html`. */
+        } & ({
+            text: string;
+        } | {
+            html: string;
+        });
+        /** @description At least one of `text` and `html` (not empty). */
         MailTemplateInput: {
             name: components["schemas"]["MailTemplateName"];
             /** @example Welcome, {{name}} */
@@ -2492,7 +2501,11 @@ export interface components {
             text?: string | null;
             /** @example <p>Hello {{name}}!</p> */
             html?: string | null;
-        };
+        } & ({
+            text: string;
+        } | {
+            html: string;
+        });
         MailTemplateEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -2950,32 +2963,32 @@ export interface components {
          * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
          * @example 65f1c2a4b7e8d90012345678
          */
-        ProjectId: string;
+        ProjectId: components["schemas"]["ObjectId"];
         /**
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678
          */
-        UserId: string;
+        UserId: components["schemas"]["ObjectId"];
         /**
          * @description A template's name (system or custom).
          * @example welcome
          */
         MailTemplateName: string;
         /**
-         * @description The webhook's id.
+         * @description The webhook's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567a
          */
-        WebhookId: string;
+        WebhookId: components["schemas"]["ObjectId"];
         /**
-         * @description The Collection Creator session's id.
+         * @description The Collection Creator session's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567c
          */
-        AiSessionId: string;
+        AiSessionId: components["schemas"]["ObjectId"];
         /**
-         * @description The delivery's id.
+         * @description The delivery's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567b
          */
-        DeliveryId: string;
+        DeliveryId: components["schemas"]["ObjectId"];
     };
     requestBodies: never;
     headers: {
@@ -4143,7 +4156,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4184,7 +4197,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4225,7 +4238,7 @@ export interface operations {
                  * @description The document's `_id` (24 hex characters; anything else is a 400).
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -4271,7 +4284,7 @@ export interface operations {
                  * @description The trashed document's `_id`.
                  * @example 65f1c2a4b7e8d90012345670
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -5353,7 +5366,7 @@ export interface operations {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -5390,7 +5403,7 @@ export interface operations {
                  * @description The developer's id (24 hexadecimal characters; anything else is a 400 `INVALID_DEVELOPER_ID`).
                  * @example 65f1c2a4b7e8d90012345679
                  */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -5429,7 +5442,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                developerId: string;
+                developerId: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -5908,7 +5921,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5943,7 +5956,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -5978,7 +5991,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -6017,7 +6030,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -6052,7 +6065,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -6092,7 +6105,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
@@ -6127,12 +6140,12 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The webhook's id.
+                 * @description The webhook's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567a
                  */
                 webhookId: components["parameters"]["WebhookId"];
                 /**
-                 * @description The delivery's id.
+                 * @description The delivery's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567b
                  */
                 deliveryId: components["parameters"]["DeliveryId"];
@@ -6307,7 +6320,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];
@@ -6350,7 +6363,7 @@ export interface operations {
                  */
                 projectId: components["parameters"]["ProjectId"];
                 /**
-                 * @description The Collection Creator session's id.
+                 * @description The Collection Creator session's id (an object id); anything else is a 400.
                  * @example 65f1c2a4b7e8d9001234567c
                  */
                 sessionId: components["parameters"]["AiSessionId"];

@@ -101,7 +101,7 @@ export interface paths {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -144,7 +144,7 @@ export interface paths {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -283,7 +283,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /**
                  * @description The `<uuid>_<sanitized filename>` part of the file's path.
                  * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
@@ -311,7 +311,7 @@ export interface paths {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
                 fileName: string;
             };
@@ -943,6 +943,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An object id: 24 hexadecimal characters (either case). Every id in a path has this form; anything else is a 400 before the request is looked at further.
+         * @example 65f1c2a4b7e8d90012345678
+         */
+        ObjectId: string;
+        /**
+         * @description A file's path as upload-request returned it, `<project id>/<uuid>_<sanitized name>` (not the public URL); anything else is a 400 `INVALID_PATH`.
+         * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
+         */
+        FilePath: string;
         ErrorDetail: {
             /** @description Where the problem is, for example `body.email` or `query.limit`. */
             path: string;
@@ -1010,8 +1020,7 @@ export interface components {
             message: string;
         };
         StorageUploadConfirm: {
-            /** @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
-            filePath: string;
+            filePath: components["schemas"]["FilePath"];
             /**
              * @description Bytes; must be within 1 KiB of the stored size (the stored size is charged).
              * @example 1024
@@ -1042,11 +1051,7 @@ export interface components {
             message: string;
         };
         StorageFileDelete: {
-            /**
-             * @description The path returned by upload-request/confirm (not the public URL).
-             * @example 65f1c2a4b7e8d90012345678/0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
-             */
-            path: string;
+            path: components["schemas"]["FilePath"];
         };
         StorageFileDeletedEnvelope: {
             /** @enum {boolean} */
@@ -1376,7 +1381,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`).
+         * @description The fields to change; keys may be dot paths into nested fields (`meta.views`). Same field-name rules as DocumentInput; two keys may not overlap (`meta` and `meta.views`). At least one key.
          * @example {
          *       "views": 4
          *     }
@@ -1661,7 +1666,10 @@ export interface components {
              * @example ada@example.com
              */
             to: string;
-            /** @example Welcome aboard */
+            /**
+             * @description Not blank.
+             * @example Welcome aboard
+             */
             subject?: string;
             /** @example Hello Ada, your account is ready. */
             text?: string;
@@ -1693,7 +1701,11 @@ export interface components {
              * @example support@example.com
              */
             replyTo?: string;
-        };
+        } & (unknown & (unknown | unknown | {
+            text: string;
+        } | {
+            html: string;
+        }) & (unknown | unknown | unknown));
         MailSentEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -1834,7 +1846,7 @@ export interface components {
          * @description The end user's `_id` (24 hex characters); anything else is a 400 `Invalid user ID`.
          * @example 665f1c2e9b1e8a0012345678
          */
-        UserId: string;
+        UserId: components["schemas"]["ObjectId"];
     };
     requestBodies: never;
     headers: {
@@ -2058,7 +2070,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2097,7 +2109,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2141,7 +2153,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2180,7 +2192,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2224,7 +2236,7 @@ export interface operations {
                  * @description The document's `_id`, an object id of 24 hex characters; anything else is a 400.
                  * @example 65f1c2a4b7e8d90012345678
                  */
-                id: string;
+                id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -2480,7 +2492,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /**
                  * @description The `<uuid>_<sanitized filename>` part of the file's path.
                  * @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png
@@ -2517,7 +2529,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @example 65f1c2a4b7e8d90012345678 */
-                projectId: string;
+                projectId: components["schemas"]["ObjectId"];
                 /** @example 0b6f1a52-6f9e-4d2a-9d7e-2f4c1b8a9e10_avatar.png */
                 fileName: string;
             };
@@ -2536,6 +2548,7 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

@@ -7,6 +7,7 @@ import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { setHeaders } from './headers.js';
+import { owningLayers } from './route-owner.js';
 
 /** The code of the 403 for a publishable key used from an origin its project does not list. */
 export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
@@ -43,15 +44,14 @@ const GRANT_HEADERS = [
 ] as const;
 
 /**
- * Methods of the routes matching `path` (from the routers built at start), with HEAD for GET as
- * @koa/router answers it; undefined when no route has this path.
+ * Methods of the routes owning `path` (from the routers built at start; a literal segment wins over
+ * a parameter), with HEAD for GET as @koa/router answers it; undefined when no route has this path.
  */
 function routeMethods(routers: Router[], path: string): string | undefined {
   const methods = new Set<string>();
-  for (const router of routers) {
-    for (const layer of router.match(path, 'OPTIONS').path) {
-      for (const method of layer.methods) methods.add(method);
-    }
+  const layers = routers.flatMap((router) => router.match(path, 'OPTIONS').path);
+  for (const layer of owningLayers(layers)) {
+    for (const method of layer.methods) methods.add(method);
   }
   methods.delete('OPTIONS');
   return methods.size > 0 ? [...methods, 'OPTIONS'].join(', ') : undefined;

@@ -9,6 +9,7 @@ import type { Principal } from '../services/context.js';
 import type { RecordedRequest } from '../services/request-log/buffer.js';
 import { ApiError, payloadTooLarge } from './errors.js';
 import { setHeaders } from './headers.js';
+import { owningLayers } from './route-owner.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -110,6 +111,10 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
 function bodyError(err: Error & { status?: number; type?: string }): never {
   if (err.status === 413) throw payloadTooLarge('Request body is too large');
   if (err.status === 415) throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
+  // The parser refuses prototype keys (prototype poisoning) in well-formed JSON: say which rule.
+  if (/forbidden prototype property/.test(err.message)) {
+    throw new ApiError(400, 'INVALID_JSON', 'Request body has a "__proto__" or "constructor.prototype" key');
+  }
   if (err.status === 400 || err instanceof SyntaxError) {
     throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON');
   }
@@ -144,13 +149,11 @@ export function jsonBody(limitBytes: number) {
 export function notFoundFallback(routers: Router[]) {
   return async (ctx: Context) => {
     const allowed = new Set<string>();
-    let methodMatched = false;
-    for (const router of routers) {
-      const match = router.match(ctx.path, ctx.method);
-      methodMatched ||= match.route;
-      for (const layer of match.path) for (const m of layer.methods) allowed.add(m);
-    }
-    if (!methodMatched && allowed.size > 0) {
+    // Reached when no route answered: the path's owners (route-owner.ts) lack the method, or no
+    // route has the path. A shadowed route that has the method passed the request on.
+    const layers = routers.flatMap((router) => router.match(ctx.path, ctx.method).path);
+    for (const layer of owningLayers(layers)) for (const m of layer.methods) allowed.add(m);
+    if (allowed.size > 0 && !allowed.has(ctx.method)) {
       ctx.set('Allow', [...allowed].join(', '));
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}`);
     }

@@ -12,6 +12,7 @@ import { toValidationError } from './validation.js';
 import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
 import { cookiePolicy, type CookiePolicy } from './cookies.js';
+import { shadowingTemplates } from './route-owner.js';
 import type { RequestState } from './middleware.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
@@ -58,6 +59,8 @@ export function createValidator(spec: Document): OpenAPIBackend {
     definition: spec,
     quick: true,
     coerceTypes: true,
+    // Errors carry the schema that failed, for the rules that word their own problem (validation.ts).
+    ajvOpts: { verbose: true },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
       return ajv;
@@ -95,14 +98,19 @@ export function buildRouter({
   }
   const api = createValidator(spec);
   const router = new Router();
-  for (const entry of listOperations(spec)) {
+  const entries = listOperations(spec);
+  const templates = [...new Set(entries.map((entry) => entry.path))];
+  for (const entry of entries) {
     const handler = handlers[entry.operationId]!;
     const validate = requestValidator(api, api.getOperation(entry.operationId)!);
     const koaPath = entry.path.replace(/\{([^}]+)\}/g, ':$1');
     const guard = gate?.(entry.security);
     const tokenInQuery = entry.security.some((requirement) => QUERY_TOKEN_SCHEME in requirement);
     const plan = securityPlan(entry.security, security, entry.operationId);
-    router[entry.method](koaPath, async (ctx: Context) => {
+    // A path that a more literal template also matches is that template's (405 if it lacks the method).
+    const shadows = shadowingTemplates(entry.path, templates);
+    router[entry.method](koaPath, async (ctx: Context, next: () => Promise<unknown>) => {
+      if (shadows.length > 0 && shadows.some((shadow) => shadow.test(ctx.path))) return next();
       const cookies = new RequestCookies(ctx, cookiePolicyOfRole);
       const input: SecurityInput = {
         method: ctx.method,

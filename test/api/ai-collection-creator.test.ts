@@ -178,7 +178,7 @@ describe('AI Collection Creator', () => {
   });
 
   describe('sessions', () => {
-    it('belong to their developer and project; 404 for others, unknown or expired ones', async () => {
+    it('belong to their developer and project; 404 for others, unknown or expired ones (400 for a malformed id)', async () => {
       const { fx, dash } = await suite.project('pro');
       suite.provider.queue({ json: products() });
       const { id } = (await start(dash, fx.project.id)).body.data.session;
@@ -190,7 +190,7 @@ describe('AI Collection Creator', () => {
       const other = await suite.project('pro');
       expect((await send(other.dash, other.fx.project.id, id)).status).to.equal(404);
       expect((await send(dash, fx.project.id, '65f1c2a4b7e8d90012345678')).status).to.equal(404);
-      expect((await send(dash, fx.project.id, 'nope')).status).to.equal(404);
+      expect((await send(dash, fx.project.id, 'nope')).status).to.equal(400);
 
       const clock = suite.app.services.ai.clock;
       clock.now = () => new Date(Date.now() + 25 * 3600 * 1000);

@@ -80,6 +80,11 @@ describe('CORS on the public API', () => {
       expect(await methods('/api/userAuth/update-profile')).to.equal('PUT, OPTIONS');
       expect(await methods('/api/storage/file')).to.equal('DELETE, OPTIONS');
       expect(await methods('/api/health')).to.equal('HEAD, GET, OPTIONS');
+      // A literal segment wins over a parameter: `bulk` is not a document id of {id}'s route.
+      expect(await methods('/api/data/products/bulk')).to.equal('POST, OPTIONS');
+      expect(await methods('/api/data/products/aggregate')).to.equal('POST, OPTIONS');
+      const plain = await app.client.request('OPTIONS', '/api/data/products/bulk');
+      expect(plain.headers.get('allow')).to.equal('POST, OPTIONS');
     });
 
     it('answers an OPTIONS without Origin with Allow only, and an unknown path with a 404', async () => {

@@ -37,6 +37,16 @@ describe('HTTP basics', () => {
     expect(res.headers.get('allow')).to.include('GET');
   });
 
+  it("answers a method the literal route lacks with a 405, not with the parameter route's answer", async () => {
+    // GET /api/data/{collectionName}/{id} also matches `/bulk`; the literal route (POST only) owns it.
+    for (const path of ['/api/data/products/bulk', '/api/data/products/aggregate']) {
+      const res = await app.client.request('GET', path);
+      expect(res.status, path).to.equal(405);
+      expect(res.body).to.deep.include({ success: false, code: 'METHOD_NOT_ALLOWED' });
+      expect(res.headers.get('allow'), path).to.equal('POST');
+    }
+  });
+
   it('answers malformed JSON with a JSON 400', async () => {
     const res = await app.client.request('POST', '/api/health', {
       rawBody: '{"a": ',

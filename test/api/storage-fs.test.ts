@@ -454,7 +454,7 @@ describe('storage with the filesystem store', () => {
       expect((await fetch(fileUrl(theirs.filePath))).status).to.equal(200, 'their file is untouched');
     });
 
-    it('serves no folders, unknown, unconfirmed or traversing paths (404)', async () => {
+    it('serves no folders, unknown, unconfirmed or traversing paths (404, 400 for a malformed project id)', async () => {
       const pending = await upload(steps, bytes(10));
       const [, name] = pending.filePath.split('/');
       for (const p of [
@@ -463,7 +463,6 @@ describe('storage with the filesystem store', () => {
         `/files/${pending.filePath}`,
         `/files/${fx.project.id}/..%2F..%2Fobjects`,
         `/files/${fx.project.id}/%2e%2e`,
-        `/files/..%2Fmeta/${name}.json`,
         `/files/${fx.project.id}/00000000-0000-0000-0000-000000000000_none.bin`,
       ]) {
         const res = await fetch(`${apps.public.url}${p}`);
@@ -471,6 +470,9 @@ describe('storage with the filesystem store', () => {
       }
       const res = await apps.public.client.get(`/files/${pending.filePath}`);
       expect(res.status).to.equal(404);
+      // A project id that is not an object id (here a traversal) is refused before any lookup.
+      const traversal = await apps.public.client.get(`/files/..%2Fmeta/${name}.json`);
+      expect(traversal.status).to.equal(400);
     });
   });
 
@@ -482,10 +484,12 @@ describe('storage with the filesystem store', () => {
       const res = await pk.post('/api/storage/upload-request', body);
       expect(res.status).to.equal(403);
       expect(res.body.code).to.equal('SECRET_KEY_REQUIRED');
-      expect(
-        (await pk.post('/api/storage/upload-confirm', { filePath: `${fx.project.id}/x`, size: 1 })).status,
-      ).to.equal(403);
-      expect((await pk.delete('/api/storage/file', { path: `${fx.project.id}/x` })).status).to.equal(403);
+      // A well-formed path: a malformed one is a 400 before the key's kind is looked at.
+      const path = `${fx.project.id}/00000000-0000-0000-0000-000000000000_x.txt`;
+      expect((await pk.post('/api/storage/upload-confirm', { filePath: path, size: 1 })).status).to.equal(
+        403,
+      );
+      expect((await pk.delete('/api/storage/file', { path })).status).to.equal(403);
       expect(
         (await apps.public.client.post('/api/storage/upload-confirm', { filePath: 'x', size: 1 })).status,
       ).to.equal(401);

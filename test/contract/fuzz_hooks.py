@@ -3,14 +3,33 @@
 # Node's HTTP server refuses a request whose request line and headers pass 16 KiB with a 431
 # before any route runs (documented in both OpenAPI descriptions). The spec's length limits count
 # characters, and a 4-byte character is 12 bytes once percent-encoded, so the generator can build
-# query strings the server never reads. Those cases are dropped here; nothing else is filtered.
+# query strings the server never reads. Those cases are dropped here.
+#
+# logOutDeveloper ends the session it is called with: each call that carries the run's session
+# gets a spare session of the operator instead (made by fuzz.ts, one per call), so the run keeps
+# its own. Nothing else is changed.
+import json
+import os
 from urllib.parse import urlencode
 
 import schemathesis
 
 MAX_QUERY_BYTES = 8 * 1024
+SESSION_COOKIE = "baas_session"
+
+_spare_file = os.environ.get("FUZZ_SPARE_SESSIONS")
+SPARE_SESSIONS = json.load(open(_spare_file)) if _spare_file else []
 
 
 @schemathesis.hook
 def filter_query(ctx, query):
     return query is None or len(urlencode(query, doseq=True)) <= MAX_QUERY_BYTES
+
+
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    if case.operation.definition.raw.get("operationId") != "logOutDeveloper":
+        return
+    if case.cookies and SESSION_COOKIE in case.cookies and SPARE_SESSIONS:
+        # The last spare is kept for any call past the supply (then a 401, documented).
+        case.cookies[SESSION_COOKIE] = SPARE_SESSIONS.pop() if len(SPARE_SESSIONS) > 1 else SPARE_SESSIONS[0]

@@ -86,7 +86,9 @@ export class ApiClient {
     expect(res.headers.get('x-request-id'), `x-request-id on ${method} ${path}`).to.be.a('string');
     const api = validatorFor(this.role);
     const operation = api.router.matchOperation({ method, path, headers: {} });
-    if (!operation) return;
+    // A 405 comes from the route fallback, not from an operation: openapi-backend matches a path
+    // like /api/data/x/bulk to {id}'s GET, which the server's routing gives to the literal route.
+    if (!operation || (res.status === 405 && res.body?.code === 'METHOD_NOT_ALLOWED')) return;
     const documented = Object.keys(operation.responses ?? {});
     expect(documented, `${operation.operationId} documents status ${res.status}`).to.include(
       String(res.status),

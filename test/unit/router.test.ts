@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { buildRouter, handlerParity } from '../../src/http/router.js';
+import { owningLayers, shadowingTemplates } from '../../src/http/route-owner.js';
 import { loadSpec } from '../../src/app.js';
 import { publicHandlers, dashboardHandlers } from '../../src/api/index.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -40,5 +41,32 @@ describe('operation/handler parity', () => {
     expect(() => buildRouter({ spec, handlers, security: {}, log })).to.throw(
       /without operation \[deleteEverything\]/,
     );
+  });
+});
+
+describe('route ownership (a literal segment wins over a parameter)', () => {
+  const templates = [
+    '/api/data/{collectionName}',
+    '/api/data/{collectionName}/bulk',
+    '/api/data/{collectionName}/aggregate',
+    '/api/data/{collectionName}/{id}',
+    '/api/data/{collectionName}/{id}/restore',
+  ];
+
+  it('gives a parameter route the templates that take some of its paths', () => {
+    const shadows = shadowingTemplates('/api/data/{collectionName}/{id}', templates);
+    expect(
+      shadows.map((r) => ['/api/data/posts/bulk', '/api/data/posts/aggregate'].some((p) => r.test(p))),
+    ).to.deep.equal([true, true]);
+    expect(shadows.some((r) => r.test('/api/data/posts/65f1c2a4b7e8d90012345678'))).to.equal(false);
+    expect(shadowingTemplates('/api/data/{collectionName}/bulk', templates)).to.deep.equal([]);
+    expect(shadowingTemplates('/api/data/{collectionName}/{id}/restore', templates)).to.deep.equal([]);
+  });
+
+  it('keeps the matched routes with the fewest parameters', () => {
+    const bulk = { paramNames: ['collectionName'], methods: ['POST'] };
+    const byId = { paramNames: ['collectionName', 'id'], methods: ['HEAD', 'GET', 'PUT', 'PATCH', 'DELETE'] };
+    expect(owningLayers([byId, bulk])).to.deep.equal([bulk]);
+    expect(owningLayers([byId])).to.deep.equal([byId]);
   });
 });
