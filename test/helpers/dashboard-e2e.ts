@@ -74,7 +74,11 @@ export async function axeViolations(page: Page): Promise<string[]> {
 export const sidewaysOverflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
-export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
+/** `overrides`: settings of both roles (ALLOW_PRIVATE_HOSTS for a local webhook receiver, say). */
+export async function startDashboardE2E(
+  suite: string,
+  overrides: Record<string, string> = {},
+): Promise<DashboardE2E> {
   await mkdir(SHOTS, { recursive: true });
   const [publicPort, dashboardPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${dashboardPort}`;
@@ -82,6 +86,7 @@ export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
     PLATFORM_DB: suiteDatabase(suite),
     PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
     DASHBOARD_URL: origin,
+    ...overrides,
   };
   const publicApp = await startTestApp('public', suite, shared, publicPort);
   const dashboard = await startTestApp(

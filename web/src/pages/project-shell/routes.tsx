@@ -12,6 +12,7 @@ import { KeysPage } from '../keys';
 import { SettingsPage } from '../settings';
 import { ApiReferencePage } from '../api-reference';
 import { WebhooksPage } from '../webhooks';
+import { WebhookPage } from '../webhooks/webhook';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
 import type { ProjectPageProps } from '.';
@@ -44,6 +45,8 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/users') return <EndUsersPage {...props} />;
   if (rest === '/files') return <FilesPage {...props} />;
   if (rest === '/webhooks') return <WebhooksPage {...props} />;
+  if ((p = match('/webhooks/:webhookId', rest)))
+    return <WebhookPage key={p.webhookId} {...props} webhookId={p.webhookId!} />;
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
