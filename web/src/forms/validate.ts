@@ -39,7 +39,8 @@ export function wordsFor(error: AjvError): string {
   const own = schema['x-error-message'];
   const p = error.params;
   // An empty text box is missing, whatever rule of its schema names it first.
-  if (error.data === '' && ['minLength', 'pattern', 'format'].includes(error.keyword)) return 'Required.';
+  if (error.data === '' && ['minLength', 'pattern', 'format', 'type'].includes(error.keyword))
+    return 'Required.';
   switch (error.keyword) {
     case 'required':
       return 'Required.';
