@@ -4,7 +4,7 @@
 // delete with the documents they own after the app's dialog.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
 
 describe('web dashboard: end users', function () {
   this.timeout(120_000);
@@ -45,6 +45,7 @@ describe('web dashboard: end users', function () {
     e2e = await startDashboardE2E('web_end_users');
     page = e2e.page;
   });
+  shootFailures('end-users', () => e2e);
   after(() => e2e?.close());
 
   it('says when the project has no users collection, then that it has no users yet', async () => {

@@ -4,7 +4,7 @@
 // and the SMTP form with its rules in words and the API's refusal shown once.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
 
 describe('web dashboard: mail', function () {
   this.timeout(120_000);
@@ -15,6 +15,7 @@ describe('web dashboard: mail', function () {
     e2e = await startDashboardE2E('web_mail');
     page = e2e.page;
   });
+  shootFailures('mail', () => e2e);
   after(() => e2e?.close());
 
   it('shows the month’s count and previews a system template with the variables typed', async () => {

@@ -5,7 +5,12 @@
 // phone width. axe and the phone-width pass run on every page visited.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { axeViolations, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import {
+  axeViolations,
+  shootFailures,
+  startDashboardE2E,
+  type DashboardE2E,
+} from '../helpers/dashboard-e2e.js';
 import { SESSION_COOKIE } from '../../src/services/accounts.js';
 
 describe('web dashboard: shell, forms and sessions', function () {
@@ -22,6 +27,7 @@ describe('web dashboard: shell, forms and sessions', function () {
       (r) => r.method() !== 'GET' && sent.push(`${r.method()} ${new URL(r.url()).pathname}`),
     );
   });
+  shootFailures('shell', () => e2e);
   after(() => e2e?.close());
 
   it('names every problem of an empty sign-up form at once, under its field, before sending', async () => {

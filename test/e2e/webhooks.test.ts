@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
 import { startTestWorker } from '../helpers/worker.js';
 
 describe('web dashboard: webhooks', function () {
@@ -37,6 +37,7 @@ describe('web dashboard: webhooks', function () {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   });
+  shootFailures('webhooks', () => e2e);
   after(async () => {
     await worker?.stop();
     receiver?.close();

@@ -75,6 +75,18 @@ export const sidewaysOverflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
 /** `overrides`: settings of both roles (ALLOW_PRIVATE_HOSTS for a local webhook receiver, say). */
+/** Saves what the page showed when a test failed (screenshots/failed-<suite>.png), to see why. */
+export function shootFailures(suite: string, current: () => DashboardE2E | undefined): void {
+  afterEach(async function () {
+    const e2e = current();
+    if (this.currentTest?.state === 'failed' && e2e) {
+      await e2e.page
+        .screenshot({ path: path.join(SHOTS, `failed-${suite}.png`), fullPage: true })
+        .catch(() => undefined);
+    }
+  });
+}
+
 export async function startDashboardE2E(
   suite: string,
   overrides: Record<string, string> = {},

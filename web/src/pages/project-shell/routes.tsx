@@ -15,6 +15,7 @@ import { WebhooksPage } from '../webhooks';
 import { WebhookPage } from '../webhooks/webhook';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
+import { DatabasePage } from '../database';
 import type { ProjectPageProps } from '.';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
@@ -25,6 +26,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/webhooks', label: 'Webhooks', adminOnly: true },
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
+  { path: '/database', label: 'Database', adminOnly: true },
   { path: '/members', label: 'Members' },
   { path: '/keys', label: 'API keys', adminOnly: true },
   { path: '/settings', label: 'Settings', adminOnly: true },
@@ -49,6 +51,7 @@ export function pageFor(rest: string, props: ProjectPageProps) {
     return <WebhookPage key={p.webhookId} {...props} webhookId={p.webhookId!} />;
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
+  if (rest === '/database') return <DatabasePage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
   if (rest === '/settings') return <SettingsPage {...props} />;
