@@ -16,6 +16,7 @@ import { WebhookPage } from '../webhooks/webhook';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
 import { DatabasePage } from '../database';
+import { AiPage } from '../ai';
 import type { ProjectPageProps } from '.';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
@@ -27,6 +28,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
   { path: '/database', label: 'Database', adminOnly: true },
+  { path: '/ai', label: 'AI tools' },
   { path: '/members', label: 'Members' },
   { path: '/keys', label: 'API keys', adminOnly: true },
   { path: '/settings', label: 'Settings', adminOnly: true },
@@ -52,6 +54,7 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
   if (rest === '/database') return <DatabasePage {...props} />;
+  if (rest === '/ai') return <AiPage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
   if (rest === '/settings') return <SettingsPage {...props} />;
