@@ -156,6 +156,26 @@ describe('web dashboard: shell, forms and sessions', function () {
     }
   });
 
+  it('passes axe and fits 390 px on every other page', async () => {
+    const pages: [string, string, RegExp][] = [
+      ['overview', '', /Against your plan limits/],
+      ['collections', '/collections', /Collections/],
+      ['collection-new', '/collections/new', /New collection/],
+      ['files', '/files', /Files/],
+      ['members', '/members', /Members/],
+      ['keys', '/keys', /API keys/],
+      ['api-reference', '/api', /API reference/],
+    ];
+    for (const [name, rest, heading] of pages) {
+      await page.goto(`${e2e.origin}${e2e.projectPath}${rest}`);
+      await page.getByRole('heading', { name: heading }).first().waitFor();
+      await e2e.checkPage(`page-${name}`);
+    }
+    await page.goto(`${e2e.origin}/account`);
+    await page.getByRole('form', { name: 'Personal AI key' }).waitFor();
+    await e2e.checkPage('account');
+  });
+
   it('sends an ended session back to log-in with a notice, then to the page asked for', async () => {
     await page.goto(`${e2e.origin}${e2e.projectPath}`);
     await page.getByText('Against your plan limits').waitFor();
