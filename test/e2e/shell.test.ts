@@ -156,6 +156,30 @@ describe('web dashboard: shell, forms and sessions', function () {
     }
   });
 
+  it('says why the last admin cannot step down, without a stale success beside it', async () => {
+    await page.goto(`${e2e.origin}${e2e.projectPath}/members`);
+    const role = page.getByLabel(`Role of ${e2e.owner.developer.email}`);
+    await role.selectOption('member');
+    const refusal = page.getByRole('alert').filter({ hasText: /admin/ });
+    await refusal.waitFor();
+    expect(await page.getByRole('status').filter({ hasText: /now/ }).count()).to.equal(0);
+    expect(await role.inputValue()).to.equal('admin');
+  });
+
+  it('rotates a key after the app’s dialog and shows the new one once', async () => {
+    await page.goto(`${e2e.origin}${e2e.projectPath}/keys`);
+    await page.getByRole('button', { name: 'Rotate publishable key' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Rotate the publishable key?' })
+      .getByRole('button', { name: 'Rotate publishable key' })
+      .click();
+    expect(await page.getByTestId('key-publishable').inputValue()).to.match(/^pk_live_/);
+    const old = await fetch(`${e2e.publicApp.url}/api/data/anything`, {
+      headers: { 'x-api-key': e2e.owner.publishableKey },
+    });
+    expect(old.status).to.equal(401);
+  });
+
   it('passes axe and fits 390 px on every other page', async () => {
     const pages: [string, string, RegExp][] = [
       ['overview', '', /Against your plan limits/],
