@@ -1,9 +1,10 @@
 // The mail page in a real browser: the month's count, the system templates with a preview the API
-// renders from the variables typed (following them as they change), custom templates on Pro
+// renders from the variables typed (following them as they change) and a test sent to oneself, custom templates on Pro
 // (checked before sending, created, edited with the preview following, deleted after a dialog),
 // and the SMTP form with its rules in words and the API's refusal shown once.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { mailbox, subjectOf } from '../helpers/mail.js';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
 
 describe('web dashboard: mail', function () {
@@ -31,6 +32,17 @@ describe('web dashboard: mail', function () {
     await page.getByLabel('Template', { exact: true }).selectOption({ label: system });
     await page.getByText('A system template: it cannot be changed.').waitFor();
     await page.getByTestId('preview-subject').waitFor();
+    const box = mailbox(e2e.owner.developer.email);
+    await page.getByRole('button', { name: 'Send a test to me' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Sent to ${e2e.owner.developer.email}: 1 of` })
+      .waitFor();
+    expect(subjectOf(await box.next())).to.equal(await page.getByTestId('preview-subject').textContent());
+    await page
+      .getByTestId('mail-usage')
+      .getByText(/^1 of \d+ mails sent/)
+      .waitFor();
     await e2e.checkPage('mail');
   });
 

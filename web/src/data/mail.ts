@@ -90,6 +90,18 @@ export function useMailActions(projectId: string) {
         ).data.template,
       onSuccess: templatesChanged,
     }),
+    sendTest: useMutation({
+      mutationFn: async ({ name, variables }: { name: string; variables: Record<string, unknown> }) =>
+        (
+          await call(
+            api.POST('/api/projects/{projectId}/mail/templates/{templateName}/test', {
+              params: named(name),
+              body: { variables },
+            }),
+          )
+        ).data,
+      onSuccess: () => client.invalidateQueries({ queryKey: keys.settings(projectId) }),
+    }),
     deleteTemplate: useMutation({
       mutationFn: (name: string) =>
         call(api.DELETE('/api/projects/{projectId}/mail/templates/{templateName}', { params: named(name) })),

@@ -7,6 +7,7 @@ import { useMailActions, useMailPreview, useMailTemplates, type MailTemplate } f
 import { ErrorBox, Field, FieldError, Notice, Progress } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
+import { useSession } from '../../session';
 
 interface Values {
   name: string;
@@ -37,6 +38,8 @@ function Preview({ projectId, name }: { projectId: string; name: string }) {
     return () => clearTimeout(timer);
   }, [typed]);
   const preview = useMailPreview(projectId, name, variables);
+  const { sendTest } = useMailActions(projectId);
+  const { developer } = useSession();
   const p = preview.data;
   return (
     <section aria-labelledby="preview-heading" className="preview">
@@ -54,6 +57,24 @@ function Preview({ projectId, name }: { projectId: string; name: string }) {
         <FieldError message={problem} />
       </div>
       <ErrorBox error={preview.error} />
+      <div className="row">
+        <button
+          type="button"
+          className="secondary"
+          disabled={sendTest.isPending || !!problem}
+          onClick={() => sendTest.mutate({ name, variables })}
+        >
+          Send a test to me
+        </button>
+        {sendTest.isPending && <Progress label="Sending…" />}
+      </div>
+      {sendTest.isSuccess && !sendTest.isPending && (
+        <Notice>
+          Sent to {developer?.email}: {sendTest.data.monthlyUsage} of {sendTest.data.monthlyLimit} mails this
+          month.
+        </Notice>
+      )}
+      <ErrorBox error={sendTest.error} />
       {p && (
         <div data-testid="mail-preview">
           <p>
