@@ -111,6 +111,11 @@ describe('web dashboard: end users', function () {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('1 end user match').waitFor();
     expect(await page.getByRole('rowheader').allTextContents()).to.deep.equal(['ada@example.test']);
+    // The search is in the address: a reload keeps it.
+    expect(new URL(page.url()).search).to.equal('?email=ada');
+    await page.reload();
+    await page.getByText('1 end user match').waitFor();
+    expect(await page.getByLabel('Email starts with').inputValue()).to.equal('ada');
   });
 
   it('disables and enables a user, and filters by state', async () => {

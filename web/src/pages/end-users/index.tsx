@@ -13,9 +13,34 @@ const STATES: { value: UserSearch['state']; label: string }[] = [
   { value: 'disabled', label: 'Disabled' },
 ];
 
+/** The search in the address (`?email=&state=&page=`), so a reload, Back or a shared link keeps it. */
+function searchFromUrl(): UserSearch {
+  const q = new URLSearchParams(location.search);
+  const state = q.get('state');
+  const page = Number(q.get('page'));
+  return {
+    email: q.get('email') ?? '',
+    state: state === 'active' || state === 'disabled' ? state : 'all',
+    page: Number.isInteger(page) && page > 1 ? page : 1,
+  };
+}
+
+function searchToUrl(search: UserSearch): void {
+  const q = new URLSearchParams();
+  if (search.email) q.set('email', search.email);
+  if (search.state !== 'all') q.set('state', search.state);
+  if (search.page > 1) q.set('page', String(search.page));
+  const query = q.toString();
+  history.replaceState(history.state, '', location.pathname + (query ? `?${query}` : ''));
+}
+
 export function EndUsersPage({ project }: ProjectPageProps) {
-  const [search, setSearch] = useState<UserSearch>({ email: '', state: 'all', page: 1 });
-  const [typed, setTyped] = useState('');
+  const [search, setSearchState] = useState<UserSearch>(searchFromUrl);
+  const setSearch = (next: UserSearch) => {
+    searchToUrl(next);
+    setSearchState(next);
+  };
+  const [typed, setTyped] = useState(search.email);
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const users = useEndUsers(project.id, search);
   const admin = project.role === 'admin';
