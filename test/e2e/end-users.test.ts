@@ -118,6 +118,33 @@ describe('web dashboard: end users', function () {
     expect(await page.getByLabel('Email starts with').inputValue()).to.equal('ada');
   });
 
+  it('shows the latest search’s answer even when an earlier one arrives late', async () => {
+    // The answer for "ada" is held back until after the one for "bob" came.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/users\?.*email=ada/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.getByLabel('Email starts with').fill('ada');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByLabel('Email starts with').fill('bob');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('rowheader', { name: 'bob@example.test' }).waitFor();
+      release();
+      await page.waitForTimeout(500);
+      expect(await page.getByRole('rowheader').allTextContents()).to.deep.equal(['bob@example.test']);
+      expect(await page.getByLabel('Email starts with').inputValue()).to.equal('bob');
+    } finally {
+      release();
+      await page.unroute(/\/users\?.*email=ada/);
+    }
+    await page.getByLabel('Email starts with').fill('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('rowheader', { name: 'ada@example.test' }).waitFor();
+  });
+
   it('disables and enables a user, and filters by state', async () => {
     await act('ada@example.test', 'Disable');
     await page.getByRole('status').filter({ hasText: 'Disabled ada@example.test' }).waitFor();
