@@ -213,6 +213,14 @@ describe('web dashboard: end users', function () {
     expect(await email.getByRole('checkbox', { name: 'Protected' }).count()).to.equal(0);
   });
 
+  it('shows the plan’s collection limit before it bites', async () => {
+    await page.goto(`${e2e.origin}${e2e.projectPath}/collections`);
+    await page
+      .getByTestId('collection-limit')
+      .getByText('2 of 10 collections of this project’s plan.')
+      .waitFor();
+  });
+
   it('names a bad collection name in words before sending', async () => {
     await page.goto(`${e2e.origin}${e2e.projectPath}/collections/new`);
     await page.getByLabel('Collection name').fill('1 bad name');

@@ -8,6 +8,8 @@ import { FieldEditor, newField, type DraftField } from '../components/field-edit
 import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui';
 import { Confirm } from '../components/confirm';
 import { problemsOf } from '../forms/validate';
+import { queryClient } from '../query';
+import { collectionsKey } from '../data/collections';
 import { useAction, useLoad } from '../hooks';
 import { fromDraft, toDraft } from '../schema-draft';
 import type { ProjectPageProps } from './project-shell';
@@ -68,6 +70,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
         );
         setSaved(true);
         await all.reload();
+        void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
       } else {
         await call(
           api.POST('/api/projects/{projectId}/collections', {
@@ -75,6 +78,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
             body: { name: draftName, ...body },
           }),
         );
+        void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
         navigate(`/projects/${projectId}/collections/${encodeURIComponent(draftName)}`);
       }
     });
@@ -88,6 +92,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
           params: { path: { projectId, collectionName: existing.name } },
         }),
       );
+      void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
       navigate(`/projects/${projectId}/collections`);
     });
   };

@@ -1,25 +1,13 @@
 // The AI tools of a project (members): the Query Builder and the Collection Creator. They run on
 // the project's AI key, the caller's, or the platform's with the plan's monthly limits.
-import { useQuery } from '@tanstack/react-query';
-import { api, call } from '../../api';
+import { useCollections } from '../../data/collections';
 import { ErrorBox, Progress } from '../../components/ui';
 import { QueryBuilder } from './query-builder';
 import { CollectionCreator } from './collection-creator';
 import type { ProjectPageProps } from '../project-shell';
 
 export function AiPage({ project }: ProjectPageProps) {
-  const collections = useQuery({
-    queryKey: ['collections', project.id],
-    queryFn: async ({ signal }) =>
-      (
-        await call(
-          api.GET('/api/projects/{projectId}/collections', {
-            params: { path: { projectId: project.id } },
-            signal,
-          }),
-        )
-      ).data.collections,
-  });
+  const collections = useCollections(project.id);
   return (
     <>
       <h1>AI tools</h1>
