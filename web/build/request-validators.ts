@@ -23,7 +23,12 @@ export function requestValidatorsCode(): string {
   };
   // allErrors: every problem at once; verbose: each error carries its schema, whose description
   // and x-error-message become the words shown under the field.
-  const ajv = new AjvModule.default({ allErrors: true, verbose: true, strict: false, code: { source: true, esm: true } });
+  const ajv = new AjvModule.default({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    code: { source: true, esm: true },
+  });
   addFormats.default(ajv);
   ajv.addSchema({ $id: 'spec', components: spec.components });
   const exports: Record<string, string> = {};
