@@ -1182,6 +1182,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/mail/templates/{templateName}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a template, rendered with variables, to yourself (admins)
+         * @description Renders the template with the variables as a send would and mails it to the caller's own dashboard address (never another), through the project's mail server; it counts against the project's monthly mail quota like any send (429 `MAIL_QUOTA_EXCEEDED` past it). Project admins only (a member gets the 404 of a project they may not act on).
+         */
+        post: operations["sendMailTemplateTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/mail/templates/{templateName}": {
         parameters: {
             query?: never;
@@ -2458,6 +2489,27 @@ export interface components {
             id: string;
             name: string;
             system: boolean;
+        };
+        MailSentEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description Identifier of this send. */
+                id: string;
+                /** @description The `Message-ID` of the mail. */
+                messageId: string;
+                /** @description The template used, or null. */
+                template: {
+                    id: string;
+                    name: string;
+                    system: boolean;
+                } | null;
+                /** @description Messages this project sent this calendar month (UTC), this one included. */
+                monthlyUsage: number;
+                /** @description The plan's messages per month. */
+                monthlyLimit: number;
+            };
+            message: string;
         };
         /**
          * @description Lower-case letters, digits, `_` and `-`, at most 64 characters.
@@ -5726,6 +5778,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MailPreviewEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendMailTemplateTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A template's name (system or custom).
+                 * @example welcome
+                 */
+                templateName: components["parameters"]["MailTemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailPreviewInput"];
+            };
+        };
+        responses: {
+            /** @description Sent to the caller's address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSentEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];

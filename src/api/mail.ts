@@ -68,6 +68,12 @@ export function mailDashboardHandlers({ projects, mailApi }: Services) {
     return { status: 200, body: ok(data) };
   };
 
+  const sendMailTemplateTest: Handler<Ops['sendMailTemplateTest']> = async ({ params, body }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const data = await mailApi.sendTest(ctx, project, params.templateName, body.variables ?? {});
+    return { status: 200, body: ok(data, 'Mail sent') };
+  };
+
   return {
     getMailSettings,
     setMailSmtp,
@@ -78,5 +84,6 @@ export function mailDashboardHandlers({ projects, mailApi }: Services) {
     updateMailTemplate,
     deleteMailTemplate,
     previewMailTemplate,
+    sendMailTemplateTest,
   };
 }

@@ -3,6 +3,7 @@
 // password never returned) and the usual 400/401/404 of every operation.
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { mailbox, subjectOf } from '../helpers/mail.js';
 import { startMailSuite, startOwnSmtp, type MailProject, type OwnSmtp } from './mail-shared.js';
 
 describe('mail settings and templates (dashboard)', () => {
@@ -99,6 +100,21 @@ describe('mail settings and templates (dashboard)', () => {
     expect((await pro.dash.delete(`${url}/order-shipped`)).status).to.equal(200);
     expect((await pro.dash.delete(`${url}/order-shipped`)).status).to.equal(404);
     expect((await pro.dash.get(`${url}/order-shipped`)).status).to.equal(404);
+  });
+
+  it('sends a template to the caller’s own address as a test (admins), counted as a send', async () => {
+    const box = mailbox(free.fx.developer.email);
+    const url = `${base(free)}/templates/password-reset/test`;
+    const before = (await free.dash.get(base(free))).body.data.usage.used as number;
+    const sent = await free.dash.post(url, { variables: { appName: 'Shop', code: '123456' } });
+    expect(sent.status, sent.text).to.equal(200);
+    expect(sent.body.data.template).to.include({ name: 'password-reset', system: true });
+    const message = await box.next();
+    expect(subjectOf(message)).to.equal('Your password reset code for Shop');
+    expect((await free.dash.get(base(free))).body.data.usage.used).to.equal(before + 1);
+    expect((await free.dash.post(`${base(free)}/templates/nope/test`, {})).status).to.equal(404);
+    expect((await free.dash.post(url, { variables: 'x' })).status).to.equal(400);
+    expect((await suite.apps.dashboard.client.post(url, {})).status).to.equal(401);
   });
 
   it('custom templates are a Pro feature: 403 on Free naming the plan', async () => {

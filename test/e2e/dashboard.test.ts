@@ -198,6 +198,10 @@ describe('web dashboard in a real browser', function () {
     await page.getByRole('rowheader', { name: 'notes.txt' }).waitFor();
     await shot('files');
     await page.getByRole('button', { name: 'Delete notes.txt' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete notes.txt?' })
+      .getByRole('button', { name: 'Delete file' })
+      .click();
     await page.getByText('Deleted notes.txt.').waitFor();
     await page.getByText('No files yet.').waitFor();
   });

@@ -33,7 +33,7 @@ export interface DashboardE2E {
   browser: Browser;
   context: BrowserContext;
   page: Page;
-  /** Errors the page logged (script errors, CSP refusals). */
+  /** Errors the page logged (script errors, CSP refusals); refused calls are the API's to log. */
   consoleErrors: string[];
   /** A developer with a project, logged in to the browser. */
   owner: ProjectFixture;
@@ -74,7 +74,23 @@ export async function axeViolations(page: Page): Promise<string[]> {
 export const sidewaysOverflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
-export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
+/** `overrides`: settings of both roles (ALLOW_PRIVATE_HOSTS for a local webhook receiver, say). */
+/** Saves what the page showed when a test failed (screenshots/failed-<suite>.png), to see why. */
+export function shootFailures(suite: string, current: () => DashboardE2E | undefined): void {
+  afterEach(async function () {
+    const e2e = current();
+    if (this.currentTest?.state === 'failed' && e2e) {
+      await e2e.page
+        .screenshot({ path: path.join(SHOTS, `failed-${suite}.png`), fullPage: true })
+        .catch(() => undefined);
+    }
+  });
+}
+
+export async function startDashboardE2E(
+  suite: string,
+  overrides: Record<string, string> = {},
+): Promise<DashboardE2E> {
   await mkdir(SHOTS, { recursive: true });
   const [publicPort, dashboardPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${dashboardPort}`;
@@ -82,6 +98,7 @@ export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
     PLATFORM_DB: suiteDatabase(suite),
     PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
     DASHBOARD_URL: origin,
+    ...overrides,
   };
   const publicApp = await startTestApp('public', suite, shared, publicPort);
   const dashboard = await startTestApp(
@@ -94,7 +111,11 @@ export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const consoleErrors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+  page.on(
+    'console',
+    (m) =>
+      m.type() === 'error' && !m.text().startsWith('Failed to load resource') && consoleErrors.push(m.text()),
+  );
   page.on('pageerror', (e) => consoleErrors.push(e.message));
   const owner = await createProjectFixture(dashboard.services, 'Shop');
   const [name, value] = owner.cookie.split('=') as [string, string];
@@ -116,7 +137,18 @@ export async function startDashboardE2E(suite: string): Promise<DashboardE2E> {
       await page.setViewportSize({ width: 390, height: 844 });
       try {
         await page.waitForFunction(() => window.innerWidth === 390);
-        expect(await sidewaysOverflow(page), `sideways scroll at 390 px on ${shot}`).to.be.at.most(0);
+        const overflow = await sidewaysOverflow(page);
+        if (overflow > 0) {
+          // Name what sticks out, to find it.
+          const wide = await page.evaluate(() =>
+            [...document.querySelectorAll('body *')]
+              .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+              .filter((el) => !el.closest('.table-wrap') || getComputedStyle(el).position === 'absolute')
+              .slice(0, 5)
+              .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+          );
+          expect.fail(`sideways scroll of ${overflow} px at 390 px on ${shot}: ${wide.join(', ')}`);
+        }
         await page.screenshot({ path: path.join(SHOTS, `phone-${shot}.png`), fullPage: true });
       } finally {
         await page.setViewportSize({ width: 1280, height: 900 });

@@ -3,7 +3,7 @@
 // (the schemas the API validates with). Compiled ahead, so the page needs no eval under its CSP.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv from 'ajv';
+import AjvModule from 'ajv';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { Plugin } from 'vite';
@@ -23,7 +23,12 @@ export function requestValidatorsCode(): string {
   };
   // allErrors: every problem at once; verbose: each error carries its schema, whose description
   // and x-error-message become the words shown under the field.
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, code: { source: true, esm: true } });
+  const ajv = new AjvModule.default({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    code: { source: true, esm: true },
+  });
   addFormats.default(ajv);
   ajv.addSchema({ $id: 'spec', components: spec.components });
   const exports: Record<string, string> = {};
@@ -44,7 +49,13 @@ export function requestValidatorsCode(): string {
     if (!modules.includes(name)) modules.push(name);
     return `__runtime${modules.indexOf(name)}`;
   });
-  const imports = modules.map((name, i) => `import * as __runtime${i} from ${JSON.stringify(name)};`);
+  // A CommonJS module's exports object: Node puts it on `default` of the namespace, bundlers
+  // spread it over the namespace.
+  const imports = modules.map(
+    (name, i) =>
+      `import * as __ns${i} from ${JSON.stringify(name)};\n` +
+      `const __runtime${i} = __ns${i}.default && typeof __ns${i}.default === 'object' ? __ns${i}.default : __ns${i};`,
+  );
   return imports.join('\n') + '\n' + code.replace(/^"use strict";/, '');
 }
 

@@ -7,6 +7,8 @@ type AnyField = {
   type: string;
   required?: boolean;
   unique?: boolean;
+  protected?: boolean;
+  private?: boolean;
   default?: unknown;
   ref?: string;
   fields?: AnyField[];
@@ -21,6 +23,8 @@ export function toDraft(field: AnyField): DraftField {
     type: field.type as FieldType,
     required: !!field.required,
     unique: !!field.unique,
+    protected: !!field.protected,
+    private: !!field.private,
     defaultValue: field.default === undefined || field.default === null ? '' : String(field.default),
     ref: field.ref ?? '',
     itemType: (field.items?.type ?? '') as DraftField['itemType'],
@@ -41,6 +45,8 @@ export function fromDraft(d: DraftField): FieldDef {
   const out: AnyField = { name: d.name.trim(), type: d.type };
   if (d.required) out.required = true;
   if (d.unique) out.unique = true;
+  if (d.protected) out.protected = true;
+  if (d.private) out.private = true;
   const value = defaultOf(d);
   if (value !== undefined) out.default = value;
   if (d.type === 'Ref') out.ref = d.ref;

@@ -25,7 +25,7 @@ export function mailServices(
   const templatesRepo = mailTemplatesRepo(platform);
   const templates = mailTemplatesService(templatesRepo, projects.limitsOf);
   const smtp = mailSmtpService(config, settingsRepo, platformMailer);
-  const { send } = mailSendService({
+  const { send, sendTest } = mailSendService({
     usage,
     templates,
     smtp,
@@ -42,6 +42,7 @@ export function mailServices(
 
   return {
     send,
+    sendTest,
     templates,
     smtp,
     /** The dashboard's view: the project's own server, what its plan allows, this month's usage. */

@@ -3,9 +3,7 @@
 import { useState, type ReactNode } from 'react';
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 
-interface ConfirmProps {
-  /** The button that opens the dialog. */
-  trigger: ReactNode;
+interface DialogProps {
   title: string;
   children: ReactNode;
   /** The words of the confirming button ("Delete project"). */
@@ -17,19 +15,29 @@ interface ConfirmProps {
   safe?: boolean;
 }
 
-export function Confirm({ trigger, title, children, action, onConfirm, typeToConfirm, safe }: ConfirmProps) {
+/** A confirmation opened by the caller (from a menu item, say): `open` and `onOpenChange` are its. */
+export function ConfirmDialog({
+  open,
+  onOpenChange,
+  title,
+  children,
+  action,
+  onConfirm,
+  typeToConfirm,
+  trigger,
+  safe,
+}: DialogProps & { open: boolean; onOpenChange: (open: boolean) => void; trigger?: ReactNode }) {
   const [typed, setTyped] = useState('');
-  const [open, setOpen] = useState(false);
   const ready = typeToConfirm === undefined || typed === typeToConfirm;
   return (
     <AlertDialog.Root
       open={open}
       onOpenChange={(next) => {
-        setOpen(next);
+        onOpenChange(next);
         if (!next) setTyped('');
       }}
     >
-      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      {trigger && <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="dialog-overlay" />
         <AlertDialog.Content className="dialog">
@@ -71,4 +79,10 @@ export function Confirm({ trigger, title, children, action, onConfirm, typeToCon
       </AlertDialog.Portal>
     </AlertDialog.Root>
   );
+}
+
+/** A confirmation opened by its own button. */
+export function Confirm({ trigger, ...props }: DialogProps & { trigger: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  return <ConfirmDialog open={open} onOpenChange={setOpen} trigger={trigger} {...props} />;
 }

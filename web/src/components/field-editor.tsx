@@ -18,6 +18,9 @@ export interface DraftField {
   type: FieldType;
   required: boolean;
   unique: boolean;
+  /** Fields of the users collection: end users cannot write it / only the user reads it. */
+  protected: boolean;
+  private: boolean;
   /** As typed; converted to the field's type when sent. */
   defaultValue: string;
   ref: string;
@@ -33,6 +36,8 @@ export const newField = (): DraftField => ({
   type: 'String',
   required: false,
   unique: false,
+  protected: false,
+  private: false,
   defaultValue: '',
   ref: '',
   itemType: '',
@@ -49,9 +54,21 @@ interface Props {
   onChange: (field: DraftField) => void;
   onRemove: () => void;
   locked?: boolean;
+  /** A field of the `users` collection: it may be protected or private (not email or password). */
+  userField?: boolean;
 }
 
-export function FieldEditor({ field, path, level, targets, failure, onChange, onRemove, locked }: Props) {
+export function FieldEditor({
+  field,
+  path,
+  level,
+  targets,
+  failure,
+  onChange,
+  onRemove,
+  locked,
+  userField,
+}: Props) {
   const set = (patch: Partial<DraftField>) => onChange({ ...field, ...patch });
   const id = `fe-${path.replace(/\./g, '-')}`;
   const err = (sub: string) => failure?.forField(`${path}.${sub}`);
@@ -104,7 +121,12 @@ export function FieldEditor({ field, path, level, targets, failure, onChange, on
             checked={field.required}
             disabled={locked}
             onChange={(e) =>
-              set({ required: e.target.checked, defaultValue: e.target.checked ? '' : field.defaultValue })
+              set({
+                required: e.target.checked,
+                defaultValue: e.target.checked ? '' : field.defaultValue,
+                // The API refuses a protected field that is required (end users could not sign up).
+                protected: e.target.checked ? false : field.protected,
+              })
             }
           />
           Required
@@ -119,6 +141,27 @@ export function FieldEditor({ field, path, level, targets, failure, onChange, on
             />
             Unique
           </label>
+        )}
+        {userField && level === 1 && !locked && (
+          <>
+            <label className="check" title="End users cannot write it; admins and the secret key set it.">
+              <input
+                type="checkbox"
+                checked={field.protected}
+                disabled={field.required}
+                onChange={(e) => set({ protected: e.target.checked })}
+              />
+              Protected
+            </label>
+            <label className="check" title="Only the user themself and your server read it.">
+              <input
+                type="checkbox"
+                checked={field.private}
+                onChange={(e) => set({ private: e.target.checked })}
+              />
+              Private
+            </label>
+          </>
         )}
         {!locked && (
           <button

@@ -19,18 +19,22 @@ function nest<T extends FieldValues>(problems: { path: string; message: string }
 }
 
 /**
- * A resolver checking `toBody(values)` against `operationId`'s request schema. Paths of the body
- * are the form's field names; a problem on a field the form does not show goes to the form.
+ * A resolver checking `toBody(values)` against `operationId`'s request schema. `fieldOf` names the
+ * form field that shows a body path (the path itself by default); a problem of a path no field
+ * shows goes to the form. The first problem of each field is kept.
  */
 export function apiResolver<T extends FieldValues>(
   operationId: OperationId,
   toBody: (values: T) => unknown = (v) => v,
-  shown?: (path: string) => boolean,
+  fieldOf: (path: string) => string | undefined = (path) => path,
 ): Resolver<T> {
   return async (values) => {
-    const problems = problemsOf(operationId, toBody(values)).map((p) =>
-      shown && !shown(p.path) ? { path: '', message: p.message } : p,
-    );
+    const placed = new Map<string, string>();
+    for (const problem of problemsOf(operationId, toBody(values))) {
+      const field = (problem.path && fieldOf(problem.path)) || '';
+      if (!placed.has(field)) placed.set(field, problem.message);
+    }
+    const problems = [...placed].map(([path, message]) => ({ path, message }));
     return problems.length ? { values: {}, errors: nest<T>(problems) } : { values, errors: {} };
   };
 }
@@ -39,13 +43,16 @@ export function apiResolver<T extends FieldValues>(
 export function showFailure<T extends FieldValues>(
   form: UseFormReturn<T>,
   error: unknown,
-  fields: readonly string[],
+  fields: readonly string[] | ((path: string) => string | undefined),
 ): void {
   const failure = error instanceof ApiFailure ? error : undefined;
+  const fieldOf =
+    typeof fields === 'function' ? fields : (path: string) => (fields.includes(path) ? path : undefined);
   let placed = false;
   for (const detail of failure?.details ?? []) {
-    if (fields.includes(detail.path)) {
-      form.setError(detail.path as never, { type: 'server', message: detail.message });
+    const field = fieldOf(detail.path);
+    if (field) {
+      form.setError(field as never, { type: 'server', message: detail.message });
       placed = true;
     }
   }

@@ -1,10 +1,15 @@
-// Create or edit a collection: name, mode, fields (with sub-fields to three levels) and RLS. The
-// API checks everything again; its message appears next to the field it names, or above the form.
+// Create or edit a collection: name, mode, fields (with sub-fields to three levels, protected and
+// private flags on users fields) and RLS. The body is checked with the API's schema before it is
+// sent, and the API checks again; a message appears next to the field it names, or above the form.
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiFailure, call, type Collection } from '../api';
 import { navigate } from '../router';
 import { FieldEditor, newField, type DraftField } from '../components/field-editor';
 import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui';
+import { Confirm } from '../components/confirm';
+import { problemsOf } from '../forms/validate';
+import { queryClient } from '../query';
+import { collectionsKey } from '../data/collections';
 import { useAction, useLoad } from '../hooks';
 import { fromDraft, toDraft } from '../schema-draft';
 import type { ProjectPageProps } from './project-shell';
@@ -53,6 +58,10 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
     setSaved(false);
     void run(async () => {
       const body = { mode, fields: fields.map(fromDraft), rls };
+      const problems = existing
+        ? problemsOf('updateCollection', body)
+        : problemsOf('createCollection', { name: draftName, ...body });
+      if (problems.length) throw new ApiFailure('Check the fields marked.', 400, 'INVALID', problems);
       if (existing) {
         await call(
           api.PUT('/api/projects/{projectId}/collections/{collectionName}', {
@@ -62,6 +71,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
         );
         setSaved(true);
         await all.reload();
+        void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
       } else {
         await call(
           api.POST('/api/projects/{projectId}/collections', {
@@ -69,23 +79,21 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
             body: { name: draftName, ...body },
           }),
         );
+        void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
         navigate(`/projects/${projectId}/collections/${encodeURIComponent(draftName)}`);
       }
     });
   };
 
   const destroy = () => {
-    if (
-      !existing ||
-      !confirm(`Delete the collection “${existing.name}” and all its documents? This cannot be undone.`)
-    )
-      return;
+    if (!existing) return;
     void remove.run(async () => {
       await call(
         api.DELETE('/api/projects/{projectId}/collections/{collectionName}', {
           params: { path: { projectId, collectionName: existing.name } },
         }),
       );
+      void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
       navigate(`/projects/${projectId}/collections`);
     });
   };
@@ -131,6 +139,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
             targets={targets}
             failure={failure}
             locked={isUsers && USERS_FIXED.has(f.name) && !!existing}
+            userField={isUsers && !USERS_FIXED.has(f.name)}
             onChange={(next) => setFields(fields.map((x, j) => (j === i ? next : x)))}
             onRemove={() => setFields(fields.filter((_, j) => j !== i))}
           />
@@ -172,7 +181,8 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
           )}
           <FieldError message={failure?.forField('rls') ?? failure?.forField('rls.mode')} />
         </fieldset>
-        <ErrorBox error={error} />
+        {/* A refusal naming fields is shown under them; only one naming none goes here. */}
+        <ErrorBox error={failure?.details.length ? undefined : error} />
         {saved && <Notice>Collection saved.</Notice>}
         {busy && <Progress label="Saving the collection (indexes are built now)…" />}
         <div className="row">
@@ -180,9 +190,18 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
             {existing ? 'Save changes' : 'Create collection'}
           </button>
           {existing && (
-            <button type="button" className="danger" onClick={destroy} disabled={remove.busy}>
-              Delete collection
-            </button>
+            <Confirm
+              title={`Delete the collection “${existing.name}”?`}
+              action="Delete collection"
+              onConfirm={destroy}
+              trigger={
+                <button type="button" className="danger" disabled={remove.busy}>
+                  Delete collection
+                </button>
+              }
+            >
+              <p>All its documents go with it. This cannot be undone.</p>
+            </Confirm>
           )}
         </div>
         <ErrorBox error={remove.error} />

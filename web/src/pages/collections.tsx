@@ -1,21 +1,15 @@
 // The project's collections: each with its mode, field count and RLS, links to its documents and
-// its schema.
-import { api, call } from '../api';
+// its schema; the plan's collection limit is shown before it bites.
 import { ErrorBox, Link, Progress } from '../components/ui';
-import { useLoad } from '../hooks';
+import { useCollections } from '../data/collections';
 import type { ProjectPageProps } from './project-shell';
 
 export function CollectionsPage({ project }: ProjectPageProps) {
-  const list = useLoad(
-    async () =>
-      (
-        await call(
-          api.GET('/api/projects/{projectId}/collections', { params: { path: { projectId: project.id } } }),
-        )
-      ).data.collections,
-    [project.id],
-  );
+  const query = useCollections(project.id);
+  const list = { value: query.data, error: query.error, loading: query.isPending };
   const base = `/projects/${project.id}`;
+  const limit = project.limits.collectionsPerProject;
+  const full = limit !== undefined && list.value !== undefined && list.value.length >= limit;
   return (
     <>
       <div className="heading-row">
@@ -24,6 +18,12 @@ export function CollectionsPage({ project }: ProjectPageProps) {
           New collection
         </Link>
       </div>
+      {list.value && limit !== undefined && (
+        <p className={full ? 'warning' : 'muted'} data-testid="collection-limit">
+          {list.value.length} of {limit} collections of this project’s plan.
+          {full && ' Delete one, or move to a larger plan, to create another.'}
+        </p>
+      )}
       <ErrorBox error={list.error} />
       {list.loading && !list.value && <Progress label="Loading collections…" />}
       {list.value?.length === 0 && <p>No collections yet.</p>}

@@ -4,6 +4,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { api, call, formatBytes } from '../api';
 import { ErrorBox, Notice, Progress } from '../components/ui';
 import { useAction, useLoad } from '../hooks';
+import { ConfirmDialog } from '../components/confirm';
 import type { ProjectPageProps } from './project-shell';
 
 /** PUT of the bytes with upload progress (fetch reports none), as the signed URL expects them. */
@@ -80,8 +81,8 @@ export function FilesPage({ project }: ProjectPageProps) {
       .finally(() => setStep(null));
   };
 
+  const [pending, setPending] = useState<{ path: string; name: string } | null>(null);
   const remove = (path: string, name: string) => {
-    if (!confirm(`Delete ${name} permanently? Links to it will stop working.`)) return;
     void action.run(async () => {
       await call(api.DELETE('/api/projects/{projectId}/files', { params, body: { path } }));
       setNotice(`Deleted ${name}.`);
@@ -138,7 +139,7 @@ export function FilesPage({ project }: ProjectPageProps) {
                     <button
                       type="button"
                       className="secondary danger"
-                      onClick={() => remove(f.path, f.filename)}
+                      onClick={() => setPending({ path: f.path, name: f.filename })}
                       disabled={action.busy}
                       aria-label={`Delete ${f.filename}`}
                     >
@@ -174,6 +175,15 @@ export function FilesPage({ project }: ProjectPageProps) {
           </button>
         </nav>
       )}
+      <ConfirmDialog
+        open={pending !== null}
+        onOpenChange={(open) => !open && setPending(null)}
+        title={`Delete ${pending?.name ?? 'the file'}?`}
+        action="Delete file"
+        onConfirm={() => pending && remove(pending.path, pending.name)}
+      >
+        <p>It is deleted permanently; links to it stop working.</p>
+      </ConfirmDialog>
     </>
   );
 }

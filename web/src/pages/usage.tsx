@@ -1,26 +1,26 @@
 // The project overview: this month's usage against the plan limits, and the last 90 days.
+import { useQuery } from '@tanstack/react-query';
 import { api, call, formatBytes } from '../api';
 import { DailyBars, Meter } from '../components/charts';
 import { ErrorBox, Progress } from '../components/ui';
-import { useLoad } from '../hooks';
 import type { ProjectPageProps } from './project-shell';
 import { EngineWarning } from './engine-warning';
 
 const count = (n: number) => n.toLocaleString();
 
 export function UsagePage({ project }: ProjectPageProps) {
-  const usage = useLoad(
-    async () =>
+  const usage = useQuery({
+    queryKey: ['usage', project.id],
+    queryFn: async ({ signal }) =>
       (
         await call(
-          api.GET('/api/projects/{projectId}/usage', { params: { path: { projectId: project.id } } }),
+          api.GET('/api/projects/{projectId}/usage', { params: { path: { projectId: project.id } }, signal }),
         )
       ).data,
-    [project.id],
-  );
+  });
   if (usage.error) return <ErrorBox error={usage.error} />;
-  if (!usage.value) return <Progress label="Loading usage…" />;
-  const { figures, daily, month, resetsAt } = usage.value;
+  if (!usage.data) return <Progress label="Loading usage…" />;
+  const { figures, daily, month, resetsAt } = usage.data;
   const days = daily.map((d) => d.day);
   return (
     <>

@@ -76,11 +76,11 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
       <p>
         {signup ? (
           <>
-            Already have an account? <Link to="/login">Log in</Link>
+            Already have an account? <Link to={`/login${location.search}`}>Log in</Link>
           </>
         ) : (
           <>
-            New here? <Link to="/signup">Create an account</Link>
+            New here? <Link to={`/signup${location.search}`}>Create an account</Link>
           </>
         )}
       </p>

@@ -13,9 +13,12 @@ import { KeysPage } from '../keys';
 import { SettingsPage } from '../settings';
 import { ApiReferencePage } from '../api-reference';
 import { WebhooksPage } from '../webhooks';
+import { WebhookPage } from '../webhooks/webhook';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
 import { RequestLogPage } from '../request-log';
+import { DatabasePage } from '../database';
+import { AiPage } from '../ai';
 import type { ProjectPageProps } from '.';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
@@ -27,6 +30,8 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/webhooks', label: 'Webhooks', adminOnly: true },
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
+  { path: '/database', label: 'Database', adminOnly: true },
+  { path: '/ai', label: 'AI tools' },
   { path: '/members', label: 'Members' },
   { path: '/keys', label: 'API keys', adminOnly: true },
   { path: '/settings', label: 'Settings', adminOnly: true },
@@ -50,8 +55,12 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/files') return <FilesPage {...props} />;
   if (rest === '/logs') return <RequestLogPage {...props} />;
   if (rest === '/webhooks') return <WebhooksPage {...props} />;
+  if ((p = match('/webhooks/:webhookId', rest)))
+    return <WebhookPage key={p.webhookId} {...props} webhookId={p.webhookId!} />;
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
+  if (rest === '/database') return <DatabasePage {...props} />;
+  if (rest === '/ai') return <AiPage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
   if (rest === '/settings') return <SettingsPage {...props} />;

@@ -46,22 +46,8 @@ export function SettingsPage({ project, reload }: ProjectPageProps) {
       endUserAuth: project.settings.endUserAuth,
       siteUrl: project.settings.siteUrl ?? '',
     },
-    // The body's paths (settings.siteUrl) are renamed to the form's fields (siteUrl).
-    resolver: async (values, context, options) => {
-      const check = (v: Values) => ({ ...bodyOf(v), name: v.name }); // a name of spaces named as such
-      const result = await apiResolver<Values>('updateProject', check)(values, context, options);
-      const errors = result.errors as Record<string, unknown> & { settings?: Record<string, unknown> };
-      if (errors.settings) {
-        const settings = errors.settings as Record<string, { message?: string } | unknown[]>;
-        if (settings.siteUrl) errors.siteUrl = settings.siteUrl;
-        if (settings.allowedOrigins) {
-          const first = [settings.allowedOrigins].flat(2).find((e) => e && typeof e === 'object');
-          errors.origins = { type: 'schema', message: (first as { message?: string })?.message };
-        }
-        delete errors.settings;
-      }
-      return result;
-    },
+    // Checked as typed, so a name of spaces is named as such; the body's paths map to the fields.
+    resolver: apiResolver<Values>('updateProject', (v) => ({ ...bodyOf(v), name: v.name }), fieldOf),
   });
   const { errors, isSubmitting } = form.formState;
 
@@ -71,10 +57,7 @@ export function SettingsPage({ project, reload }: ProjectPageProps) {
       await update.mutateAsync(bodyOf(values));
       setSaved(true);
     } catch (err) {
-      const failure = err as { details?: { path: string; message: string }[] };
-      const placed = (failure.details ?? []).filter((d) => fieldOf(d.path));
-      placed.forEach((d) => form.setError(fieldOf(d.path)!, { type: 'server', message: d.message }));
-      if (!placed.length) showFailure(form, err, []);
+      showFailure(form, err, fieldOf);
     }
   });
   const destroy = () =>

@@ -1,0 +1,150 @@
+// One webhook (admins): its state and actions (send a test, enable or disable, rotate the secret,
+// edit, delete) and its delivery log. A test's delivery is pointed out in the log.
+import { useState } from 'react';
+import { errorText } from '../../api';
+import { navigate } from '../../router';
+import { useWebhook, useWebhookActions } from '../../data/webhooks';
+import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
+import { Confirm } from '../../components/confirm';
+import { WebhookForm } from './webhook-form';
+import { SecretOnce } from './secret-once';
+import { Deliveries } from './deliveries';
+import { stateOf } from '.';
+import type { ProjectPageProps } from '../project-shell';
+
+export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhookId: string }) {
+  const hook = useWebhook(project.id, webhookId);
+  const actions = useWebhookActions(project.id);
+  const [editing, setEditing] = useState(false);
+  const [secret, setSecret] = useState('');
+  const [tested, setTested] = useState<string>();
+  const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const list = `/projects/${project.id}/webhooks`;
+
+  const act = <T,>(promise: Promise<T>, words: (result: T) => string) => {
+    setNotice(undefined);
+    promise.then(
+      (result) => {
+        setNotice({ text: words(result) });
+        void hook.refetch();
+      },
+      (err: unknown) => setNotice({ text: errorText(err), error: true }),
+    );
+  };
+
+  if (hook.error) {
+    return (
+      <>
+        <ErrorBox error={hook.error} />
+        <Link to={list}>← Webhooks</Link>
+      </>
+    );
+  }
+  if (!hook.data) return <Progress label="Loading the webhook…" />;
+  const h = hook.data;
+
+  return (
+    <>
+      <p>
+        <Link to={list}>← Webhooks</Link>
+      </p>
+      <h1>Webhook {h.description || h.url}</h1>
+      <p>
+        <span className="mono">{h.url}</span> · {h.events.join(', ')}
+        {h.collections.length > 0 && ` · only ${h.collections.join(', ')}`} · <strong>{stateOf(h)}</strong>
+      </p>
+      <div className="row">
+        <button
+          type="button"
+          onClick={() =>
+            act(actions.ping.mutateAsync(h.id), (delivery) => {
+              setTested(delivery.id);
+              return 'Test sent: its delivery is at the top of the log below.';
+            })
+          }
+        >
+          Send test
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() =>
+            act(actions.update.mutateAsync({ webhookId: h.id, body: { enabled: !h.enabled } }), (now) =>
+              now.enabled ? 'Webhook enabled.' : 'Webhook disabled: no events are sent until it is enabled.',
+            )
+          }
+        >
+          {h.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => setEditing(!editing)}
+          aria-expanded={editing}
+        >
+          Edit
+        </button>
+        <Confirm
+          title="Rotate the signing secret?"
+          action="Rotate secret"
+          onConfirm={() =>
+            act(actions.rotate.mutateAsync(h.id), (next) => {
+              setSecret(next);
+              return 'New secret made: deliveries are signed with it from now on.';
+            })
+          }
+          trigger={
+            <button type="button" className="secondary">
+              Rotate secret
+            </button>
+          }
+        >
+          <p>Deliveries are signed with a new secret from now on; your receiver must switch to it.</p>
+        </Confirm>
+        <Confirm
+          title="Delete this webhook?"
+          action="Delete webhook"
+          onConfirm={() =>
+            actions.remove.mutate(h.id, {
+              onSuccess: () => navigate(list),
+              onError: (err) => setNotice({ text: errorText(err), error: true }),
+            })
+          }
+          trigger={
+            <button type="button" className="danger">
+              Delete
+            </button>
+          }
+        >
+          <p>No more events are sent to {h.url}, and its delivery log goes. This cannot be undone.</p>
+        </Confirm>
+      </div>
+      {notice &&
+        (notice.error ? (
+          <div className="error" role="alert">
+            {notice.text}
+          </div>
+        ) : (
+          <Notice>{notice.text}</Notice>
+        ))}
+      {secret && <SecretOnce secret={secret} />}
+      {editing && (
+        <section className="card" aria-labelledby="edit-webhook">
+          <h2 id="edit-webhook">Edit</h2>
+          <WebhookForm
+            webhook={h}
+            submitLabel="Save webhook"
+            onCancel={() => setEditing(false)}
+            onSubmit={async (body) => {
+              await actions.update.mutateAsync({ webhookId: h.id, body });
+              setEditing(false);
+              setNotice({ text: 'Webhook saved.' });
+              await hook.refetch();
+            }}
+          />
+        </section>
+      )}
+      <Deliveries projectId={project.id} webhookId={h.id} highlight={tested} />
+    </>
+  );
+}
