@@ -1300,6 +1300,195 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's backups (admins)
+         * @description Every backup of the project, newest first, with its state, progress (documents done of total), size and SHA-256. Admins only: an archive holds the end users' password hashes.
+         */
+        get: operations["listBackups"];
+        put?: never;
+        /**
+         * Back the project up now (admins)
+         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups (Free 3, Pro 30): 403 `PLAN_LIMIT` past it, delete one first.
+         */
+        post: operations["createBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One backup, with its state and progress (admins)
+         * @description The backup's state, progress (documents done of total), size, SHA-256 and counts per part.
+         */
+        get: operations["getBackup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backup and its archive (admins)
+         * @description A running backup cannot be deleted (409); a queued one is cancelled.
+         */
+        delete: operations["deleteBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived download URL of a done backup (admins)
+         * @description With the S3 store, a signed GET URL of the archive valid for 5 minutes; with the filesystem store, the path of `getBackupArchive` (read with the dashboard session). The archive holds the end users' password hashes when `containsPasswordHashes` is true: keep it safe. 409 `BACKUP_NOT_READY` while the backup is not done.
+         */
+        post: operations["createBackupDownload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The archive of a done backup, through the API (admins)
+         * @description The tar.gz itself, streamed from the object store. 409 while the backup is not done.
+         */
+        get: operations["getBackupArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup into a new project (admins)
+         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the caller's plan (403 `QUOTA_EXCEEDED` when the documents, collections or webhooks would not fit a new project; 403 `PLAN_LIMIT` past the projects per developer), creates the project (its new keys are shown once, here) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         */
+        post: operations["restoreBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/restores/{restoreId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The restore's id (from `restoreBackup`).
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                restoreId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A restore into this project, with its state and progress (admins)
+         * @description Asked of the new project: \`queued\`, \`running\` with documents done of total, then \`done\` or \`failed\` with its \`error\`. A restore whose worker stopped is resumed by another from its last finished part.
+         */
+        get: operations["getRestore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/me/byok": {
         parameters: {
             query?: never;
@@ -5720,6 +5909,542 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backups: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    includeUsers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backup. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createBackupDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            sha256: string;
+                            containsPasswordHashes: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBackupArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: components["schemas"]["ProjectName"];
+                };
+            };
+        };
+        responses: {
+            /** @description The new project and its queued restore. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: components["schemas"]["Project"];
+                            keys: {
+                                publishable: string;
+                                secret: string;
+                            };
+                            restore: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The restore's id (from `restoreBackup`).
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                restoreId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restore. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            restore: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -23,6 +23,7 @@ import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project
 import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
 import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
+import { backupHandlers } from './backups.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -56,5 +57,6 @@ export function dashboardHandlers(services: Services) {
     ...projectContentHandlers(services),
     ...aiHandlers(services),
     ...externalDatabaseHandlers(services),
+    ...backupHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

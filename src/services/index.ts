@@ -41,6 +41,9 @@ import { projectLimits } from '../lib/plans.js';
 import type { Project } from './types.js';
 import { toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
+import { backupService } from './backups/index.js';
+import { backupJobsRepo } from '../db/backup-jobs.js';
+import { archiveStore } from '../storage/archives.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -178,9 +181,18 @@ export function createServices(deps: Deps) {
     events,
     quota,
   });
+  const archives = archiveStore(storage.stores.internal);
+  const planOf = async (project: Project) =>
+    (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
+  const backups = {
+    ...backupService({ jobs: backupJobsRepo(platform), archives, projects, planOf }),
+    archives,
+    planOf,
+  };
   return {
     repos,
     events,
+    backups,
     mail,
     userAuth: userAuthService({
       deps,

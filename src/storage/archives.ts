@@ -1,0 +1,33 @@
+// Backup archives in the internal object store, under `<projectId>/backups/<backupId>.tar.gz`
+// (deleted with the project's files). Both stores take a stream of known length and give one
+// back; the S3 store also signs short-lived GET URLs, the filesystem store is read through the API.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { InternalStore } from './index.js';
+
+const TYPE = 'application/gzip';
+
+export interface ArchiveStore {
+  put(key: string, file: string, size: number): Promise<void>;
+  open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  /** A signed URL valid `expiresInSeconds`, or undefined when the store serves none. */
+  downloadUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+export const archiveKey = (projectId: string, backupId: string) => `${projectId}/backups/${backupId}.tar.gz`;
+
+export function archiveStore(store: InternalStore): ArchiveStore {
+  return {
+    async put(key, file, size) {
+      if (store.backend === 's3') return store.put(key, createReadStream(file), size, TYPE);
+      const written = await store.write(key, createReadStream(file), { contentType: TYPE, maxSize: size });
+      if (!written.ok) throw new Error(`archive not stored: ${written.reason}`);
+    },
+    open: (key) => store.open(key),
+    async downloadUrl(key, expiresInSeconds, fileName) {
+      return store.backend === 's3' ? store.presignGet(key, expiresInSeconds, fileName) : undefined;
+    },
+    delete: (key) => store.delete(key),
+  };
+}
