@@ -1321,7 +1321,7 @@ export interface paths {
         put?: never;
         /**
          * Back the project up now (admins)
-         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups (Free 3, Pro 30): 403 `PLAN_LIMIT` past it, delete one first.
+         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
          */
         post: operations["createBackup"];
         delete?: never;

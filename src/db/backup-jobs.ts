@@ -176,10 +176,12 @@ export function backupJobsRepo(db: Db) {
       return docs.map(toJob);
     },
 
-    async countKept(projectId: string): Promise<number> {
+    /** Backups of a trigger that take a place (all but failed ones). */
+    async countKept(projectId: string, trigger: BackupJob['trigger']): Promise<number> {
       return jobs.countDocuments({
         projectId: new ObjectId(projectId),
         kind: 'backup',
+        trigger,
         state: { $ne: 'failed' },
       });
     },

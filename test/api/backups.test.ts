@@ -299,7 +299,7 @@ describe('backups: back up a project and restore it into a new one', () => {
     }
     const past = await dash.post(base(), {});
     expect(past.status).to.equal(403);
-    expect(past.text).to.match(/keeps 3 backups/);
+    expect(past.text).to.match(/keeps 3 backups made on request/);
 
     const jobs = apps.dashboard.deps.db.platform.collection('backup_jobs');
     await jobs.updateOne({ _id: new ObjectId(id) }, { $set: { state: 'running' } });
@@ -321,3 +321,41 @@ async function readAll(stream: Readable): Promise<Buffer> {
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
+
+describe('backups: the schedule and its retention', () => {
+  let app: Awaited<ReturnType<typeof startTestApps>>['dashboard'];
+  let close: () => Promise<void>;
+  let fx: ProjectFixture;
+
+  before(async () => {
+    const apps = await startTestApps('backup_schedule');
+    app = apps.dashboard;
+    close = () => apps.close();
+    fx = await createProjectFixture(app.services, 'Scheduled');
+  });
+  after(() => close?.());
+
+  it('backs a Free project up once a day and keeps the newest 3 scheduled backups', async () => {
+    const { workerJobs } = await import('../../src/jobs/worker.js');
+    expect(workerJobs(app.deps, app.services).map((job) => job.name)).to.include('backup-schedule');
+    const runner = backupRunner(app.deps, app.services);
+    const dash = app.client.with({ cookie: fx.cookie });
+    const day = (n: number, hour = 3) => new Date(Date.UTC(2026, 5, n, hour));
+    const ids: string[] = [];
+    for (let n = 1; n <= 5; n++) {
+      expect(await runner.schedule(day(n)), `day ${n}`).to.be.greaterThanOrEqual(1);
+      expect(await runner.schedule(day(n, 15)), `day ${n} again`).to.equal(0);
+      await runner.drain();
+      const list = (await dash.get(`/api/projects/${fx.project.id}/backups`)).body.data.backups;
+      ids.push(list[0].id);
+      expect(list[0]).to.deep.include({ trigger: 'schedule', state: 'done' });
+    }
+    const kept = (await dash.get(`/api/projects/${fx.project.id}/backups`)).body.data.backups;
+    expect(kept.map((b: any) => b.id)).to.deep.equal(ids.slice(2).reverse());
+    for (const gone of ids.slice(0, 2)) {
+      expect(await app.services.backups.archives.open(archiveKey(fx.project.id, gone))).to.equal(undefined);
+    }
+    // Scheduled backups do not take the places of backups made on request.
+    expect((await dash.post(`/api/projects/${fx.project.id}/backups`, {})).status).to.equal(202);
+  });
+});

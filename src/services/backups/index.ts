@@ -47,8 +47,11 @@ export function backupService(deps: BackupServiceDeps) {
         throw conflict('A backup of this project is already queued or running', 'BACKUP_IN_PROGRESS');
       }
       const { kept } = BACKUP_PLANS[await deps.planOf(project)];
-      if (trigger === 'manual' && (await deps.jobs.countKept(project.id)) >= kept) {
-        throw forbidden(`Plan limit reached: the plan keeps ${kept} backups; delete one first`, 'PLAN_LIMIT');
+      if (trigger === 'manual' && (await deps.jobs.countKept(project.id, 'manual')) >= kept) {
+        throw forbidden(
+          `Plan limit reached: the plan keeps ${kept} backups made on request; delete one first`,
+          'PLAN_LIMIT',
+        );
       }
       return deps.jobs.create(project.id, {
         kind: 'backup',
