@@ -9,7 +9,6 @@ import { syncCollectionIndexes } from '../services/collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { jobRunner, type RunOptions } from '../services/backups/run.js';
 import { BACKUP_PLANS } from '../lib/plans.js';
-import { archiveKey } from '../storage/archives.js';
 import { usageRecountJob } from './usage-recount.js';
 import { periodOf, workerId } from './lease.js';
 
@@ -40,7 +39,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         if (!project) return;
         const { kept } = BACKUP_PLANS[await services.backups.planOf(project)];
         for (const old of await jobs.beyond(projectId, 'schedule', kept)) {
-          await archives.delete(archiveKey(projectId, old.id));
+          if (old.key) await archives.delete(old.key);
           await jobs.remove(projectId, old.id);
         }
       },

@@ -1,6 +1,8 @@
-// Backup archives in the internal object store, under `<projectId>/backups/<backupId>.tar.gz`
-// (deleted with the project's files). Both stores take a stream of known length and give one
+// Backup archives in the internal object store, under `<projectId>/backup-<backupId>-<random>.tar.gz`
+// (deleted with the project's files; the random part keeps the key unguessable should the bucket
+// be readable by URL, and no file record names it, so the filesystem store never serves it). Both stores take a stream of known length and give one
 // back; the S3 store also signs short-lived GET URLs, the filesystem store is read through the API.
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { InternalStore } from './index.js';
@@ -15,7 +17,8 @@ export interface ArchiveStore {
   delete(key: string): Promise<void>;
 }
 
-export const archiveKey = (projectId: string, backupId: string) => `${projectId}/backups/${backupId}.tar.gz`;
+export const archiveKey = (projectId: string, backupId: string) =>
+  `${projectId}/backup-${backupId}-${randomBytes(16).toString('hex')}.tar.gz`;
 
 export function archiveStore(store: InternalStore): ArchiveStore {
   return {

@@ -15,7 +15,6 @@ import { startTestApps } from '../helpers/app.js';
 import { createDeveloper, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
-import { archiveKey } from '../../src/storage/archives.js';
 import { dumpDatabase, packArchive } from './backup-shared.js';
 
 describe('backups: back up a project and restore it into a new one', () => {
@@ -224,7 +223,7 @@ describe('backups: back up a project and restore it into a new one', () => {
     const store = apps.dashboard.services.backups.archives;
     const jobs = apps.dashboard.deps.db.platform.collection('backup_jobs');
     const projectsBefore = await apps.dashboard.deps.db.platform.collection('projects').countDocuments();
-    const key = archiveKey(fx.project.id, backupId);
+    const key = (await jobs.findOne({ _id: new ObjectId(backupId) }))!.key as string;
     const original = await readAll((await store.open(key))!.stream);
     const replace = async (bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')) => {
       const file = path.join(mkdtempSync(path.join(tmpdir(), 'backup-test-')), 'a.tar.gz');
@@ -302,14 +301,14 @@ describe('backups: back up a project and restore it into a new one', () => {
     expect(past.text).to.match(/keeps 3 backups made on request/);
 
     const jobs = apps.dashboard.deps.db.platform.collection('backup_jobs');
+    const key = (await jobs.findOne({ _id: new ObjectId(id) }))!.key as string;
+    expect(await apps.dashboard.services.backups.archives.open(key)).not.to.equal(undefined);
     await jobs.updateOne({ _id: new ObjectId(id) }, { $set: { state: 'running' } });
     expect((await dash.delete(`${base()}/${id}`)).status).to.equal(409);
     await jobs.updateOne({ _id: new ObjectId(id) }, { $set: { state: 'done' } });
     expect((await dash.delete(`${base()}/${id}`)).status).to.equal(200);
     expect((await dash.get(`${base()}/${id}`)).status).to.equal(404);
-    expect(await apps.dashboard.services.backups.archives.open(archiveKey(fx.project.id, id))).to.equal(
-      undefined,
-    );
+    expect(await apps.dashboard.services.backups.archives.open(key)).to.equal(undefined);
     expect((await dash.post(base(), {})).status).to.equal(202);
     void operator;
     void BSON;
@@ -342,19 +341,22 @@ describe('backups: the schedule and its retention', () => {
     const dash = app.client.with({ cookie: fx.cookie });
     const day = (n: number, hour = 3) => new Date(Date.UTC(2026, 5, n, hour));
     const ids: string[] = [];
+    const keys: string[] = [];
+    const jobs = app.deps.db.platform.collection('backup_jobs');
     for (let n = 1; n <= 5; n++) {
       expect(await runner.schedule(day(n)), `day ${n}`).to.be.greaterThanOrEqual(1);
       expect(await runner.schedule(day(n, 15)), `day ${n} again`).to.equal(0);
       await runner.drain();
       const list = (await dash.get(`/api/projects/${fx.project.id}/backups`)).body.data.backups;
       ids.push(list[0].id);
+      keys.push((await jobs.findOne({ _id: new ObjectId(list[0].id) }))!.key as string);
       expect(list[0]).to.deep.include({ trigger: 'schedule', state: 'done' });
     }
     const kept = (await dash.get(`/api/projects/${fx.project.id}/backups`)).body.data.backups;
     expect(kept.map((b: any) => b.id)).to.deep.equal(ids.slice(2).reverse());
-    for (const gone of ids.slice(0, 2)) {
-      expect(await app.services.backups.archives.open(archiveKey(fx.project.id, gone))).to.equal(undefined);
-    }
+    for (const gone of keys.slice(0, 2))
+      expect(await app.services.backups.archives.open(gone)).to.equal(undefined);
+    expect(await app.services.backups.archives.open(keys[4]!)).not.to.equal(undefined);
     // Scheduled backups do not take the places of backups made on request.
     expect((await dash.post(`/api/projects/${fx.project.id}/backups`, {})).status).to.equal(202);
   });

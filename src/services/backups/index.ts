@@ -2,7 +2,7 @@
 // into a new project. The worker runs the jobs (src/jobs/backup-runner.ts, ./run.ts). A restore
 // verifies the whole archive and the caller's quotas before anything is written.
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
-import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
+import type { ArchiveStore } from '../../storage/archives.js';
 import { BACKUP_PLANS, projectLimits } from '../../lib/plans.js';
 import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
@@ -82,7 +82,7 @@ export function backupService(deps: BackupServiceDeps) {
       if (job.state === 'running')
         throw conflict('The backup is running; delete it once it ends', 'BACKUP_IN_PROGRESS');
       if (!(await deps.jobs.remove(project.id, id))) throw notFound('No such backup', 'BACKUP_NOT_FOUND');
-      await deps.archives.delete(archiveKey(project.id, id));
+      if (job.key) await deps.archives.delete(job.key);
     },
 
     /**
