@@ -92,20 +92,46 @@ export function movedId(targetProjectId: string, id: unknown): ObjectId {
   return new ObjectId(digest.subarray(0, 12));
 }
 
+/** The confirmed files of the project kept in the operator's store, whose bytes a backup holds. */
+export async function* internalFiles(
+  platform: Db,
+  projectId: string,
+): AsyncGenerator<{ id: string; path: string }> {
+  const cursor = platform
+    .collection('files')
+    .find(
+      { projectId: new ObjectId(projectId), state: 'confirmed', provider: 'internal' },
+      { sort: { _id: 1 }, projection: { path: 1 } },
+    );
+  for await (const doc of cursor) yield { id: (doc._id as ObjectId).toHexString(), path: String(doc.path) };
+}
+
+/** The path a restored file record got (its id is moved: see movedId). */
+export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string) {
+  const doc = await platform.collection('files').findOne({ _id: movedId(targetProjectId, oldId) });
+  return doc ? { path: String(doc.path), contentType: String(doc.contentType) } : undefined;
+}
+
 /**
- * Loads platform records into `targetProjectId`, each under its moved id. File records are kept
- * in the archive only (their bytes are not in it), so they are not loaded.
+ * Loads platform records into `targetProjectId`, each under its moved id. File records: only the
+ * confirmed ones of the operator's store (their bytes are in the archive), moved to the target
+ * project's paths by `moveFile`.
  */
 export async function loadPlatform(
   platform: Db,
   part: PlatformPart,
   targetProjectId: string,
   lines: AsyncIterable<string>,
+  moveFile: (path: string) => { path: string; url: string | null },
 ): Promise<number> {
   let n = 0;
   for await (const line of lines) {
-    if (part === 'files') continue;
-    const doc = fromLine(line);
+    let doc = fromLine(line);
+    if (part === 'files') {
+      if (doc.state !== 'confirmed' || doc.provider !== 'internal') continue;
+      const moved = moveFile(String(doc.path));
+      doc = { ...doc, ...moved, uploadKey: moved.path };
+    }
     const _id = movedId(targetProjectId, doc._id);
     const record = { ...doc, _id, projectId: new ObjectId(targetProjectId) };
     await platform.collection(part).replaceOne({ _id }, record, { upsert: true });

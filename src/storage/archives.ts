@@ -11,6 +11,10 @@ const TYPE = 'application/gzip';
 
 export interface ArchiveStore {
   put(key: string, file: string, size: number): Promise<void>;
+  /** Stores a stream of known length (a restored file's bytes) with its content type. */
+  putStream(key: string, body: Readable, size: number, contentType: string): Promise<void>;
+  /** The public URL of a stored file, as the store gives it. */
+  publicUrl(key: string): string | undefined;
   open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
   /** A signed URL valid `expiresInSeconds`, or undefined when the store serves none. */
   downloadUrl(key: string, expiresInSeconds: number, fileName: string): Promise<string | undefined>;
@@ -27,6 +31,12 @@ export function archiveStore(store: InternalStore): ArchiveStore {
       const written = await store.write(key, createReadStream(file), { contentType: TYPE, maxSize: size });
       if (!written.ok) throw new Error(`archive not stored: ${written.reason}`);
     },
+    async putStream(key, body, size, contentType) {
+      if (store.backend === 's3') return store.put(key, body, size, contentType);
+      const written = await store.write(key, body, { contentType, maxSize: size });
+      if (!written.ok) throw new Error(`file not stored: ${written.reason}`);
+    },
+    publicUrl: (key) => store.publicUrl(key),
     open: (key) => store.open(key),
     async downloadUrl(key, expiresInSeconds, fileName) {
       return store.backend === 's3' ? store.presignGet(key, expiresInSeconds, fileName) : undefined;

@@ -16,6 +16,7 @@ import { createDeveloper, createProjectFixture, type ProjectFixture } from '../h
 import type { ApiClient } from '../helpers/client.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 import { dumpDatabase, packArchive } from './backup-shared.js';
+import { putBytes, requestUpload } from './storage-shared.js';
 
 describe('backups: back up a project and restore it into a new one', () => {
   let apps: Awaited<ReturnType<typeof startTestApps>>;
@@ -26,6 +27,7 @@ describe('backups: back up a project and restore it into a new one', () => {
   const base = (projectId = fx.project.id) => `/api/projects/${projectId}/backups`;
   const endUser = { email: 'ada@example.test', password: 'correct horse battery' };
   let backupId: string;
+  const fileBytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 31) % 256));
   const runner = () => backupRunner(apps.dashboard.deps, apps.dashboard.services);
 
   before(async () => {
@@ -88,6 +90,17 @@ describe('backups: back up a project and restore it into a new one', () => {
       .with({ 'x-api-key': fx.publishableKey })
       .post('/api/userAuth/signup', endUser);
     expect(signup.status, signup.text).to.equal(201);
+    const ticket = await requestUpload(publicKeyed, {
+      filename: 'hello.bin',
+      contentType: 'application/octet-stream',
+      size: fileBytes.length,
+    });
+    expect((await putBytes(ticket.signedUrl, fileBytes, 'application/octet-stream')).status).to.equal(200);
+    const confirmed = await publicKeyed.post('/api/storage/upload-confirm', {
+      filePath: ticket.filePath,
+      size: fileBytes.length,
+    });
+    expect(confirmed.status, confirmed.text).to.equal(200);
     const hook = await dash.post(`/api/projects/${fx.project.id}/webhooks`, {
       url: 'https://93.184.215.14/in',
       events: ['document.created'],
@@ -122,7 +135,9 @@ describe('backups: back up a project and restore it into a new one', () => {
       'platform/collections.jsonl': 3, // authors, posts, users (ledger has no definition)
       'data/users.jsonl': 1,
       'platform/webhooks.jsonl': 1,
+      'platform/files.jsonl': 1,
     });
+    expect(Object.keys(backup.counts).filter((name) => name.startsWith('files/'))).to.have.length(1);
     const list = await dash.get(base());
     expect(list.status).to.equal(200);
     expect(list.body.data.backups.map((b: any) => b.id)).to.deep.equal([backupId]);
@@ -211,8 +226,16 @@ describe('backups: back up a project and restore it into a new one', () => {
     const copyClient = apps.public.client.with({ 'x-api-key': res.body.data.keys.secret });
     expect((await copyClient.post('/api/data/authors', { name: 'Ada' })).status).to.equal(409);
 
+    const files = await dash.get(`/api/projects/${target}/files`);
+    expect(files.status).to.equal(200);
+    const [file] = files.body.data;
+    expect(file.path).to.match(new RegExp(`^${target}/[0-9a-f-]+_hello\\.bin$`));
+    const stored = await apps.dashboard.services.backups.archives.open(file.path);
+    expect(await readAll(stored!.stream)).to.deep.equal(fileBytes);
+
     const services = apps.dashboard.services;
     const usage = await services.repos.projects.usage(target);
+    expect(usage.storageUsed).to.equal(fileBytes.length);
     expect(usage.databaseUsed).to.equal(await services.documents.databaseSize(target));
     expect(usage.databaseUsed).to.equal(await services.documents.databaseSize(fx.project.id));
     const listed = await dash.get(base(target));

@@ -82,6 +82,9 @@ describe('backup archive format', () => {
           read[part.name] = [];
           for await (const line of lines) read[part.name]!.push(line);
         },
+        async file() {
+          throw new Error('no file part was written');
+        },
       },
       sha256,
     );

@@ -10,7 +10,7 @@ import { badRequest } from '../../http/errors.js';
 import { FORMAT_VERSION, type Manifest, type ManifestPart } from './archive.js';
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
-const PART_NAME = /^(data|platform)\/[A-Za-z0-9_.-]+\.jsonl$/;
+const PART_NAME = /^((data|platform)\/[A-Za-z0-9_.-]+\.jsonl|files\/[0-9a-f]{24})$/;
 
 const refused = (reason: string) => badRequest(`The archive is refused: ${reason}`);
 
@@ -54,11 +54,29 @@ async function* linesOf(entry: AsyncIterable<Buffer>, part: ManifestPart): Async
   }
 }
 
+/** The bytes of a `files/` part, checked against the manifest at their end. */
+async function* bytesOf(entry: AsyncIterable<Buffer>, part: ManifestPart): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of entry) {
+    hash.update(chunk);
+    size += chunk.length;
+    yield chunk;
+  }
+  if (size !== part.size || hash.digest('hex') !== part.sha256) {
+    throw refused(`part ${part.name} does not match its checksum in the manifest`);
+  }
+}
+
+export const isFilePart = (name: string) => name.startsWith('files/');
+
 export interface ReadHandlers {
   /** Told of the manifest before any part; may refuse it (throw). */
   manifest(manifest: Manifest): Promise<void> | void;
   /** Consumes every line of one part (the checks run as the last line is read). */
   part(part: ManifestPart, lines: AsyncIterable<string>): Promise<void>;
+  /** Consumes the bytes of a file part (`files/<fileId>`). */
+  file(part: ManifestPart, bytes: AsyncIterable<Buffer>): Promise<void>;
 }
 
 /**
@@ -104,7 +122,9 @@ export async function readArchive(
       const part = manifest.parts.find((p) => p.name === name);
       if (!part || seen.has(name)) throw refused(`unexpected entry ${name}`);
       seen.add(name);
-      await handlers.part(part, linesOf(entry as AsyncIterable<Buffer>, part));
+      const chunks = entry as AsyncIterable<Buffer>;
+      if (isFilePart(name)) await handlers.file(part, bytesOf(chunks, part));
+      else await handlers.part(part, linesOf(chunks, part));
     }
   } catch (err) {
     source.destroy();
@@ -130,6 +150,9 @@ export const verifyArchive = (
       manifest: check,
       async part(_part, lines) {
         for await (const _line of lines);
+      },
+      async file(_part, bytes) {
+        for await (const _chunk of bytes);
       },
     },
     sha256,

@@ -34,11 +34,13 @@ export interface Manifest {
   parts: ManifestPart[];
 }
 
-/** One part to write: its lines, and optionally the BSON size of each line's document. */
-export interface PartSource {
-  name: string;
-  lines: AsyncIterable<{ line: string; bsonBytes?: number }>;
-}
+/**
+ * One part to write: its lines, and optionally the BSON size of each line's document; or (a
+ * file's bytes, `files/<fileId>`) a stream of bytes, counted as 0 lines.
+ */
+export type PartSource =
+  | { name: string; lines: AsyncIterable<{ line: string; bsonBytes?: number }> }
+  | { name: string; bytes: () => Promise<AsyncIterable<Buffer> | undefined> };
 
 export interface WrittenArchive {
   file: string;
@@ -49,7 +51,7 @@ export interface WrittenArchive {
   cleanup(): Promise<void>;
 }
 
-async function writeLine(out: NodeJS.WritableStream, text: string) {
+async function writeLine(out: NodeJS.WritableStream, text: string | Buffer) {
   if (!out.write(text)) await once(out, 'drain');
 }
 
@@ -70,14 +72,27 @@ export async function writeArchive(
       let count = 0;
       let size = 0;
       let bsonBytes = 0;
-      for await (const { line, bsonBytes: bytes } of part.lines) {
-        const text = `${line}\n`;
-        hash.update(text);
-        size += Buffer.byteLength(text);
-        count += 1;
-        bsonBytes += bytes ?? 0;
-        await writeLine(out, text);
-        await onLine();
+      if ('bytes' in part) {
+        const stream = await part.bytes();
+        if (!stream) {
+          out.destroy();
+          continue; // the object is gone: its record stays, without bytes
+        }
+        for await (const chunk of stream) {
+          hash.update(chunk);
+          size += chunk.length;
+          await writeLine(out, chunk);
+        }
+      } else {
+        for await (const { line, bsonBytes: bytes } of part.lines) {
+          const text = `${line}\n`;
+          hash.update(text);
+          size += Buffer.byteLength(text);
+          count += 1;
+          bsonBytes += bytes ?? 0;
+          await writeLine(out, text);
+          await onLine();
+        }
       }
       out.end();
       await once(out, 'finish');

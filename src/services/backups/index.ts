@@ -130,6 +130,10 @@ function checkQuotas(manifest: Manifest, limits: ReturnType<typeof projectLimits
       `The backup holds ${bytes} bytes of documents; the plan allows ${limits.databaseBytes}`,
     );
   }
+  const files = manifest.parts.filter((p) => p.name.startsWith('files/')).reduce((n, p) => n + p.size, 0);
+  if (files > limits.storageBytes) {
+    throw quotaExceeded(`The backup holds ${files} bytes of files; the plan allows ${limits.storageBytes}`);
+  }
   const count = (name: string) => manifest.parts.find((p) => p.name === name)?.count ?? 0;
   if (count('platform/collections.jsonl') > limits.collectionsPerProject) {
     throw quotaExceeded(

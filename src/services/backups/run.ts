@@ -9,7 +9,9 @@ import {
   dumpCollection,
   dumpPlatform,
   formatLine,
+  internalFiles,
   loadCollection,
+  movedFilePath,
   loadPlatform,
   parseLine,
   PLATFORM_PARTS,
@@ -23,6 +25,7 @@ import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
 import type { CollectionDef } from '../types.js';
 import { writeArchive, type PartSource } from './archive.js';
 import { readArchive } from './archive-reader.js';
+import { Readable } from 'node:stream';
 
 const PROGRESS_EVERY = 500;
 type Db = Database['platform'];
@@ -76,6 +79,9 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
         yield { name: `platform/${part}.jsonl`, lines: dumpPlatform(deps.platform, part, job.projectId) };
       }
       for (const name of collections) yield { name: `data/${name}.jsonl`, lines: dumpCollection(db, name) };
+      for await (const file of internalFiles(deps.platform, job.projectId)) {
+        yield { name: `files/${file.id}`, bytes: async () => (await deps.archives.open(file.path))?.stream };
+      }
     }
     let partName = '';
     const archive = await writeArchive(
@@ -148,9 +154,23 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
             for await (const line of lines)
               await setProjectSettings(deps.platform, target, parseLine(line).settings);
           } else {
-            await loadPlatform(deps.platform, name as PlatformPart, target, lines);
+            await loadPlatform(deps.platform, name as PlatformPart, target, lines, (path) => {
+              const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
+              return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
+            });
           }
           await report(job, { resume: { partsDone: i + 1 }, progress: { ...progress } });
+        },
+        async file(part, bytes) {
+          const i = index++;
+          const moved =
+            i >= job.resume.partsDone && (await movedFilePath(deps.platform, target, part.name.slice(6)));
+          if (!moved) {
+            for await (const _chunk of bytes);
+            return;
+          }
+          await deps.archives.putStream(moved.path, Readable.from(bytes), part.size, moved.contentType);
+          await report(job, { resume: { partsDone: i + 1 } });
         },
       },
       job.sha256 ?? undefined,
