@@ -183,12 +183,18 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
 
   /** Runs one leased job to its end; a failure is recorded on the job (the archive is kept clean). */
   return async function run(job: BackupJob): Promise<void> {
+    // Packing and storing the archive write no progress: the lease is also kept alive by a beat.
+    const beat = setInterval(() => {
+      deps.jobs.progress(job.id, opts.owner, {}, lease()).catch(() => undefined);
+    }, opts.leaseMs / 3);
     try {
       await (job.kind === 'backup' ? backup(job) : restore(job));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
       throw err;
+    } finally {
+      clearInterval(beat);
     }
   };
 }
