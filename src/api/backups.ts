@@ -1,14 +1,16 @@
 // Backups on the dashboard (admins): back up now, list, read one, download, delete, restore into
 // a new project, and follow a restore. The work runs in the worker (src/jobs/backup-runner.ts).
 import type { operations } from '../../generated/dashboard.js';
+import type { operations as PublicOps } from '../../generated/public.js';
+import { secretKeyProject } from '../services/collections.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import { toView } from '../services/backups/index.js';
 import type { BackupJob } from '../db/backup-jobs.js';
 import type { Project } from '../services/types.js';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const jobView = (job: BackupJob) => {
+export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+export const jobView = (job: BackupJob) => {
   const view = toView(job);
   return {
     ...view,
@@ -124,5 +126,67 @@ export function backupHandlers({ projects, backups }: Services) {
     getBackupArchive,
     restoreBackup,
     getRestore,
+  };
+}
+
+/** The same operations for the project of the secret key (no restore: it creates a project). */
+export function publicBackupHandlers({ backups }: Services) {
+  const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
+
+  const listProjectBackups: Handler<PublicOps['listProjectBackups']> = async (_input, ctx) => {
+    const project = secretKeyProject(ctx);
+    return { status: 200, body: ok({ backups: (await backups.list(project)).map(jobView) }) };
+  };
+
+  const createProjectBackup: Handler<PublicOps['createProjectBackup']> = async ({ body }, ctx) => {
+    const backup = await backups.create(secretKeyProject(ctx), body ?? {});
+    return { status: 202, body: ok({ backup: jobView(backup) }, 'Backup queued') };
+  };
+
+  const getProjectBackup: Handler<PublicOps['getProjectBackup']> = async ({ params }, ctx) => {
+    const backup = await backups.get(secretKeyProject(ctx), params.backupId);
+    return { status: 200, body: ok({ backup: jobView(backup) }) };
+  };
+
+  const deleteProjectBackup: Handler<PublicOps['deleteProjectBackup']> = async ({ params }, ctx) => {
+    await backups.remove(secretKeyProject(ctx), params.backupId);
+    return { status: 200, body: ok({}, 'Backup deleted') };
+  };
+
+  const createProjectBackupDownload: Handler<PublicOps['createProjectBackupDownload']> = async (
+    { params },
+    ctx,
+  ) => {
+    const { job, url, expiresAt } = await backups.downloadUrl(secretKeyProject(ctx), params.backupId);
+    const data = {
+      url: url ?? `/api/backups/${job.id}/archive`,
+      expiresAt: expiresAt.toISOString(),
+      sha256: job.sha256!,
+      containsPasswordHashes: job.includeUsers,
+    };
+    const warning = job.includeUsers ? 'The archive holds the end users’ password hashes: keep it safe' : '';
+    return { status: 200, body: ok(data, warning) };
+  };
+
+  const getProjectBackupArchive: Handler<PublicOps['getProjectBackupArchive']> = async ({ params }, ctx) => {
+    const { job, stream, size } = await backups.open(secretKeyProject(ctx), params.backupId);
+    return {
+      status: 200,
+      body: stream,
+      headers: {
+        'Content-Type': 'application/gzip',
+        'Content-Length': String(size),
+        'Content-Disposition': `attachment; filename="backup-${job.id}.tar.gz"`,
+      },
+    };
+  };
+
+  return {
+    listProjectBackups,
+    createProjectBackup,
+    getProjectBackup,
+    deleteProjectBackup,
+    createProjectBackupDownload,
+    getProjectBackupArchive,
   };
 }

@@ -23,7 +23,7 @@ import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project
 import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
 import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
-import { backupHandlers } from './backups.js';
+import { backupHandlers, publicBackupHandlers } from './backups.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -38,6 +38,7 @@ export function publicHandlers(services: Services) {
     ...realtimeHandlers(services),
     ...publicProjectApiHandlers(services),
     ...internalHandlers(services),
+    ...publicBackupHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
