@@ -273,7 +273,7 @@ describe('backups: back up a project and restore it into a new one', () => {
       await replace(await packArchive({ formatVersion: 1, project: { id: other, name: 'x' }, parts: [] }));
       const foreign = await dash.post(`${base()}/${backupId}/restore`, { name: 'Foreign' });
       expect(foreign.status).to.equal(403);
-      expect(foreign.body.error?.code ?? foreign.body.code ?? foreign.text).to.match(/FOREIGN_ARCHIVE/);
+      expect(foreign.body.code).to.equal('FOREIGN_ARCHIVE');
 
       // Another developer cannot reach this project's backups at all.
       const stranger = await createProjectFixture(apps.dashboard.services, 'Stranger');
@@ -382,5 +382,43 @@ describe('backups: the schedule and its retention', () => {
     expect(await app.services.backups.archives.open(keys[4]!)).not.to.equal(undefined);
     // Scheduled backups do not take the places of backups made on request.
     expect((await dash.post(`/api/projects/${fx.project.id}/backups`, {})).status).to.equal(202);
+  });
+});
+
+describe('backups: a restore that would not fit the caller’s plan', () => {
+  let app: Awaited<ReturnType<typeof startTestApps>>['dashboard'];
+  let close: () => Promise<void>;
+
+  before(async () => {
+    const apps = await startTestApps('backup_quota');
+    app = apps.dashboard;
+    close = () => apps.close();
+  });
+  after(() => close?.());
+
+  it('is refused before anything is written (403 QUOTA_EXCEEDED naming what does not fit)', async () => {
+    const fx = await createProjectFixture(app.services, 'Many hooks');
+    await app.services.repos.developers.setPlan(fx.developer.id, 'pro');
+    const dash = app.client.with({ cookie: fx.cookie });
+    for (let i = 0; i < 3; i++) {
+      const hook = await dash.post(`/api/projects/${fx.project.id}/webhooks`, {
+        url: `https://93.184.215.14/in/${i}`,
+        events: ['document.created'],
+      });
+      expect(hook.status, hook.text).to.equal(201);
+    }
+    const id = (await dash.post(`/api/projects/${fx.project.id}/backups`, {})).body.data.backup.id;
+    await backupRunner(app.deps, app.services).drain();
+    await app.services.repos.developers.setPlan(fx.developer.id, 'free'); // Free allows 2 webhooks
+    const projects = app.deps.db.platform.collection('projects');
+    const before = await projects.countDocuments();
+    const res = await dash.post(`/api/projects/${fx.project.id}/backups/${id}/restore`, { name: 'Too big' });
+    expect(res.status).to.equal(403);
+    expect(res.body.code).to.equal('QUOTA_EXCEEDED');
+    expect(res.body.message).to.match(/more webhooks than the plan allows \(2\)/);
+    expect(await projects.countDocuments()).to.equal(before);
+    expect(await app.deps.db.platform.collection('backup_jobs').countDocuments({ kind: 'restore' })).to.equal(
+      0,
+    );
   });
 });
