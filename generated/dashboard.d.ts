@@ -1489,6 +1489,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/collections/{collectionName}/export": {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Export one collection as JSON Lines or CSV (members)
+         * @description The documents not in the trash, by id, streamed: JSON Lines holds one document per line as the data API shows it; CSV has a header row of `_id`, the declared fields, `createdAt` and `updatedAt`, with objects and arrays as JSON in their cell. The `users` collection is not exported here (a backup holds it).
+         */
+        get: operations["exportCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collections/{collectionName}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rows into one collection, from JSON Lines or CSV (members)
+         * @description Every row is checked against the collection's schema before anything is written; the answer lists the rejected rows (`row` as a line number, or the spreadsheet row of a CSV with its header as row 1; `field`; `reason`). `all-or-nothing` (default) writes nothing when a row is rejected: 400 `VALIDATION_FAILED` with the rows in `details` (`path` is `row N: field`). `skip-invalid` writes the valid rows. Rows are created as new documents through the data API (new ids; `_id`, `createdAt`, `updatedAt`, `isDeleted`, `deletedAt` are ignored), 100 at a time, with the quota and unique fields checked as for any write (a unique conflict stops the import: the rows before it stay). CSV cells become the declared field's type (numbers, `true`/`false`, objects and arrays as JSON); an empty cell leaves the field out. At most the request body limit per import.
+         */
+        post: operations["importCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/me/byok": {
         parameters: {
             query?: never;
@@ -6445,6 +6510,108 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportCollection: {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    format: "jsonl" | "csv";
+                    /**
+                     * @default all-or-nothing
+                     * @enum {string}
+                     */
+                    mode?: "all-or-nothing" | "skip-invalid";
+                    /** @description The JSON Lines or CSV text. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Imported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            imported: number;
+                            rejected: {
+                                row: number;
+                                field: string;
+                                reason: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -24,6 +24,7 @@ import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
 import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
 import { backupHandlers, publicBackupHandlers } from './backups.js';
+import { collectionIoHandlers } from './collection-io.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -59,5 +60,6 @@ export function dashboardHandlers(services: Services) {
     ...aiHandlers(services),
     ...externalDatabaseHandlers(services),
     ...backupHandlers(services),
+    ...collectionIoHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

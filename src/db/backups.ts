@@ -8,6 +8,7 @@ import { BSON, type AnyBulkWriteOperation, type Db, type Document } from 'mongod
 
 const { EJSON } = BSON;
 import { ObjectId } from './ids.js';
+import { toDocument, type StoredDocument } from './stored-form.js';
 
 const BATCH = 500;
 
@@ -168,3 +169,15 @@ export async function setProjectSettings(platform: Db, projectId: string, settin
 }
 
 export { fromLine as parseLine, toLine as formatLine };
+
+/** The documents of a collection not in the trash, by `_id`, in the services' form (an export). */
+export async function* activeDocuments(db: Db, collection: string): AsyncGenerator<StoredDocument> {
+  const cursor = db
+    .collection(collection)
+    .find({ isDeleted: { $ne: true } }, { sort: { _id: 1 }, batchSize: BATCH });
+  try {
+    for await (const doc of cursor) yield toDocument(doc);
+  } finally {
+    await cursor.close();
+  }
+}

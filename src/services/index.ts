@@ -42,6 +42,7 @@ import type { Project } from './types.js';
 import { toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
+import { collectionIo } from './backups/collection-io.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
 import { archiveStore } from '../storage/archives.js';
 
@@ -188,6 +189,7 @@ export function createServices(deps: Deps) {
     ...backupService({ jobs: backupJobsRepo(platform), archives, projects, planOf }),
     archives,
     planOf,
+    io: collectionIo({ projects, data, definition, dbFor }),
   };
   return {
     repos,
