@@ -161,6 +161,12 @@ export function backupJobsRepo(db: Db) {
       return doc ? toJob(doc) : undefined;
     },
 
+    /** Forgets every job of a deleted project (its archives go with its files). */
+    async removeAll(projectId: string): Promise<void> {
+      const pid = toObjectId(projectId);
+      if (pid) await jobs.deleteMany({ projectId: pid });
+    },
+
     /** Finished backups beyond the newest `keep` of a trigger (retention by count). */
     async beyond(projectId: string, trigger: BackupJob['trigger'], keep: number): Promise<BackupJob[]> {
       const docs = await jobs

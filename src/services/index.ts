@@ -185,8 +185,10 @@ export function createServices(deps: Deps) {
   const archives = archiveStore(storage.stores.internal);
   const planOf = async (project: Project) =>
     (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
+  const backupJobs = backupJobsRepo(platform);
+  projects.onDelete((projectId) => backupJobs.removeAll(projectId));
   const backups = {
-    ...backupService({ jobs: backupJobsRepo(platform), archives, projects, planOf }),
+    ...backupService({ jobs: backupJobs, archives, projects, planOf }),
     archives,
     planOf,
     io: collectionIo({ projects, data, definition, dbFor }),

@@ -56,5 +56,16 @@ describe('backups: with the filesystem store', () => {
     expect(await dumpDatabase(app.deps.db.project(restored.body.data.project.id))).to.deep.equal(
       await dumpDatabase(app.deps.db.project(fx.project.id)),
     );
+
+    // Deleting the project takes its backups with it: records and archives.
+    const key = (await app.deps.db.platform.collection('backup_jobs').findOne({ kind: 'backup' }))!
+      .key as string;
+    expect((await dash.delete(`/api/projects/${fx.project.id}`)).status).to.equal(200);
+    expect(
+      await app.deps.db.platform
+        .collection('backup_jobs')
+        .countDocuments({ projectId: new ObjectId(fx.project.id) }),
+    ).to.equal(0);
+    expect(await app.services.backups.archives.open(key)).to.equal(undefined);
   });
 });
