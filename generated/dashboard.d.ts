@@ -6002,6 +6002,8 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /** @description The object storage the project's backup archives take (not charged to the project's storage quota). */
+                            totalBytes: number;
                             backups: {
                                 /** @example 65f1c2a4b7e8d90012345679 */
                                 id: string;

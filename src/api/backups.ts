@@ -10,6 +10,8 @@ import type { BackupJob } from '../db/backup-jobs.js';
 import type { Project } from '../services/types.js';
 
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const totalBytes = (list: BackupJob[]) => list.reduce((sum, job) => sum + (job.size ?? 0), 0);
+
 export const jobView = (job: BackupJob) => {
   const view = toView(job);
   return {
@@ -46,7 +48,8 @@ export function backupHandlers({ projects, backups }: Services) {
 
   const listBackups: Handler<Ops['listBackups']> = async ({ params }, ctx) => {
     const project = await admin(ctx, params.projectId);
-    return { status: 200, body: ok({ backups: (await backups.list(project)).map(jobView) }) };
+    const list = await backups.list(project);
+    return { status: 200, body: ok({ backups: list.map(jobView), totalBytes: totalBytes(list) }) };
   };
 
   const createBackup: Handler<Ops['createBackup']> = async ({ params, body }, ctx) => {
@@ -134,8 +137,8 @@ export function publicBackupHandlers({ backups }: Services) {
   const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
 
   const listProjectBackups: Handler<PublicOps['listProjectBackups']> = async (_input, ctx) => {
-    const project = secretKeyProject(ctx);
-    return { status: 200, body: ok({ backups: (await backups.list(project)).map(jobView) }) };
+    const list = await backups.list(secretKeyProject(ctx));
+    return { status: 200, body: ok({ backups: list.map(jobView), totalBytes: totalBytes(list) }) };
   };
 
   const createProjectBackup: Handler<PublicOps['createProjectBackup']> = async ({ body }, ctx) => {

@@ -141,6 +141,7 @@ describe('backups: back up a project and restore it into a new one', () => {
     const list = await dash.get(base());
     expect(list.status).to.equal(200);
     expect(list.body.data.backups.map((b: any) => b.id)).to.deep.equal([backupId]);
+    expect(list.body.data.totalBytes).to.equal(backup.size);
   });
 
   it('downloads through a short-lived URL; standard tar reads the archive; no API key is in it', async () => {
