@@ -2,7 +2,8 @@
 // (sampled every 20 ms, above the RSS before it started), to show that memory stays bounded as
 // the collection grows. Runs in a platform database of its own on the configured stack:
 //
-//   npx tsx scripts/bench/backup.ts --docs 10000     (also: 100000)
+//   npx tsx scripts/bench/backup.ts --docs 10000     (also: 100000; NODE_OPTIONS=--expose-gc adds
+//   the heap still held after each step)
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
@@ -47,7 +48,10 @@ async function measured<T>(work: () => Promise<T>) {
   const result = await work();
   const ms = performance.now() - started;
   clearInterval(timer);
-  return { result, ms, peakAboveMb: (peak - base) / MB, peakMb: peak / MB };
+  // With --expose-gc: the heap still held after the work (a leak shows here, garbage does not).
+  global.gc?.();
+  const heapAfterGcMb = process.memoryUsage().heapUsed / MB;
+  return { result, ms, peakAboveMb: (peak - base) / MB, peakMb: peak / MB, heapAfterGcMb };
 }
 
 const runner = backupRunner(deps, services);
@@ -69,8 +73,9 @@ const restore = await measured(async () => {
 });
 const restored = await deps.db.project(restore.result.target.id).collection('items').countDocuments();
 
-const row = (name: string, m: { ms: number; peakAboveMb: number; peakMb: number }) =>
-  `${name.padEnd(8)} ${(m.ms / 1000).toFixed(1).padStart(6)} s   peak RSS ${m.peakMb.toFixed(0)} MB (+${m.peakAboveMb.toFixed(0)} MB)`;
+const row = (name: string, m: { ms: number; peakAboveMb: number; peakMb: number; heapAfterGcMb: number }) =>
+  `${name.padEnd(8)} ${(m.ms / 1000).toFixed(1).padStart(6)} s   peak RSS ${m.peakMb.toFixed(0)} MB (+${m.peakAboveMb.toFixed(0)} MB)` +
+  (global.gc ? `   heap after GC ${m.heapAfterGcMb.toFixed(0)} MB` : '');
 console.log(
   `${DOCS} documents; archive ${(backup.result.size! / MB).toFixed(1)} MB; ${backup.result.state}/${restore.result.job.state}, ${restored} restored`,
 );
