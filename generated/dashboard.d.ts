@@ -1450,6 +1450,260 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's backups (admins)
+         * @description Every backup of the project, newest first, with its state, progress (documents done of total), size and SHA-256. Admins only: an archive holds the end users' password hashes.
+         */
+        get: operations["listBackups"];
+        put?: never;
+        /**
+         * Back the project up now (admins)
+         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
+         */
+        post: operations["createBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One backup, with its state and progress (admins)
+         * @description The backup's state, progress (documents done of total), size, SHA-256 and counts per part.
+         */
+        get: operations["getBackup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backup and its archive (admins)
+         * @description A running backup cannot be deleted (409); a queued one is cancelled.
+         */
+        delete: operations["deleteBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived download URL of a done backup (admins)
+         * @description With the S3 store, a signed GET URL of the archive valid for 5 minutes; with the filesystem store, the path of `getBackupArchive` (read with the dashboard session). The archive holds the end users' password hashes when `containsPasswordHashes` is true: keep it safe. 409 `BACKUP_NOT_READY` while the backup is not done.
+         */
+        post: operations["createBackupDownload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The archive of a done backup, through the API (admins)
+         * @description The tar.gz itself, streamed from the object store. 409 while the backup is not done.
+         */
+        get: operations["getBackupArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backups/{backupId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup into a new project (admins)
+         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the caller's plan (403 `QUOTA_EXCEEDED` when the documents, collections or webhooks would not fit a new project; 403 `PLAN_LIMIT` past the projects per developer), creates the project (its new keys are shown once, here) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         */
+        post: operations["restoreBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/restores/{restoreId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The restore's id (from `restoreBackup`).
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                restoreId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A restore into this project, with its state and progress (admins)
+         * @description Asked of the new project: \`queued\`, \`running\` with documents done of total, then \`done\` or \`failed\` with its \`error\`. A restore whose worker stopped is resumed by another from its last finished part.
+         */
+        get: operations["getRestore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collections/{collectionName}/export": {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Export one collection as JSON Lines or CSV (members)
+         * @description The documents not in the trash, by id, streamed: JSON Lines holds one document per line as the data API shows it; CSV has a header row of `_id`, the declared fields, `createdAt` and `updatedAt`, with objects and arrays as JSON in their cell. The `users` collection is not exported here (a backup holds it).
+         */
+        get: operations["exportCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/collections/{collectionName}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rows into one collection, from JSON Lines or CSV (members)
+         * @description Every row is checked against the collection's schema before anything is written; the answer lists the rejected rows (`row` as a line number, or the spreadsheet row of a CSV with its header as row 1; `field`; `reason`). `all-or-nothing` (default) writes nothing when a row is rejected: 400 `VALIDATION_FAILED` with the rows in `details` (`path` is `row N: field`). `skip-invalid` writes the valid rows. Rows are created as new documents through the data API (new ids; `_id`, `createdAt`, `updatedAt`, `isDeleted`, `deletedAt` are ignored), 100 at a time, with the quota and unique fields checked as for any write (a unique conflict stops the import: the rows before it stay). CSV cells become the declared field's type (numbers, `true`/`false`, objects and arrays as JSON); an empty cell leaves the field out. At most the request body limit per import.
+         */
+        post: operations["importCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/me/byok": {
         parameters: {
             query?: never;
@@ -6256,6 +6510,646 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The object storage the project's backup archives take (not charged to the project's storage quota). */
+                            totalBytes: number;
+                            backups: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    includeUsers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backup. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createBackupDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            sha256: string;
+                            containsPasswordHashes: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBackupArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: components["schemas"]["ProjectName"];
+                };
+            };
+        };
+        responses: {
+            /** @description The new project and its queued restore. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            project: components["schemas"]["Project"];
+                            keys: {
+                                publishable: string;
+                                secret: string;
+                            };
+                            restore: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The restore's id (from `restoreBackup`).
+                 * @example 65f1c2a4b7e8d9001234567a
+                 */
+                restoreId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restore. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            restore: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportCollection: {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    format: "jsonl" | "csv";
+                    /**
+                     * @default all-or-nothing
+                     * @enum {string}
+                     */
+                    mode?: "all-or-nothing" | "skip-invalid";
+                    /** @description The JSON Lines or CSV text. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Imported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            imported: number;
+                            rejected: {
+                                row: number;
+                                field: string;
+                                reason: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];

@@ -350,6 +350,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's backups, with the secret key
+         * @description As the dashboard's `listBackups`, for the project of the secret key (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         */
+        get: operations["listProjectBackups"];
+        put?: never;
+        /**
+         * Back the project up now, with the secret key
+         * @description As the dashboard's `createBackup`: queued (202); one at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (403 `PLAN_LIMIT`). `includeUsers: false` leaves the end users and their password hashes out. Secret key only.
+         */
+        post: operations["createProjectBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{backupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One backup, with the secret key
+         * @description Its state, progress (documents done of total), size, SHA-256 and counts per part.
+         */
+        get: operations["getProjectBackup"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backup and its archive, with the secret key
+         * @description A running backup cannot be deleted (409); a queued one is cancelled.
+         */
+        delete: operations["deleteProjectBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{backupId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived download URL of a done backup, with the secret key
+         * @description With the S3 store, a signed GET URL valid for 5 minutes; with the filesystem store, the path of `getProjectBackupArchive` (read with the secret key). The archive holds the end users' password hashes when `containsPasswordHashes` is true. 409 while the backup is not done.
+         */
+        post: operations["createProjectBackupDownload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{backupId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The archive of a done backup, with the secret key
+         * @description The tar.gz itself, streamed from the object store. 409 while the backup is not done.
+         */
+        get: operations["getProjectBackupArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -974,6 +1080,12 @@ export interface components {
             /** @description Present on 500 responses, to find the cause in the logs. */
             requestId?: string;
             details?: components["schemas"]["ErrorDetail"][];
+        };
+        Ok: {
+            /** @enum {boolean} */
+            success: true;
+            data: Record<string, never>;
+            message: string;
         };
         StorageUploadRequest: {
             /**
@@ -2604,6 +2716,335 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProjectBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The object storage the project's backup archives take (not charged to the project's storage quota). */
+                            totalBytes: number;
+                            backups: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createProjectBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    includeUsers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backup. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            backup: {
+                                /** @example 65f1c2a4b7e8d90012345679 */
+                                id: string;
+                                /** @description The project backed up, or (restore) the project written. */
+                                projectId: string;
+                                /** @enum {string} */
+                                kind: "backup" | "restore";
+                                /**
+                                 * @description `queued` until a worker takes it, `running` while it works (a job whose worker died is taken over once its lease ends), then `done` or `failed` (see `error`).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "running" | "done" | "failed";
+                                /** @enum {string} */
+                                trigger: "manual" | "schedule";
+                                /** @description The archive holds the end users, with their password hashes. */
+                                includeUsers: boolean;
+                                /** @description Documents done of total. */
+                                progress: {
+                                    done: number;
+                                    total: number;
+                                };
+                                /** @description Bytes of the archive (done backups). */
+                                size: number | null;
+                                /** @description SHA-256 of the archive file, hex (done backups; a restore checks it). */
+                                sha256: string | null;
+                                /** @description Lines per part of the archive (`data/<collection>.jsonl`, `platform/<kind>.jsonl`). */
+                                counts: {
+                                    [key: string]: number;
+                                } | null;
+                                error: string | null;
+                                /** @description The backup a restore reads. */
+                                sourceBackupId: string | null;
+                                targetProjectId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** Format: date-time */
+                                finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProjectBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createProjectBackupDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            sha256: string;
+                            containsPasswordHashes: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProjectBackupArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The backup's id.
+                 * @example 65f1c2a4b7e8d90012345679
+                 */
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
         };
     };
     getProjectApiDocument: {

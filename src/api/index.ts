@@ -29,6 +29,8 @@ import { dashboardProjectApiHandlers, publicProjectApiHandlers } from './project
 import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
 import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
+import { backupHandlers, publicBackupHandlers } from './backups.js';
+import { collectionIoHandlers } from './collection-io.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -43,6 +45,7 @@ export function publicHandlers(services: Services) {
     ...realtimeHandlers(services),
     ...publicProjectApiHandlers(services),
     ...internalHandlers(services),
+    ...publicBackupHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 
@@ -65,5 +68,7 @@ export function dashboardHandlers(services: Services) {
     ...projectContentHandlers(services),
     ...aiHandlers(services),
     ...externalDatabaseHandlers(services),
+    ...backupHandlers(services),
+    ...collectionIoHandlers(services),
   } satisfies HandlerMap<DashboardOperations>;
 }

@@ -14,6 +14,7 @@ import { leased, periodOf, workerId, type LeasedJob } from './lease.js';
 import { usageRollup } from './usage-rollup.js';
 import { usageMonthClose, previousMonth } from './usage-month-close.js';
 import { expirySweep } from './expiry-sweep.js';
+import { backupRunner } from './backup-runner.js';
 
 export interface Job {
   name: string;
@@ -82,6 +83,15 @@ export function workerJobs(
       previousMonth,
       60 * MINUTE,
     ),
+    job(
+      {
+        name: 'backup-schedule',
+        schedule: '3 * * * *',
+        run: (at) => backupRunner(deps, services).schedule(at),
+      },
+      (at) => periodOf(at, 'hour'),
+      30 * MINUTE,
+    ),
   ];
 }
 
@@ -105,10 +115,11 @@ export function startWorker(deps: Deps, services: Services): { stop(): Promise<v
     log.child({ job: 'webhook-delivery' }),
     deps.config.webhooks.pollIntervalMs,
   );
-  log.info({ jobs: tasks.length + 1 }, 'worker started');
+  const backups = backupRunner(deps, services).start();
+  log.info({ jobs: tasks.length + 2 }, 'worker started');
   return {
     async stop() {
-      await Promise.all([...tasks.map((task) => task.stop()), delivery.stop()]);
+      await Promise.all([...tasks.map((task) => task.stop()), delivery.stop(), backups.stop()]);
       await Promise.allSettled([...running]);
     },
   };

@@ -58,3 +58,10 @@ export function projectLimits(project: Pick<Project, 'limits'>, ownerPlan: PlanN
   if (!limits) byPlan.set(ownerPlan, (limits = Object.freeze({ ...PLANS[ownerPlan], ...project.limits })));
   return limits;
 }
+
+/** Backups per plan (docs/backups.md): how many are kept, and how often the worker takes one. */
+export const BACKUP_PLANS: Readonly<Record<PlanName, Readonly<{ kept: number; every: 'day' | 'hour' }>>> =
+  Object.freeze({
+    free: Object.freeze({ kept: 3, every: 'day' as const }),
+    pro: Object.freeze({ kept: 30, every: 'hour' as const }),
+  });

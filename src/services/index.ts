@@ -46,6 +46,10 @@ import { projectLimits } from '../lib/plans.js';
 import type { Project } from './types.js';
 import { toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
+import { backupService } from './backups/index.js';
+import { collectionIo } from './backups/collection-io.js';
+import { backupJobsRepo } from '../db/backup-jobs.js';
+import { archiveStore } from '../storage/archives.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -194,9 +198,21 @@ export function createServices(deps: Deps) {
     quota,
     slowQueries: slowQueries.recorder,
   });
+  const archives = archiveStore(storage.stores.internal);
+  const planOf = async (project: Project) =>
+    (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
+  const backupJobs = backupJobsRepo(platform);
+  projects.onDelete((projectId) => backupJobs.removeAll(projectId));
+  const backups = {
+    ...backupService({ jobs: backupJobs, archives, projects, planOf }),
+    archives,
+    planOf,
+    io: collectionIo({ projects, data, definition, dbFor }),
+  };
   return {
     repos,
     events,
+    backups,
     mail,
     userAuth: userAuthService({
       deps,

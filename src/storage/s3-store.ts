@@ -8,6 +8,7 @@ import https from 'node:https';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
@@ -18,6 +19,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ApiError } from '../http/errors.js';
 import { guardedLookupFor } from '../lib/restricted-hosts.js';
+import type { Readable } from 'node:stream';
 import type { ObjectInfo, ObjectStore, PresignInput } from './types.js';
 
 export interface S3StoreSettings {
@@ -48,6 +50,11 @@ export interface S3ObjectStore extends ObjectStore {
   readonly backend: 's3';
   /** A real request (HeadBucket) proving the endpoint, the credentials and the bucket work. */
   checkBucket(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Stores a stream of known length (backup archives, written to a temporary file first). */
+  put(key: string, body: Readable, size: number, contentType: string): Promise<void>;
+  open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
+  /** A short-lived signed GET URL of an object. */
+  presignGet(key: string, expiresInSeconds: number, fileName?: string): Promise<string>;
   close(): void;
 }
 
@@ -179,6 +186,41 @@ export function s3Store(settings: S3StoreSettings): S3ObjectStore {
     },
 
     publicUrl: (key: string) => (base ? `${base}/${key}` : undefined),
+
+    async put(key, body, size, contentType) {
+      await guard(() =>
+        client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: key,
+            Body: body,
+            ContentLength: size,
+            ContentType: contentType,
+          }),
+        ),
+      );
+    },
+
+    async open(key) {
+      try {
+        const out = await guard(() => client.send(new GetObjectCommand({ Bucket, Key: key })));
+        return { stream: out.Body as Readable, size: out.ContentLength ?? 0 };
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+
+    presignGet: (key, expiresInSeconds, fileName) =>
+      getSignedUrl(
+        client,
+        new GetObjectCommand({
+          Bucket,
+          Key: key,
+          ...(fileName ? { ResponseContentDisposition: `attachment; filename="${fileName}"` } : {}),
+        }),
+        { expiresIn: expiresInSeconds },
+      ),
 
     async checkBucket() {
       try {

@@ -60,7 +60,8 @@ export class ApiClient {
     }
     const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
     const text = await res.text();
-    const parsed = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : text;
+    // JSON, not JSON Lines (application/x-ndjson: a collection export).
+    const parsed = /\bjson\b/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text;
     const response: ApiResponse<T> = { status: res.status, body: parsed as T, headers: res.headers, text };
     this.check(method, url.pathname, response);
     return response;

@@ -1,0 +1,183 @@
+// Reading and writing a project's data for backups, as canonical Extended JSON lines (so ObjectId,
+// Date, Decimal128, Int64 and Binary come back as they were): every collection of its database
+// (trashed documents and end users included) with a cursor each, and its platform records
+// (collection definitions, webhooks, mail templates, file records). API keys are never read.
+// Loading upserts by `_id`, so a load run again after a crash gives the same result.
+import { createHash } from 'node:crypto';
+import { BSON, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
+
+const { EJSON } = BSON;
+import { ObjectId } from './ids.js';
+import { toDocument, type StoredDocument } from './stored-form.js';
+
+const BATCH = 500;
+
+/** The platform record kinds in an archive, by their platform collection. */
+export const PLATFORM_PARTS = ['collections', 'webhooks', 'mail_templates', 'files'] as const;
+export type PlatformPart = (typeof PLATFORM_PARTS)[number];
+
+export interface DumpLine {
+  line: string;
+  bsonBytes: number;
+}
+
+const toLine = (doc: Document): DumpLine => ({
+  line: EJSON.stringify(doc, { relaxed: false }),
+  bsonBytes: BSON.calculateObjectSize(doc),
+});
+
+const fromLine = (line: string): Document => EJSON.parse(line, { relaxed: false }) as Document;
+
+/** The collections of a project database, in name order (system collections left out). */
+export async function dataCollections(db: Db): Promise<string[]> {
+  const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+  return names.filter((name) => !name.startsWith('system.')).sort();
+}
+
+/** The documents of one collection by `_id`, one line each; the cursor keeps a batch in memory. */
+export async function* dumpCollection(db: Db, collection: string): AsyncGenerator<DumpLine> {
+  const cursor = db.collection(collection).find({}, { sort: { _id: 1 }, batchSize: BATCH });
+  try {
+    for await (const doc of cursor) yield toLine(doc);
+  } finally {
+    await cursor.close();
+  }
+}
+
+export const countDocuments = (db: Db, collection: string) => db.collection(collection).countDocuments({});
+
+/** Upserts lines by `_id` in batches; `after` is told how many lines each batch held. */
+export async function loadCollection(
+  db: Db,
+  collection: string,
+  lines: AsyncIterable<string>,
+  after: (written: number) => Promise<void>,
+): Promise<void> {
+  let batch: AnyBulkWriteOperation[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    await db.collection(collection).bulkWrite(batch, { ordered: false });
+    const n = batch.length;
+    batch = [];
+    await after(n);
+  };
+  for await (const line of lines) {
+    const doc = fromLine(line);
+    batch.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+}
+
+/** The platform records of a project of one kind (API keys live on the project: never read). */
+export async function* dumpPlatform(
+  platform: Db,
+  part: PlatformPart,
+  projectId: string,
+): AsyncGenerator<DumpLine> {
+  const cursor = platform
+    .collection(part)
+    .find({ projectId: new ObjectId(projectId) }, { sort: { _id: 1 }, batchSize: BATCH });
+  try {
+    for await (const doc of cursor) yield toLine(doc);
+  } finally {
+    await cursor.close();
+  }
+}
+
+/** A record's id in the target project: fixed by both ids, so a load run twice writes the same. */
+export function movedId(targetProjectId: string, id: unknown): ObjectId {
+  const digest = createHash('sha256')
+    .update(`${targetProjectId}:${String(id)}`)
+    .digest();
+  return new ObjectId(digest.subarray(0, 12));
+}
+
+/** The confirmed files of the project kept in the operator's store, whose bytes a backup holds. */
+export async function* internalFiles(
+  platform: Db,
+  projectId: string,
+): AsyncGenerator<{ id: string; path: string }> {
+  const cursor = platform
+    .collection('files')
+    .find(
+      { projectId: new ObjectId(projectId), state: 'confirmed', provider: 'internal' },
+      { sort: { _id: 1 }, projection: { path: 1 } },
+    );
+  for await (const doc of cursor) yield { id: (doc._id as ObjectId).toHexString(), path: String(doc.path) };
+}
+
+/** The path a restored file record got (its id is moved: see movedId). */
+export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string) {
+  const doc = await platform.collection('files').findOne({ _id: movedId(targetProjectId, oldId) });
+  return doc ? { path: String(doc.path), contentType: String(doc.contentType) } : undefined;
+}
+
+/**
+ * Loads platform records into `targetProjectId`, each under its moved id. File records: only the
+ * confirmed ones of the operator's store (their bytes are in the archive), moved to the target
+ * project's paths by `moveFile`.
+ */
+export async function loadPlatform(
+  platform: Db,
+  part: PlatformPart,
+  targetProjectId: string,
+  lines: AsyncIterable<string>,
+  moveFile: (path: string) => { path: string; url: string | null },
+): Promise<number> {
+  let n = 0;
+  for await (const line of lines) {
+    let doc = fromLine(line);
+    if (part === 'files') {
+      if (doc.state !== 'confirmed' || doc.provider !== 'internal') continue;
+      const moved = moveFile(String(doc.path));
+      doc = { ...doc, ...moved, uploadKey: moved.path };
+    }
+    const _id = movedId(targetProjectId, doc._id);
+    const record = { ...doc, _id, projectId: new ObjectId(targetProjectId) };
+    await platform.collection(part).replaceOne({ _id }, record, { upsert: true });
+    n += 1;
+  }
+  return n;
+}
+
+/** Sets the slot counters that collection definitions and webhooks take, from the real counts. */
+export async function recountSlots(platform: Db, projectId: string): Promise<void> {
+  const scope = { projectId: new ObjectId(projectId) };
+  const collections = await platform.collection('collections').countDocuments(scope);
+  const webhooks = await platform.collection('webhooks').countDocuments(scope);
+  await platform
+    .collection('projects')
+    .updateOne({ _id: new ObjectId(projectId) }, { $set: { collectionsCount: collections } });
+  await platform
+    .collection<{ _id: string; count: number }>('webhook_counts')
+    .updateOne({ _id: projectId }, { $set: { count: webhooks } }, { upsert: true });
+}
+
+/** The project's settings and name as stored (no keys, no JWT secret, no usage). */
+export async function projectSettings(platform: Db, projectId: string) {
+  const doc = await platform
+    .collection('projects')
+    .findOne({ _id: new ObjectId(projectId) }, { projection: { name: 1, settings: 1 } });
+  return doc ? { name: String(doc.name), settings: doc.settings as Document } : undefined;
+}
+
+export async function setProjectSettings(platform: Db, projectId: string, settings: Document): Promise<void> {
+  await platform
+    .collection('projects')
+    .updateOne({ _id: new ObjectId(projectId) }, { $set: { settings, updatedAt: new Date() } });
+}
+
+export { fromLine as parseLine, toLine as formatLine };
+
+/** The documents of a collection not in the trash, by `_id`, in the services' form (an export). */
+export async function* activeDocuments(db: Db, collection: string): AsyncGenerator<StoredDocument> {
+  const cursor = db
+    .collection(collection)
+    .find({ isDeleted: { $ne: true } }, { sort: { _id: 1 }, batchSize: BATCH });
+  try {
+    for await (const doc of cursor) yield toDocument(doc);
+  } finally {
+    await cursor.close();
+  }
+}

@@ -1,0 +1,102 @@
+// The worker's backup loop: leases queued backup and restore jobs one at a time and runs them
+// (services/backups/run.ts), and takes over a job whose worker died once its lease has expired.
+// Also the schedule: each project gets a backup per period of its plan (daily on Free, hourly on
+// Pro), and the oldest scheduled ones beyond the plan's count are deleted.
+import type { Deps } from '../deps.js';
+import type { Services } from '../services/index.js';
+import { backupJobsRepo } from '../db/backup-jobs.js';
+import { syncCollectionIndexes } from '../services/collections.js';
+import { projectIndexes } from '../db/project-indexes.js';
+import { jobRunner, type RunOptions } from '../services/backups/run.js';
+import { BACKUP_PLANS } from '../lib/plans.js';
+import { usageRecountJob } from './usage-recount.js';
+import { periodOf, workerId } from './lease.js';
+
+const LEASE_MS = 60_000;
+const POLL_MS = 2_000;
+
+export function backupRunner(deps: Deps, services: Services, options: Partial<RunOptions> = {}) {
+  const jobs = backupJobsRepo(deps.db.platform);
+  const opts: RunOptions = { owner: workerId(), leaseMs: LEASE_MS, now: () => new Date(), ...options };
+  const { dbFor } = services.externalDb.databases;
+  const recount = usageRecountJob(deps, services, opts.now);
+  const archives = services.backups.archives;
+  const run = jobRunner(
+    {
+      jobs,
+      archives,
+      platform: deps.db.platform,
+      dbFor,
+      listDefinitions: (projectId) => services.repos.collections.list(projectId),
+      syncIndexes: async (projectId, def) => {
+        await syncCollectionIndexes(projectIndexes(await dbFor(projectId)), def);
+      },
+      recountUsage: async (projectId) => {
+        await recount.recountProject(projectId);
+      },
+      applyRetention: async (projectId) => {
+        const project = await services.repos.projects.findById(projectId);
+        if (!project) return;
+        const { kept } = BACKUP_PLANS[await services.backups.planOf(project)];
+        for (const old of await jobs.beyond(projectId, 'schedule', kept)) {
+          if (old.key) await archives.delete(old.key);
+          await jobs.remove(projectId, old.id);
+        }
+      },
+    },
+    opts,
+  );
+
+  return {
+    /** Runs queued jobs until none is left; how many ran. */
+    async drain(): Promise<number> {
+      let ran = 0;
+      for (;;) {
+        const job = await jobs.claimNext(opts.owner, opts.now(), opts.leaseMs);
+        if (!job) return ran;
+        ran += 1;
+        await run(job).catch((err) =>
+          deps.log.warn({ err, jobId: job.id, kind: job.kind }, 'backup job failed'),
+        );
+      }
+    },
+
+    /** Queues the scheduled backup of every project whose period has none yet. */
+    async schedule(at = opts.now()): Promise<number> {
+      let queued = 0;
+      for await (const projectId of services.repos.projects.ids()) {
+        const project = await services.repos.projects.findById(projectId);
+        if (!project) continue;
+        const { every } = BACKUP_PLANS[await services.backups.planOf(project)];
+        const latest = (await jobs.list(projectId, 'backup')).find((j) => j.trigger === 'schedule');
+        if (latest && periodOf(latest.createdAt, every) === periodOf(at, every)) continue;
+        if (await jobs.active(projectId, 'backup')) continue;
+        await jobs.create(projectId, { kind: 'backup', trigger: 'schedule', includeUsers: true }, at);
+        queued += 1;
+      }
+      return queued;
+    },
+
+    /** The polling loop of the worker role. */
+    start(): { stop(): Promise<void> } {
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      let current: Promise<unknown> = Promise.resolve();
+      const tick = () => {
+        current = this.drain()
+          .catch((err) => deps.log.error({ err }, 'backup loop failed'))
+          .finally(() => {
+            if (!stopped) timer = setTimeout(tick, POLL_MS);
+          });
+      };
+      timer = setTimeout(tick, POLL_MS);
+      return {
+        async stop() {
+          stopped = true;
+          clearTimeout(timer);
+          await current;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// The backup archive (docs/backups.md): a tar.gz of `manifest.json` first, then one JSON Lines
+// part per collection and platform record kind. Parts are spooled to a temporary directory while
+// counted and hashed (tar needs each size up front), then packed and gzipped into one file whose
+// SHA-256 is the archive's checksum. Memory stays bounded: one line at a time, with backpressure.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import tar from 'tar-stream';
+
+export const FORMAT_VERSION = 1;
+
+export interface ManifestPart {
+  /** Path inside the archive, e.g. `data/posts.jsonl`. */
+  name: string;
+  /** Lines (documents or records). */
+  count: number;
+  /** Bytes of the part. */
+  size: number;
+  sha256: string;
+  /** BSON bytes of the documents (data parts only): what a restore charges to the quota. */
+  bsonBytes?: number;
+}
+
+export interface Manifest {
+  formatVersion: number;
+  project: { id: string; name: string };
+  createdAt: string;
+  includesUsers: boolean;
+  parts: ManifestPart[];
+}
+
+/**
+ * One part to write: its lines, and optionally the BSON size of each line's document; or (a
+ * file's bytes, `files/<fileId>`) a stream of bytes, counted as 0 lines.
+ */
+export type PartSource =
+  | { name: string; lines: AsyncIterable<{ line: string; bsonBytes?: number }> }
+  | { name: string; bytes: () => Promise<AsyncIterable<Buffer> | undefined> };
+
+export interface WrittenArchive {
+  file: string;
+  size: number;
+  sha256: string;
+  manifest: Manifest;
+  /** Removes the temporary directory. */
+  cleanup(): Promise<void>;
+}
+
+async function writeLine(out: NodeJS.WritableStream, text: string | Buffer) {
+  if (!out.write(text)) await once(out, 'drain');
+}
+
+/** Writes every part, then the archive; `onLine` is told of each line written (progress). */
+export async function writeArchive(
+  header: Omit<Manifest, 'parts' | 'formatVersion'>,
+  parts: AsyncIterable<PartSource>,
+  onLine: () => Promise<void> | void = () => undefined,
+): Promise<WrittenArchive> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'baas-backup-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    const written: (ManifestPart & { file: string })[] = [];
+    for await (const part of parts) {
+      const file = path.join(dir, `part-${written.length}`);
+      const out = createWriteStream(file);
+      const hash = createHash('sha256');
+      let count = 0;
+      let size = 0;
+      let bsonBytes = 0;
+      if ('bytes' in part) {
+        const stream = await part.bytes();
+        if (!stream) {
+          out.destroy();
+          continue; // the object is gone: its record stays, without bytes
+        }
+        for await (const chunk of stream) {
+          hash.update(chunk);
+          size += chunk.length;
+          await writeLine(out, chunk);
+        }
+      } else {
+        for await (const { line, bsonBytes: bytes } of part.lines) {
+          const text = `${line}\n`;
+          hash.update(text);
+          size += Buffer.byteLength(text);
+          count += 1;
+          bsonBytes += bytes ?? 0;
+          await writeLine(out, text);
+          await onLine();
+        }
+      }
+      out.end();
+      await once(out, 'finish');
+      written.push({
+        name: part.name,
+        count,
+        size,
+        sha256: hash.digest('hex'),
+        ...(part.name.startsWith('data/') ? { bsonBytes } : {}),
+        file,
+      });
+    }
+    const manifest: Manifest = {
+      formatVersion: FORMAT_VERSION,
+      ...header,
+      parts: written.map(({ file: _file, ...part }) => part),
+    };
+    const file = path.join(dir, 'backup.tar.gz');
+    const pack = tar.pack();
+    const hash = createHash('sha256');
+    const done = pipeline(
+      pack,
+      createGzip(),
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      },
+      createWriteStream(file),
+    );
+    const manifestText = Buffer.from(JSON.stringify(manifest, null, 2));
+    pack.entry({ name: 'manifest.json', size: manifestText.length }, manifestText);
+    for (const part of written) {
+      const entry = pack.entry({ name: part.name, size: part.size });
+      await pipeline(createReadStream(part.file), entry);
+    }
+    pack.finalize();
+    await done;
+    return { file, size: (await stat(file)).size, sha256: hash.digest('hex'), manifest, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

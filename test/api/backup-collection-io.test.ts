@@ -1,0 +1,121 @@
+// Export and import of one collection over HTTP: JSON Lines and CSV out, back into another
+// collection with one invalid row reported (all-or-nothing writes nothing; skip-invalid writes
+// the rest), the quota and unique fields checked, and the 400/401/404 of both operations.
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import type { ApiClient } from '../helpers/client.js';
+
+describe('backups: export and import of one collection', () => {
+  let app: TestApp;
+  let fx: ProjectFixture;
+  let dash: ApiClient;
+  const fields = [
+    { name: 'name', type: 'String', required: true },
+    { name: 'sku', type: 'String', unique: true },
+    { name: 'price', type: 'Number' },
+    { name: 'tags', type: 'Array' },
+    { name: 'meta', type: 'Object' },
+  ];
+  const base = (name: string, projectId = fx.project.id) => `/api/projects/${projectId}/collections/${name}`;
+  const rows = [
+    { name: 'Plain', sku: 'a1', price: 3, tags: ['x'], meta: { color: 'red' } },
+    { name: 'Comma, "quoted"\nand a line', sku: 'a2', price: 4.5, tags: [], meta: { nested: { n: 1 } } },
+    { name: 'No price', sku: 'a3' },
+  ];
+  const strip = (doc: Record<string, unknown>) => {
+    const { _id, createdAt, updatedAt, isDeleted, deletedAt, ...rest } = doc;
+    void [_id, createdAt, updatedAt, isDeleted, deletedAt];
+    return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
+  };
+
+  before(async () => {
+    app = await startTestApp('dashboard', 'backup_collection_io');
+    fx = await createProjectFixture(app.services, 'IO');
+    dash = app.client.with({ cookie: fx.cookie });
+    for (const name of ['products', 'copy', 'again']) {
+      const res = await dash.post(`/api/projects/${fx.project.id}/collections`, {
+        name,
+        mode: 'schema',
+        fields,
+      });
+      expect(res.status, res.text).to.equal(201);
+    }
+  });
+  after(() => app?.close());
+
+  it('imports JSON Lines, exports CSV, and imports it back with the invalid row reported', async () => {
+    const jsonl = rows.map((r) => JSON.stringify(r)).join('\n');
+    const first = await dash.post(`${base('products')}/import`, { format: 'jsonl', content: jsonl });
+    expect(first.status, first.text).to.equal(200);
+    expect(first.body.data).to.deep.equal({ imported: 3, rejected: [] });
+
+    const csv = await dash.get(`${base('products')}/export`, { query: { format: 'csv' } });
+    expect(csv.status).to.equal(200);
+    expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+    expect(csv.text.split('\r\n')[0]).to.equal('_id,name,sku,price,tags,meta,createdAt,updatedAt');
+    expect(csv.text).to.include('"Comma, ""quoted""\nand a line"');
+
+    const broken = `${csv.text},,b9,not a number,,,,\r\n`; // row 5: no name, a price that is no number
+    const atomic = await dash.post(`${base('copy')}/import`, { format: 'csv', content: broken });
+    expect(atomic.status).to.equal(400);
+    expect(atomic.body.message).to.equal('1 rows are invalid; nothing was imported');
+    expect(atomic.body.details.map((d: any) => d.path)).to.include.members(['row 5: name', 'row 5: price']);
+    const empty = await dash.get(`${base('copy')}/export`);
+    expect(empty.text).to.equal('');
+
+    const skipped = await dash.post(`${base('copy')}/import`, {
+      format: 'csv',
+      mode: 'skip-invalid',
+      content: broken,
+    });
+    expect(skipped.status, skipped.text).to.equal(200);
+    expect(skipped.body.data.imported).to.equal(3);
+    expect(skipped.body.data.rejected.map((r: any) => [r.row, r.field])).to.have.deep.members([
+      [5, 'name'],
+      [5, 'price'],
+    ]);
+
+    const exported = await dash.get(`${base('copy')}/export`);
+    expect(exported.status).to.equal(200);
+    expect(exported.headers.get('content-type')).to.equal('application/x-ndjson');
+    const back = exported.text
+      .trim()
+      .split('\n')
+      .map((line) => strip(JSON.parse(line)));
+    expect(back).to.deep.equal(rows);
+  });
+
+  it('stops at a unique conflict (409) and at the quota (403)', async () => {
+    const dup = [
+      { name: 'A', sku: 'same' },
+      { name: 'B', sku: 'same' },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join('\n');
+    expect((await dash.post(`${base('again')}/import`, { format: 'jsonl', content: dup })).status).to.equal(
+      409,
+    );
+    await app.services.repos.projects.setLimits(fx.project.id, { databaseBytes: 1 });
+    const res = await dash.post(`${base('again')}/import`, { format: 'jsonl', content: '{"name":"C"}' });
+    expect(res.status).to.equal(403);
+    expect(res.body.code).to.equal('QUOTA_EXCEEDED');
+    await app.services.repos.projects.setLimits(fx.project.id, {});
+  });
+
+  it('answers 400, 401 and 404', async () => {
+    for (const [method, suffix, body] of [
+      ['GET', 'export', undefined],
+      ['POST', 'import', { format: 'jsonl', content: '' }],
+    ] as const) {
+      const call = (client: ApiClient, path: string) => client.request(method, path, body ? { body } : {});
+      expect((await call(app.client, `${base('products')}/${suffix}`)).status).to.equal(401);
+      expect((await call(dash, `${base('products', 'nope')}/${suffix}`)).status).to.equal(400);
+      expect((await call(dash, `${base('ghosts')}/${suffix}`)).status).to.equal(404);
+    }
+    expect((await dash.get(`${base('products')}/export`, { query: { format: 'xml' } })).status).to.equal(400);
+    expect(
+      (await dash.post(`${base('products')}/import`, { format: 'csv', content: '"open' })).status,
+    ).to.equal(400);
+  });
+});
