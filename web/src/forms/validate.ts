@@ -22,14 +22,25 @@ export function problemsOf(operationId: OperationId, body: unknown): Problem[] {
   const validate = validators[operationId];
   if (!validate) throw new Error(`No request validator for ${operationId}`);
   if (validate(body)) return [];
+  const errors = validate.errors ?? [];
+  // A rule across fields (`anyOf`/`oneOf`, worded by the schema's x-problem) is one problem of the
+  // object it concerns; what its branches said one by one is not shown.
+  const composed = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const inBranch = (e: AjvError) =>
+    composed.some((c) => c !== e && c.schemaPath && e.schemaPath?.startsWith(`${c.schemaPath}/`));
   const seen = new Map<string, string>();
-  for (const error of validate.errors ?? []) {
-    // Composition keywords repeat what their branches said.
-    if (['anyOf', 'oneOf', 'if', 'not'].includes(error.keyword)) continue;
+  for (const error of errors) {
+    if (inBranch(error) || error.keyword === 'if' || error.keyword === 'not') continue;
     const base = error.instancePath.split('/').filter(Boolean).join('.');
     const missing = error.keyword === 'required' ? String(error.params.missingProperty) : '';
     const path = [base, missing].filter(Boolean).join('.');
-    if (!seen.has(path)) seen.set(path, wordsFor(error));
+    const problem = error.parentSchema?.['x-problem'];
+    const words = composed.includes(error)
+      ? typeof problem === 'string'
+        ? `${problem}.`
+        : 'Not accepted.'
+      : wordsFor(error);
+    if (!seen.has(path)) seen.set(path, words);
   }
   return [...seen].map(([path, message]) => ({ path, message }));
 }

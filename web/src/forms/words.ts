@@ -4,6 +4,7 @@
 /** The part of an ajv error (compiled with `verbose`) the words are made from. */
 export interface AjvError {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   params: Record<string, unknown>;
   parentSchema?: Record<string, unknown>;
