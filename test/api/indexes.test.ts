@@ -154,6 +154,8 @@ describe('Declared indexes (dashboard and secret key)', () => {
     const managed = await dash.delete(`${base()}/posts/indexes/u_email`);
     expect(managed.status).to.equal(409);
     expect(managed.body.code).to.equal('INDEX_MANAGED');
+    const overlong = await secret.delete(`/api/schemas/posts/indexes/${'i'.repeat(65)}`);
+    expect(overlong.status).to.equal(400);
     const missing = await secret.delete('/api/schemas/posts/indexes/none');
     expect(missing.status).to.equal(404);
     expect(missing.body.code).to.equal('INDEX_NOT_FOUND');

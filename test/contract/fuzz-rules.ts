@@ -81,6 +81,10 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
       reason:
         'a templateName or templateId must name a template of the project; a rendered message may come out empty',
     },
+    createSchemaIndex: {
+      statuses: [400],
+      reason: "index keys name the collection's own fields (a TTL index a Date field of it)",
+    },
     requestUpload: {
       statuses: [413],
       reason:
@@ -88,6 +92,16 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
   },
   dashboard: {
+    createCollectionIndex: {
+      statuses: [400],
+      reason: "index keys name the collection's own fields (a TTL index a Date field of it)",
+    },
+    streamProjectDocuments: { statuses: [400], reason: "filters name the collection's own fields" },
+    listRequestLog: { statuses: [400], reason: 'the cursor must be one this endpoint issued' },
+    importCollection: {
+      statuses: [400],
+      reason: "rows are checked against the collection's own fields; a CSV needs its header row",
+    },
     listProjectDocuments: {
       statuses: [400],
       reason:

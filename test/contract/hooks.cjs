@@ -540,6 +540,7 @@ require('./hooks-end-users.cjs')(hooks);
 require('./hooks-project-content.cjs')(hooks);
 require('./hooks-ai.cjs')(hooks);
 require('./hooks-indexes.cjs')(hooks);
+require('./hooks-backups.cjs')(hooks);
 // Mail: sending on the public API with the fixture project's secret key (explicit content; the
 // spec's example names both template forms, a 400), and on the dashboard the settings, the
 // project's own SMTP server (the stack's SMTP sink, reachable because the contract apps run with
