@@ -13,7 +13,7 @@ module.exports = (hooks) => {
     /^\/api\/backups\/\{backupId\}/,
     /^\/api\/projects\/\{projectId\}\/backups\/\{backupId\}/,
     /^\/api\/projects\/\{projectId\}\/restores\//,
-    /^\/api\/projects\/\{projectId\}\/collections\/\{collectionName\}\/(export|import) > /,
+    /^\/api\/projects\/\{projectId\}\/collections\/\{collectionName\}\/(export|import)\b/,
   ];
   hooks.beforeEach((transaction, done) => {
     if (SKIPPED.some((re) => re.test(transaction.name))) {

@@ -541,6 +541,14 @@ require('./hooks-project-content.cjs')(hooks);
 require('./hooks-ai.cjs')(hooks);
 require('./hooks-indexes.cjs')(hooks);
 require('./hooks-backups.cjs')(hooks);
+// "Send a test to me": a system template, which exists whatever the template transactions did.
+use(
+  '/api/projects/{projectId}/mail/templates/{templateName}/test > Send a template, rendered with variables, to yourself (admins) > 200 > application/json',
+  {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId, '/templates/welcome/': '/templates/password-reset/' },
+  },
+);
 // Mail: sending on the public API with the fixture project's secret key (explicit content; the
 // spec's example names both template forms, a 400), and on the dashboard the settings, the
 // project's own SMTP server (the stack's SMTP sink, reachable because the contract apps run with
