@@ -237,8 +237,9 @@ function config(role: Role, f: Fixtures): string {
     `max-redirects = 0`,
     `request-timeout = 30`,
     // An event stream stays open: schemathesis reads it until the timeout passes (not an error).
+    // The public API's /api/realtime/... and the members' .../collections/{name}/stream.
     `[[operations]]`,
-    `include-path-regex = "/realtime/"`,
+    `include-path-regex = "/realtime/|/stream$"`,
     `request-timeout = ${STREAM_SECONDS}`,
     `[generation]`,
     `max-examples = ${MAX_EXAMPLES}`,
