@@ -196,6 +196,22 @@ type Fixtures = Awaited<ReturnType<typeof fixtures>>;
 
 /** positive_data_acceptance's own default (schemathesis 4.32.5), extended by STATE_RULES. */
 const POSITIVE_STATUSES = ['2xx', '3xx', '401', '403', '404', '409', '429', '5xx'];
+/** schemathesis's own list for refused invalid data, and the 413 of a body over the limit. */
+const NEGATIVE_STATUSES = [
+  '400',
+  '401',
+  '403',
+  '404',
+  '405',
+  '406',
+  '409',
+  '413',
+  '415',
+  '422',
+  '428',
+  '429',
+  '5xx',
+];
 
 /**
  * Sessions of the operator made directly in the platform database, one per logOutDeveloper call
@@ -243,6 +259,9 @@ function config(role: Role, f: Fixtures): string {
     `request-timeout = ${STREAM_SECONDS}`,
     `[generation]`,
     `max-examples = ${MAX_EXAMPLES}`,
+    // A body over BODY_LIMIT_BYTES is refused with a JSON 413 before it is read, whatever it holds.
+    `[checks.negative_data_rejection]`,
+    `expected-statuses = ${q(NEGATIVE_STATUSES)}`,
     `[parameters]`,
     ...param('projectId', f.projectId),
     ...param('collectionName', 'posts'),
