@@ -2,26 +2,15 @@
 // developer signed in through the session cookie, screenshots, and an axe-core check (serious
 // and critical violations fail the flow).
 import { mkdir, readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import { repoPath } from '../../src/lib/paths.js';
+import { AXE, freePort } from '../helpers/dashboard-e2e.js';
 
 const SHOTS = repoPath('screenshots');
-const AXE = repoPath('node_modules', 'axe-core', 'axe.min.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
 
 export interface DataBrowserRig {
   publicApp: TestApp;

@@ -14,9 +14,10 @@ import { createProjectFixture, type ProjectFixture } from './fixtures.js';
 import { repoPath } from '../../src/lib/paths.js';
 
 const SHOTS = repoPath('screenshots');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+export const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now (the apps' origins must be known before they start). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;
