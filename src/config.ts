@@ -2,6 +2,9 @@
 // with one line per problem rather than fail later. No secret has a default: the local stack
 // script (scripts/stack.sh) generates them into an env file.
 import { Reader, type Env } from './config-reader.js';
+import { oauthProvider, type OAuthProviderConfig, type OAuthProviderName } from './config-oauth.js';
+
+export type { OAuthProviderConfig, OAuthProviderName };
 
 export type Role = 'public' | 'dashboard' | 'worker';
 
@@ -166,56 +169,12 @@ export interface AiSettings {
   readonly requestsPerMinute: number;
 }
 
-export type OAuthProviderName = 'github' | 'google';
-
-export interface OAuthProviderConfig {
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly authorizeUrl: string;
-  readonly tokenUrl: string;
-  readonly userinfoUrl: string;
-  /** GitHub only: the list of the account's addresses with their verification state. */
-  readonly emailsUrl: string | undefined;
-}
-
 /** One duration such as `7d` or `90s`. */
 function duration(r: Reader, name: string, fallback: string): number {
   const [value, ...more] = r.durations(name, fallback);
   if (value === undefined || more.length || value <= 0)
     r.problems.push(`${name} must be one positive duration like 7d or 90s`);
   return value ?? 0;
-}
-
-const OAUTH_DEFAULTS: Record<OAuthProviderName, Omit<OAuthProviderConfig, 'clientId' | 'clientSecret'>> = {
-  github: {
-    authorizeUrl: 'https://github.com/login/oauth/authorize',
-    tokenUrl: 'https://github.com/login/oauth/access_token',
-    userinfoUrl: 'https://api.github.com/user',
-    emailsUrl: 'https://api.github.com/user/emails',
-  },
-  google: {
-    authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
-    tokenUrl: 'https://oauth2.googleapis.com/token',
-    userinfoUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
-    emailsUrl: undefined,
-  },
-};
-
-/** OAUTH_<PROVIDER>_CLIENT_ID / _CLIENT_SECRET enable a provider; its endpoints can be replaced. */
-function oauthProvider(r: Reader, name: OAuthProviderName): OAuthProviderConfig | undefined {
-  const prefix = `OAUTH_${name.toUpperCase()}_`;
-  const clientId = r.optional(`${prefix}CLIENT_ID`);
-  if (!clientId) return undefined;
-  const defaults = OAUTH_DEFAULTS[name];
-  const web = ['http:', 'https:'];
-  return {
-    clientId,
-    clientSecret: r.string(`${prefix}CLIENT_SECRET`),
-    authorizeUrl: r.url(`${prefix}AUTHORIZE_URL`, web, defaults.authorizeUrl) ?? '',
-    tokenUrl: r.url(`${prefix}TOKEN_URL`, web, defaults.tokenUrl) ?? '',
-    userinfoUrl: r.url(`${prefix}USERINFO_URL`, web, defaults.userinfoUrl) ?? '',
-    emailsUrl: defaults.emailsUrl && r.url(`${prefix}EMAILS_URL`, web, defaults.emailsUrl),
-  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
