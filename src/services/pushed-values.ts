@@ -2,12 +2,17 @@
 // A change is written to the shared cache and published on the cache's message bus; each process
 // keeps what it learned (pushed, or read from the cache) and trusts it for LOCAL_VERSION_MS, then
 // reads the cache again, so a message missed while the bus reconnected heals within that time.
-// Until the subscription is confirmed (or after it failed) every read goes to the cache.
+// Until the subscription is confirmed (or after it failed) every read goes to the cache. A change
+// returns once this process has its own message back from the bus: the server has then handed it
+// to every subscriber, so a client that makes a change and at once calls another process is not
+// served the old value by a message still on its way.
 import type { Cache } from '../cache/index.js';
 
 /** How long a value learned from the bus or the cache is trusted without asking the cache again. */
 export const LOCAL_VERSION_MS = 1000;
 const RESUBSCRIBE_MS = 1000;
+/** How long a change waits for its own message to come back before it returns anyway. */
+export const ECHO_WAIT_MS = 500;
 
 export interface PushedValueOptions<T> {
   channel: string;
@@ -34,6 +39,8 @@ export function pushedValues<T>(cache: Cache, options: PushedValueOptions<T>) {
   let listening = false;
   let subscribing: Promise<void> | undefined;
   let retryAt = 0;
+  /** Published messages this process waits to receive back -> who waits. */
+  const echoes = new Map<string, () => void>();
 
   function learn(name: string, value: T): T {
     if (known.size >= maxNames && !known.has(name)) known.delete(known.keys().next().value!);
@@ -47,6 +54,7 @@ export function pushedValues<T>(cache: Cache, options: PushedValueOptions<T>) {
     if (space <= 0) return;
     const name = message.slice(0, space);
     messages++;
+    echoes.get(message)?.();
     // Learned apart from the call: `onSet?.(…)` would skip its arguments when there is no onSet.
     const value = learn(name, decode(message.slice(space + 1)));
     onSet?.(name, value);
@@ -98,7 +106,23 @@ export function pushedValues<T>(cache: Cache, options: PushedValueOptions<T>) {
       const kept = learn(name, value);
       onSet?.(name, kept);
       // After the set: a process that misses the message reads the new value within LOCAL_VERSION_MS.
-      await cache.publish(channel, `${name} ${text}`);
+      const message = `${name} ${text}`;
+      if (!listening || echoes.has(message)) {
+        await cache.publish(channel, message);
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const echoed = new Promise<void>((resolve) => {
+        echoes.set(message, resolve);
+        timer = setTimeout(resolve, ECHO_WAIT_MS);
+      });
+      try {
+        await cache.publish(channel, message);
+        await echoed;
+      } finally {
+        clearTimeout(timer);
+        echoes.delete(message);
+      }
     },
   };
 }
