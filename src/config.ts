@@ -147,6 +147,8 @@ export interface RealtimeSettings {
   readonly connectionsPerIp: number;
   /** Streams one process holds at most (then 503). */
   readonly connectionsPerProcess: number;
+  /** Milliseconds of stream regular-expression matching per second one project may use in one process. */
+  readonly regexMsPerSecond: number;
 }
 
 /**
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
       connectionsPerIp: r.int('REALTIME_CONNECTIONS_PER_IP', 25, 0, 1_000_000),
       connectionsPerProcess: r.int('REALTIME_CONNECTIONS_PER_PROCESS', 10_000, 1, 10_000_000),
+      regexMsPerSecond: r.int('REALTIME_REGEX_MS_PER_SECOND', 50, 1, 1000),
     },
     requestLog: {
       enabled: r.bool('REQUEST_LOG_ENABLED', true),

@@ -1,12 +1,15 @@
 // A stream's `_regex` runs in the public process on every event: a pattern that makes a
 // backtracking engine run for hours (`^(a+)+$` against `a...a!`) must neither stall the process
 // nor change what the stream receives; patterns RE2 cannot run are refused like a list refuses them.
+// RE2's cost per character still grows with the pattern: long values are not examined and a
+// project's patterns have a time budget, so ten streams with a costly one do not stall the process.
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import { testEnv } from '../helpers/env.js';
 import { SseStream, streamUrl } from '../helpers/sse.js';
+import { REGEX_MAX_CHARS } from '../../src/services/realtime/regex-budget.js';
 
 const EVIL = `${'a'.repeat(40)}!`;
 
@@ -58,6 +61,56 @@ describe('realtime: regular expressions in linear time', () => {
     // A backtracking engine holds the process for hours here (2.8 s already with 24 `a`s); the
     // margin is for a loaded 2-core CI machine, where a health check alone took up to 115 ms.
     expect(Math.max(...latencies), JSON.stringify(latencies)).to.be.below(500);
+  });
+
+  /** Health checks while `work` runs: their latencies in ms. */
+  async function healthDuring(work: () => Promise<unknown>): Promise<number[]> {
+    for (let i = 0; i < 3; i++) await app.client.get('/api/health'); // warm: the first is slower
+    const latencies: number[] = [];
+    let done = false;
+    const probing = (async () => {
+      while (!done) {
+        const started = performance.now();
+        expect((await app.client.get('/api/health')).status).to.equal(200);
+        latencies.push(performance.now() - started);
+      }
+    })();
+    await work().finally(() => (done = true));
+    await probing;
+    return latencies;
+  }
+
+  it('keeps ten streams with a costly pattern within their budget: /api/health within 500 ms', async () => {
+    // About 30 µs a character in RE2: 60 ms per value of 1,000 `a`s, 600 ms per event over ten
+    // streams without a budget, and seconds for one stream on a long value if it were examined.
+    const costly = [];
+    for (let i = 0; i < 10; i++) {
+      const stream = await SseStream.open(
+        streamUrl(app.url, 'posts', { key: fx.publishableKey, name_regex: '(a|aa){1000}b' }),
+      );
+      streams.push(stream);
+      costly.push(stream);
+      await stream.waitFor(1, ['ready']);
+    }
+    const marker = await SseStream.open(
+      streamUrl(app.url, 'posts', { key: fx.publishableKey, name: 'done' }),
+    );
+    streams.push(marker);
+    await marker.waitFor(1, ['ready']);
+
+    const latencies = await healthDuring(async () => {
+      for (let i = 0; i < 6; i++)
+        expect((await secret.post('/api/data/posts', { name: 'a'.repeat(1000) })).status).to.equal(201);
+      const long = 'a'.repeat(200_000); // not examined: longer than REGEX_MAX_CHARS
+      expect(long.length).to.be.above(REGEX_MAX_CHARS);
+      expect((await secret.post('/api/data/posts', { name: long })).status).to.equal(201);
+      expect((await secret.post('/api/data/posts', { name: 'done' })).status).to.equal(201);
+      // Events reach a project's streams in order: the marker's event comes after all the others.
+      await marker.waitFor(1, ['document.created']);
+    });
+    expect(marker.documents().map((e) => e.data.document.name)).to.deep.equal(['done']);
+    for (const stream of costly) expect(stream.documents()).to.deep.equal([]);
+    expect(Math.max(...latencies), JSON.stringify(latencies.map(Math.round))).to.be.below(500);
   });
 
   it('refuses backreferences and lookaround with a 400 naming the parameter, as a list does', async () => {

@@ -2,10 +2,13 @@
 // documents in their wire form, with MongoDB's semantics for missing fields and arrays.
 import { expect } from 'chai';
 import { compileFilters } from '../../src/services/realtime/matcher.js';
+import type { RegexRunner } from '../../src/services/realtime/regex-budget.js';
 import type { CollectionDef } from '../../src/services/types.js';
 import { collectionDef } from '../helpers/collection-def.js';
 
 const def = collectionDef;
+/** Without a budget: the budget has tests of its own (realtime-regex-budget.test.ts). */
+const run: RegexRunner = (re, text) => re.test(text);
 
 const schema = def('schema', [
   { name: 'n', type: 'Number' },
@@ -18,11 +21,11 @@ const schema = def('schema', [
 ]);
 
 const matches = (d: CollectionDef, query: Record<string, string>, doc: Record<string, unknown>) =>
-  compileFilters(d, query)!(doc);
+  compileFilters(d, query, run)!(doc);
 
 describe('realtime filters in memory', () => {
   it('has no predicate without filters', () => {
-    expect(compileFilters(schema, {})).to.equal(undefined);
+    expect(compileFilters(schema, {}, run)).to.equal(undefined);
   });
 
   it('compares typed values: numbers, booleans, dates as ISO strings, ids as hex', () => {
@@ -73,7 +76,7 @@ describe('realtime filters in memory', () => {
 
   it('runs regular expressions in linear time (RE2): no catastrophic backtracking', () => {
     const started = performance.now();
-    const evil = compileFilters(schema, { s_regex: '^(a+)+$' })!;
+    const evil = compileFilters(schema, { s_regex: '^(a+)+$' }, run)!;
     expect(evil({ s: `${'a'.repeat(40)}!` })).to.equal(false);
     expect(evil({ s: `${'a'.repeat(100_000)}!` })).to.equal(false);
     expect(evil({ s: 'A'.repeat(40) })).to.equal(true);
@@ -86,7 +89,7 @@ describe('realtime filters in memory', () => {
     for (const pattern of ['(a)\\1', 'a(?=b)', '(?<=a)b', '(?!a)']) {
       const err = (() => {
         try {
-          compileFilters(schema, { s_regex: pattern });
+          compileFilters(schema, { s_regex: pattern }, run);
         } catch (e) {
           return e as { status: number; code: string; message: string };
         }

@@ -15,6 +15,7 @@ import type { PlanLimits, Project } from '../types.js';
 import { Connection, type ConnectionSettings } from './connection.js';
 import { realtimeHub, streamName, type WireEvent } from './hub.js';
 import { compileFilters } from './matcher.js';
+import { regexBudgets } from './regex-budget.js';
 import { listenedStreams } from './listened.js';
 import { realtimeSlots } from './slots.js';
 
@@ -27,6 +28,8 @@ export interface RealtimeSettings {
   connectionsPerIp: number;
   /** Streams one process holds at most. */
   connectionsPerProcess: number;
+  /** Milliseconds of regular-expression matching per second a project may use in one process. */
+  regexMsPerSecond: number;
 }
 
 export interface RealtimeDeps {
@@ -71,6 +74,7 @@ export function realtimeService(deps: RealtimeDeps) {
     retryMs: RETRY_MS,
   };
   const slots = realtimeSlots(cache, settings, log);
+  const regexes = regexBudgets({ msPerSecond: settings.regexMsPerSecond, log });
   /** Open connections of this process by project (ended at shutdown). */
   const open = new Map<string, Map<string, Connection>>();
 
@@ -114,7 +118,7 @@ export function realtimeService(deps: RealtimeDeps) {
         if (RESERVED_PARAMS.has(param)) unsupportedOption(param);
         filters[param] = value;
       }
-      const filter = compileFilters(target.def, filters);
+      const filter = compileFilters(target.def, filters, regexes.of(target.caller.project.id));
       const queryId = typeof query.last_event_id === 'string' ? query.last_event_id : undefined;
       const after = parseEventId(lastEventId ?? queryId);
 

@@ -7,6 +7,7 @@ import { badRequest } from '../../http/errors.js';
 import { compileUserRegex } from '../../lib/user-regex.js';
 import { parseFilters, RESERVED_PARAMS, type Condition } from '../data/filters.js';
 import type { CollectionDef } from '../types.js';
+import type { RegexRunner } from './regex-budget.js';
 
 export type Predicate = (doc: Record<string, unknown>) => boolean;
 
@@ -67,7 +68,7 @@ function comparable(value: unknown, against: Value): number | string | boolean |
 const key = (v: Value) => (v instanceof Date ? v.getTime() : v);
 const equals = (value: unknown, against: Value) => comparable(value, against) === key(against);
 
-function compile(param: string, condition: Condition): Predicate {
+function compile(param: string, condition: Condition, runRegex: RegexRunner): Predicate {
   const entries = Object.entries(condition);
   if (entries.length !== 1) throw cannotEvaluate(param, 'this condition');
   const [path, spec] = entries[0]!;
@@ -116,10 +117,11 @@ function compile(param: string, condition: Condition): Predicate {
       return (doc) => values(doc).some((x) => x !== undefined) === wanted;
     }
     case '$regex': {
-      // RE2, case-insensitive like the list's `_regex` (the parser gives `$options: 'i'`).
+      // RE2, case-insensitive like the list's `_regex` (the parser gives `$options: 'i'`), run
+      // within the project's budget (regex-budget.ts).
       const re = typeof raw === 'string' && regexOptions === 'i' ? compileUserRegex(raw) : undefined;
       if (!re) throw cannotEvaluate(param, 'this regular expression');
-      return (doc) => values(doc).some((x) => typeof x === 'string' && re.test(x));
+      return (doc) => values(doc).some((x) => typeof x === 'string' && runRegex(re, x));
     }
     default:
       throw cannotEvaluate(param, `the operator ${String(opName)}`);
@@ -128,12 +130,16 @@ function compile(param: string, condition: Condition): Predicate {
 
 /**
  * The filter parameters of `query` (the list endpoint's parser: same names, types and 400s) as
- * one predicate; `undefined` when there are none.
+ * one predicate; `undefined` when there are none. Regular expressions run through `runRegex`.
  */
-export function compileFilters(def: CollectionDef, query: Record<string, unknown>): Predicate | undefined {
+export function compileFilters(
+  def: CollectionDef,
+  query: Record<string, unknown>,
+  runRegex: RegexRunner,
+): Predicate | undefined {
   const conditions = parseFilters(def, query);
   const params = Object.keys(query).filter((param) => !RESERVED_PARAMS.has(param));
-  const predicates = conditions.map((condition, i) => compile(params[i]!, condition));
+  const predicates = conditions.map((condition, i) => compile(params[i]!, condition, runRegex));
   if (predicates.length === 0) return undefined;
   return (doc) => predicates.every((p) => p(doc));
 }
