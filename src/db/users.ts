@@ -48,11 +48,17 @@ function toRecord(doc: MongoDocument): { user: UserRecord; passwordHash: string 
   };
 }
 
-function newUser(fields: Record<string, unknown>, passwordHash: string) {
-  const now = new Date();
+/** The id and time of a user about to be created, when the caller announced them first. */
+export interface NewUserIdentity {
+  id: string;
+  at: Date;
+}
+
+function newUser(fields: Record<string, unknown>, passwordHash: string, known?: NewUserIdentity) {
+  const now = known?.at ?? new Date();
   return {
     ...fields,
-    _id: new ObjectId(),
+    _id: known ? new ObjectId(known.id) : new ObjectId(),
     password: passwordHash,
     isDeleted: false,
     deletedAt: null,
@@ -122,14 +128,18 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
     sizeOfNew: (fields: Record<string, unknown>, passwordHash: string) =>
       BSON.calculateObjectSize(newUser(fields, passwordHash)),
 
-    /** Inserts a user; `duplicateField` names the unique field already taken (`email`, ...). */
+    /**
+     * Inserts a user (with the id and time given in `known`, announced before); `duplicateField`
+     * names the unique field already taken (`email`, ...).
+     */
     async insert(
       projectId: string,
       fields: Record<string, unknown>,
       passwordHash: string,
+      known?: NewUserIdentity,
     ): Promise<UserWrite> {
       await ensureIndexes(projectId);
-      const doc = newUser(fields, passwordHash);
+      const doc = newUser(fields, passwordHash, known);
       const result = await writeResult(
         async () => {
           await (await users(projectId)).insertOne(doc);

@@ -27,6 +27,7 @@ import { usersRepo } from '../db/users.js';
 import { authTokensRepo } from '../db/auth-tokens.js';
 import { endUsersService } from './end-users/index.js';
 import { chargedUsers } from './user-auth/usage.js';
+import { eventUserView } from './user-auth/new-user.js';
 import { tokenRevocations } from './end-users/revocations.js';
 import { apiRateLimits } from './rate-limits.js';
 import { mailServices } from './mail/index.js';
@@ -184,7 +185,8 @@ export function createServices(deps: Deps) {
     async (projectId, collection, id) => {
       const _id = toObjectId(id);
       const doc = _id && (await documents.findOne({ projectId, collection }, { _id }));
-      return doc ? toApi(doc) : undefined;
+      if (!doc || collection !== 'users') return doc ? toApi(doc) : undefined;
+      return eventUserView(await definition(projectId, 'users'), toApi(doc)); // no password hash
     },
     usage.counter,
   );

@@ -2,6 +2,8 @@
 // that kills itself (SIGKILL) right after the document write, before the event's outbox entries
 // are confirmed; the worker finds the unconfirmed intent, sees the document written, and
 // delivers the event. Killed before the write instead, the intent is dropped and nothing is sent.
+// An end user's sign-up (`user.created`) goes the same way, and its recovered event carries no
+// password hash.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
@@ -29,12 +31,18 @@ function startCrashingPublic(
   });
 }
 
-/** Posts a document to the child, which dies before answering; resolves with how it died. */
-async function postAndDie(url: string, apiKey: string, child: ChildProcess, body: unknown) {
+/** Posts to the child, which dies before answering; resolves with how it died. */
+async function postAndDie(
+  url: string,
+  apiKey: string,
+  child: ChildProcess,
+  body: unknown,
+  path = '/api/data/posts',
+) {
   const exited = new Promise<string | null>((resolve) =>
     child.once('exit', (_code, signal) => resolve(signal)),
   );
-  const answer = await fetch(`${url}/api/data/posts`, {
+  const answer = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: JSON.stringify(body),
@@ -66,13 +74,13 @@ describe('webhooks: a crash between the document write and its event', () => {
     await apps?.close();
   });
 
-  async function project(path: string) {
+  async function project(path: string, event = 'document.created') {
     const fx = await createProjectFixture(apps.dashboard.services);
     await createCollectionFixture(apps.public.services, fx.project.id, { name: 'posts' });
     const dash = apps.dashboard.client.with({ cookie: fx.cookie });
     const res = await dash.post(`/api/projects/${fx.project.id}/webhooks`, {
       url: receiver.url(path),
-      events: ['document.created'],
+      events: [event],
     });
     expect(res.status).to.equal(201);
     receiver.secret(path, res.body.data.secret);
@@ -140,5 +148,46 @@ describe('webhooks: a crash between the document write and its event', () => {
     const posts = apps.public.client.with({ 'x-api-key': fx.secretKey });
     expect((await posts.get('/api/data/posts')).body.data).to.have.length(0);
     expect(receiver.on('/before-write')).to.have.length(0);
+  });
+
+  it('killed after an end user is created: the worker delivers user.created, without the password hash or private fields', async () => {
+    const { fx } = await project('/signup', 'user.created');
+    await createCollectionFixture(apps.public.services, fx.project.id, {
+      name: 'users',
+      mode: 'schema',
+      fields: [
+        { name: 'email', type: 'String', required: true, unique: true },
+        { name: 'password', type: 'String', required: true },
+        { name: 'name', type: 'String' },
+        { name: 'phone', type: 'String', private: true },
+      ],
+    });
+    const started = await startCrashingPublic(apps.public.deps.config.platformDb, 'after-write');
+    child = started.child;
+    const body = {
+      email: 'grace@example.test',
+      password: 'correct horse battery',
+      name: 'Grace',
+      phone: '555',
+    };
+    const died = await postAndDie(started.url, fx.publishableKey, child, body, '/api/userAuth/signup');
+    child = undefined;
+    expect(died).to.deep.equal({ answer: 'no answer', signal: 'SIGKILL' });
+    const users = apps.public.client.with({ 'x-api-key': fx.secretKey });
+    const [user] = (await users.get('/api/users')).body.data;
+    expect(user, 'the end user was created').to.include({ email: 'grace@example.test' });
+    expect(await outbox(fx.project.id), 'an unconfirmed intent is left').to.have.length(1);
+
+    await startWorker();
+    const [got] = await receiver.waitFor(() => receiver.on('/signup').length >= 1 && receiver.on('/signup'));
+    expect(got!.verified).to.equal(true);
+    expect(got!.payload).to.deep.include({
+      event: 'user.created',
+      collection: 'users',
+      documentId: user._id,
+    });
+    expect(got!.payload.document).to.include({ _id: user._id, email: 'grace@example.test', name: 'Grace' });
+    expect(got!.payload.document).not.to.have.any.keys('password', 'phone', 'isDeleted', 'deletedAt');
+    expect(got!.body).not.to.match(/argon2|correct horse/);
   });
 });

@@ -15,9 +15,9 @@ import {
   refuseProtectedFields,
   refuseUndeclaredFields,
   userView,
-  withoutPrivateFields,
 } from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
+import { insertAnnounced } from './new-user.js';
 import { userDisabled } from './guard.js';
 import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
 
@@ -93,16 +93,7 @@ export function accountsPart(kit: UserAuthKit) {
       const fields = { ...endUserFields(def, { ...body, email }, 'create'), email, emailVerified: false };
       const passwordHash = await hashPassword(body.password);
       await assertRoomForUser(users, kit.quota, project, fields, passwordHash);
-      const result = await users.insert(project.id, fields, passwordHash);
-      const user = written(result);
-      await kit.events.emit({
-        name: 'user.created',
-        projectId: project.id,
-        collection: 'users',
-        documentId: String(user._id),
-        document: withoutPrivateFields(def, user),
-        at: new Date(),
-      });
+      const user = written(await insertAnnounced(kit, project.id, def, fields, passwordHash));
       await kit.codes.issue(project, 'verify-email', email, ctx.log);
       await limits.record(project.id, LIMITS.resendVerification, emailKey(email));
       return { user, session: await sessions.start(project.id, String(user._id)) };

@@ -14,9 +14,10 @@ import type { RequestContext } from '../context.js';
 import type { Logger } from '../../lib/logger.js';
 import type { CollectionDef, Project } from '../types.js';
 import { redirectTarget } from './app-origins.js';
-import { AUTH_MANAGED_FIELDS, userView, withoutPrivateFields } from './fields.js';
+import { AUTH_MANAGED_FIELDS, userView } from './fields.js';
 import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
+import { insertAnnounced } from './new-user.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
@@ -145,17 +146,9 @@ export function socialPart(
     const fields = { ...newAccountFields(def, profile), email, emailVerified: true, identities: [identity] };
     const passwordHash = await hashPassword(randomToken(32));
     await assertRoomForUser(kit.users, kit.quota, project, fields, passwordHash);
-    const result = await kit.users.insert(project.id, fields, passwordHash);
+    const result = await insertAnnounced(kit, project.id, def, fields, passwordHash);
     if (!result.ok)
       throw new ProviderError('account_conflict', 'An account with this email was created meanwhile');
-    await kit.events.emit({
-      name: 'user.created',
-      projectId: project.id,
-      collection: 'users',
-      documentId: result.user._id,
-      document: withoutPrivateFields(def, userView(result.user)),
-      at: new Date(),
-    });
     return result.user;
   }
 

@@ -15,8 +15,8 @@ export function chargedUsers(users: UsersRepo, quota: DatabaseQuota): UsersRepo 
   };
   return {
     ...users,
-    insert: async (projectId, fields, passwordHash) =>
-      charged(projectId, await users.insert(projectId, fields, passwordHash)),
+    insert: async (projectId, fields, passwordHash, known) =>
+      charged(projectId, await users.insert(projectId, fields, passwordHash, known)),
     update: async (projectId, id, changes) => charged(projectId, await users.update(projectId, id, changes)),
     setDisabled: async (projectId, id, disabled) => {
       const result = await users.setDisabled(projectId, id, disabled);
