@@ -3,7 +3,8 @@
 // the progress bar at 500 of 1,203 documents, then "Done" with a size and no more polling;
 // download -> a gzip whose manifest names the project; restore into a new project -> keys shown
 // once, the restore's progress, the same documents on the new project's data page; the plan's
-// limit and "already under way" in words; a member sees the admin pages' refusal; export a
+// limit and "already under way" in words (a queued backup polled, and not once the page is left);
+// a member sees the admin pages' refusal; export a
 // collection as CSV and import it into another with one invalid row named by row and reason.
 // axe on each state and a phone-width pass.
 import { expect } from 'chai';
@@ -232,7 +233,17 @@ describe('Backups page in a real browser', function () {
       .waitFor();
     await row().getByText('Left out').waitFor(); // the list was refreshed: the queued one shows
     await checkAxe(page, 'backup in progress refused');
+    // A queued backup is polled while the page is open, and not once the page is left.
+    const polled = listCalls.length;
+    await page.waitForTimeout(1500);
+    expect(listCalls.length, 'polled while queued').to.be.greaterThan(polled);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Overview' }).click();
+    await page.getByText('Against your plan limits').waitFor();
+    const left = listCalls.length;
+    await page.waitForTimeout(2500);
+    expect(listCalls.length - left, 'no polling after leaving the page').to.equal(0);
     expect(await runner().drain()).to.equal(1);
+    await page.goBack();
     await row().first().getByText('Done').waitFor();
     // Free keeps 3 backups made on request: this page made one, the API one; a third fills it.
     expect((await dash.post(`/api/projects/${rig.fx.project.id}/backups`, {})).status).to.equal(202);

@@ -57,6 +57,17 @@ function RejectedRows({ rows }: { rows: Rejected[] }) {
 }
 
 export function CollectionTransfer({ projectId, name }: { projectId: string; name: string }) {
+  // The API neither exports nor imports the end users (their password hashes travel in backups).
+  if (name === 'users')
+    return (
+      <p className="muted transfer">
+        End users are not exported or imported here: a backup holds them (Backups, for admins).
+      </p>
+    );
+  return <Transfer projectId={projectId} name={name} />;
+}
+
+function Transfer({ projectId, name }: { projectId: string; name: string }) {
   const id = useId();
   const [exportFormat, setExportFormat] = useState<Format>('csv');
   const [file, setFile] = useState<File | undefined>(undefined);
