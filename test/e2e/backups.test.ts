@@ -3,10 +3,10 @@
 // the progress bar at 500 of 1,203 documents, then "Done" with a size and no more polling;
 // download -> a gzip whose manifest names the project; restore into a new project -> keys shown
 // once, the restore's progress, the same documents on the new project's data page; the plan's
-// limit and "already under way" in words (a queued backup polled, and not once the page is left);
-// a member sees the admin pages' refusal; export a
-// collection as CSV and import it into another with one invalid row named by row and reason.
-// axe on each state and a phone-width pass.
+// limit, "already under way" and a failed backup in words (a queued backup is polled, and not
+// once the page is left); a member sees the admin pages' refusal; export a collection as CSV and
+// import it into another with one invalid row named by row and reason. axe on each state and a
+// phone-width pass.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -222,7 +222,7 @@ describe('Backups page in a real browser', function () {
     expect(await page.getByTestId('key-secret').count()).to.equal(0);
   });
 
-  it('says "already under way" and the plan’s limit in words', async () => {
+  it('says "already under way", a failed backup and the plan’s limit in words', async () => {
     // Queued behind the page's back: the page still shows every backup settled.
     const queued = await dash.post(`/api/projects/${rig.fx.project.id}/backups`, { includeUsers: false });
     expect(queued.status, queued.text).to.equal(202);
@@ -242,14 +242,25 @@ describe('Backups page in a real browser', function () {
     const left = listCalls.length;
     await page.waitForTimeout(2500);
     expect(listCalls.length - left, 'no polling after leaving the page').to.equal(0);
-    expect(await runner().drain()).to.equal(1);
+    // That one fails in the worker: the list says so, with the job's error.
+    const failing = runner({
+      onProgress: async () => {
+        throw new Error('the store is full (a test)');
+      },
+    });
+    expect(await failing.drain()).to.equal(1);
     await page.goBack();
-    await row().first().getByText('Done').waitFor();
-    // Free keeps 3 backups made on request: this page made one, the API one; a third fills it.
-    expect((await dash.post(`/api/projects/${rig.fx.project.id}/backups`, {})).status).to.equal(202);
-    expect(await runner().drain()).to.equal(1);
+    await row().first().getByText('Failed: the store is full (a test)').waitFor();
+    expect(await row().first().getByRole('button', { name: 'Download' }).count()).to.equal(0);
+    await checkAxe(page, 'a failed backup');
+    // Free keeps 3 backups made on request (failed ones do not count): this page made one; two more
+    // fill it.
+    for (let i = 0; i < 2; i++) {
+      expect((await dash.post(`/api/projects/${rig.fx.project.id}/backups`, {})).status).to.equal(202);
+      expect(await runner().drain()).to.equal(1);
+    }
     await page.reload();
-    await row().nth(2).waitFor();
+    await row().nth(3).waitFor();
     await page.getByRole('button', { name: 'Back up now' }).click();
     await page
       .getByRole('alert')
