@@ -299,6 +299,11 @@ describe('Backups page in a real browser', function () {
       expect(await sidewaysOverflow(page)).to.be.at.most(0);
       await checkAxe(page, 'backups page at phone width');
       await shot(page, 'backups-phone');
+      await row().first().getByRole('button', { name: 'Restore into a new project' }).click();
+      await page.getByLabel('New project name').waitFor();
+      expect(await sidewaysOverflow(page)).to.be.at.most(0);
+      await checkAxe(page, 'restore form at phone width');
+      await shot(page, 'backups-restore-phone');
     } finally {
       await page.setViewportSize({ width: 1440, height: 900 });
     }
