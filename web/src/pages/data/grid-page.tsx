@@ -15,6 +15,7 @@ import { FiltersForm } from './filters';
 import { DocumentGrid } from './grid';
 import { useLiveDocuments, type LiveState } from './live';
 import { LIMITS, useGridUrlState } from './url-state';
+import { CollectionTransfer } from './transfer';
 import './grid.css';
 
 /** The cursor of the page before each page seen in this tab, for "Previous". */
@@ -233,6 +234,7 @@ function GridPage({ project, name }: ProjectPageProps & { name: string }) {
           </button>
         </nav>
       )}
+      <CollectionTransfer projectId={projectId} name={name} />
     </>
   );
 }

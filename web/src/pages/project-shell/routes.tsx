@@ -19,6 +19,7 @@ import { StoragePage } from '../storage';
 import { RequestLogPage } from '../request-log';
 import { DatabasePage } from '../database';
 import { AiPage } from '../ai';
+import { BackupsPage } from '../backups';
 import type { ProjectPageProps } from '.';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
@@ -31,6 +32,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
   { path: '/database', label: 'Database', adminOnly: true },
+  { path: '/backups', label: 'Backups', adminOnly: true },
   { path: '/ai', label: 'AI tools' },
   { path: '/members', label: 'Members' },
   { path: '/keys', label: 'API keys', adminOnly: true },
@@ -60,6 +62,7 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
   if (rest === '/database') return <DatabasePage {...props} />;
+  if (rest === '/backups') return <BackupsPage {...props} />;
   if (rest === '/ai') return <AiPage {...props} />;
   if (rest === '/members') return <MembersPage {...props} />;
   if (rest === '/keys') return <KeysPage {...props} />;
