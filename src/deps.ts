@@ -5,6 +5,7 @@ import type { Logger } from './lib/logger.js';
 import { connectDatabase, type Database } from './db/client.js';
 import { createCache, type Cache } from './cache/index.js';
 import { repoPath } from './lib/paths.js';
+import { guardSockets } from './lib/socket-guard.js';
 
 export interface Deps {
   readonly config: Config;
@@ -18,6 +19,7 @@ export interface Deps {
 const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string }).version;
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
+  guardSockets();
   const db = await connectDatabase(
     config.mongodbUri,
     config.platformDb,

@@ -3,8 +3,9 @@
 // (net.connect skips it), so: before a client with discovery opens, each seed is asked over a
 // direct connection which members it reports, and every one must pass the check; while a client
 // is open, a member reported later that fails the check closes it at once. (The driver offers no
-// socket hook; `directConnection` for every pool would lose failover.)
+// socket hook of its own: see socket-guard.ts; `directConnection` for every pool would lose failover.)
 import { MongoClient, type MongoClientOptions, type ServerDescription } from 'mongodb';
+import { refuseForThisRun } from '../lib/socket-guard.js';
 
 export interface MemberRule {
   /** The full check of a reported `host:port` (names resolved). */
@@ -20,6 +21,9 @@ const reported = (d: ServerDescription) => [
   ...d.arbiters,
   ...(d.primary ? [d.primary] : []),
 ];
+
+/** The host of `host:port` or `[v6]:port`. */
+const hostOf = (member: string) => member.replace(/:\d+$/, '');
 
 /** The URI with one seed only, connected to directly (no discovery). */
 function directUri(uri: string, seed: string): string {
@@ -73,8 +77,9 @@ export async function checkReportedMembers(
 
 /**
  * Calls `refused` (once) when a server of `client` reports a member that fails the rule; it
- * closes the client. The event comes just before the driver starts monitoring the new member,
- * and a listener cannot veto that: one connection attempt to it may already be under way.
+ * closes the client. The event comes just before the driver opens the new member's monitoring
+ * socket in the same run, which a listener cannot stop: the socket guard refuses that socket's
+ * connection to the member (socket-guard.ts), so not one packet reaches it.
  */
 export function watchMembers(client: MongoClient, rule: MemberRule, refused: () => void): void {
   const approved = new Set<string>();
@@ -86,6 +91,7 @@ export function watchMembers(client: MongoClient, rule: MemberRule, refused: () 
       if (approved.has(key)) continue;
       if (!rule.checkNow(key)) {
         done = true;
+        refuseForThisRun([hostOf(key)]);
         refused();
         return;
       }

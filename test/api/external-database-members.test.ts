@@ -1,8 +1,10 @@
 // Replica-set discovery under the restricted-host rule: a deployment whose seed passes the check
 // but which reports a member on a refused address (here the cloud metadata address, refused even
 // with ALLOW_PRIVATE_HOSTS, which the test stack needs to reach loopback) is refused when saved,
-// and an open pool whose server starts reporting one is closed. The server is a fake that only
-// says hello (test/helpers/fake-replica-set.ts): the member list is whatever the test sets.
+// and an open pool whose server starts reporting one is closed before a single connection reaches
+// that member (socket-guard.ts). The server is a fake that only says hello
+// (test/helpers/fake-replica-set.ts): the member list is whatever the test sets.
+import net, { type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
@@ -12,6 +14,7 @@ import { MESSAGES } from './external-database-shared.js';
 import { externalPools, RefusedMemberError } from '../../src/db/external-databases.js';
 import { hostResolver } from '../../src/lib/restricted-hosts.js';
 import { memberRule } from '../../src/services/external-db/resolver.js';
+import { guardSockets } from '../../src/lib/socket-guard.js';
 
 describe('external database connection: reported replica-set members', function () {
   this.timeout(60_000);
@@ -77,6 +80,43 @@ describe('external database connection: reported replica-set members', function 
         expect(error).to.be.instanceOf(RefusedMemberError);
       } finally {
         await pools.closeAll();
+      }
+    });
+
+    it('lets no connection reach a refused member reported later, not even the first', async () => {
+      guardSockets(); // as createDeps does in every role
+      let reached = 0;
+      const member = net.createServer((socket) => {
+        reached++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => member.listen(0, '127.0.0.2', resolve));
+      const refusedMember = `127.0.0.2:${(member.address() as AddressInfo).port}`;
+      // Loopback is allowed for the seed (the test stack's), refused for this one member.
+      const rule = {
+        check: async (m: string) => m !== refusedMember,
+        checkNow: (m: string) => m !== refusedMember,
+      };
+      rs.members = [];
+      const pools = externalPools({ maxPools: 2, idleMs: 600_000, poolSize: 2, timeoutMs: 5000 });
+      const target = async () => ({
+        uri: `mongodb://${rs.self}/?heartbeatFrequencyMS=500`,
+        database: 'members',
+        lookup: hostResolver().lookup,
+        members: rule,
+        onRefusedMember: () => undefined,
+      });
+      try {
+        const db = await pools.db('p2', 'v1', target);
+        expect((await db.command({ ping: 1 })).ok).to.equal(1);
+        rs.members = [refusedMember];
+        for (let i = 0; i < 40 && pools.size() > 0; i++) await pause(100);
+        expect(pools.size()).to.equal(0);
+        await pause(300);
+        expect(reached, 'connections that reached the refused member').to.equal(0);
+      } finally {
+        await pools.closeAll();
+        await new Promise((resolve) => member.close(resolve));
       }
     });
   });
