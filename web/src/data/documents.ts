@@ -92,6 +92,24 @@ export function useDocumentList(p: ListParams) {
   });
 }
 
+/** One document, trashed or not (the document page); under its collection's key, so every write
+ * to the collection refreshes it. Not asked for without an id (a new document). */
+export function useDocument(projectId: string, name: string, id: string | undefined) {
+  return useQuery({
+    queryKey: [...documentsKey(projectId, name), 'one', id ?? ''],
+    enabled: id !== undefined,
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          api.GET('/api/projects/{projectId}/data/{collectionName}/{id}', {
+            params: { path: { projectId, collectionName: name, id: id! }, query: { include_deleted: true } },
+            signal,
+          }),
+        )
+      ).data,
+  });
+}
+
 type Path = { projectId: string; collectionName: string };
 
 /** Writes to one collection's documents; every success refreshes its pages. */
