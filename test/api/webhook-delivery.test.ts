@@ -114,6 +114,30 @@ describe('webhooks: delivery', () => {
     expect(receiver.on('/bulk')).to.have.length(5);
   });
 
+  it('two bulk trashes of the same documents at once: one event per document, no intent left over', async () => {
+    const hook = await subscribe('/race', { events: ['document.deleted'], collections: ['notes'] });
+    const created = await data.post('/api/data/notes/bulk', {
+      documents: Array.from({ length: 40 }, (_, i) => ({ title: `race ${i}` })),
+    });
+    const ids = (created.body.data as { _id: string }[]).map((d) => d._id);
+    // Both requests read the documents as active before either writes them all: the loser of each
+    // document's write announced an event that did not happen.
+    const answers = await Promise.all([
+      data.post('/api/data/notes/bulk/delete', { ids }),
+      data.post('/api/data/notes/bulk/delete', { ids: [...ids].reverse() }),
+    ]);
+    const trashed = answers.map((a) => a.body.data.counts.trashed as number);
+    expect(trashed[0]! + trashed[1]!).to.equal(40);
+    const left = await apps.public.deps.db.platform
+      .collection('webhook_deliveries')
+      .countDocuments({ webhookId: new ObjectId(hook.id), status: 'intent' });
+    expect(left).to.equal(0);
+    const got = await receiver.waitFor(() => receiver.on('/race').length >= 40 && receiver.on('/race'));
+    expect(new Set(got.map((r) => r.payload.documentId)).size).to.equal(40);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.on('/race')).to.have.length(40);
+  });
+
   it('retries 500, 500 then 200: three signed attempts, all logged', async () => {
     receiver.script('/flaky', [500, 500, 200]);
     const hook = await subscribe('/flaky');
