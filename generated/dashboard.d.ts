@@ -501,6 +501,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/data/{collectionName}/bulk/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move up to 100 documents to the trash (members)
+         * @description The data API's bulk trash (`POST /api/data/{collectionName}/bulk/delete`) with the secret key's rights: per id `trashed`, `notFound` (or already in the trash), the counts, and the counts in words as `message`; one `document.deleted` event per trashed document.
+         */
+        post: operations["deleteProjectDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/data/{collectionName}/bulk/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take up to 100 documents out of the trash (members)
+         * @description The data API's bulk restore (`POST /api/data/{collectionName}/bulk/restore`) with the secret key's rights: per id `restored`, `notFound` (not in the trash) or `conflict` (a unique value now taken; it stays in the trash), the counts, and the counts in words as `message`.
+         */
+        post: operations["restoreProjectDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/data/{collectionName}/{id}": {
         parameters: {
             query?: never;
@@ -2644,6 +2706,46 @@ export interface components {
             message: string;
             pagination?: components["schemas"]["DataPagination"];
         };
+        /**
+         * @example {
+         *       "ids": [
+         *         "65f1c2a4b7e8d90012345678",
+         *         "65f1c2a4b7e8d90012345679"
+         *       ]
+         *     }
+         */
+        DocumentIdsInput: {
+            /** @description Ids of documents of the collection, 1 to 100 (a repeated one counts once). */
+            ids: components["schemas"]["ObjectId"][];
+        };
+        BulkTrashEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description One entry per distinct id, in the order sent. */
+                results: {
+                    id: string;
+                    /** @enum {string} */
+                    status: "trashed" | "restored" | "notFound" | "forbidden" | "conflict";
+                    /**
+                     * Format: date-time
+                     * @description When the document was moved to the trash (`trashed` only).
+                     */
+                    deletedAt?: string;
+                    /** @description Why nothing changed, in words (`notFound`, `forbidden`, `conflict`). */
+                    message?: string;
+                }[];
+                counts: {
+                    trashed: number;
+                    restored: number;
+                    notFound: number;
+                    forbidden: number;
+                    conflict: number;
+                };
+            };
+            /** @description The counts in words, `3 moved to trash, 1 not found`. */
+            message: string;
+        };
         DocumentDeletedEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -4437,6 +4539,86 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteProjectDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentIdsInput"];
+            };
+        };
+        responses: {
+            /** @description Per id what happened, and the counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTrashEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreProjectDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentIdsInput"];
+            };
+        };
+        responses: {
+            /** @description Per id what happened, and the counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTrashEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -61,6 +61,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/{collectionName}/bulk/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move up to 100 documents to the trash
+         * @description Each id is handled as `DELETE .../{id}` would handle it (same keys; under RLS with the publishable key only the token user's documents), and the answer says per id what happened: `trashed` (with `deletedAt`), `notFound` (no such active document, or already in the trash) or `forbidden` (another user's document under RLS), with the counts and, as `message`, the counts in words (`3 moved to trash, 1 not found`). One `document.deleted` event per trashed document (webhooks, realtime); the database counter moves by what each one changed. A repeated id counts once. Up to 100 ids (as a bulk create); more, none or a malformed one is a 400 naming it.
+         */
+        post: operations["deleteDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/{collectionName}/bulk/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore up to 100 documents from the trash
+         * @description Each id is handled as `POST .../{id}/restore` would handle it (same keys; under RLS with the publishable key only the token user's documents), and the answer says per id what happened: `restored`, `notFound` (not in the trash), `forbidden` (another user's document under RLS) or `conflict` (one of its unique values is now used by an active document, or by another document of the same request restored before it; it stays in the trash), with the counts and, as `message`, the counts in words (`2 restored, 1 not found`). One `document.restored` event per restored document (webhooks, realtime). A repeated id counts once. Up to 100 ids (as a bulk create); more, none or a malformed one is a 400 naming it.
+         */
+        post: operations["restoreDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/{collectionName}/aggregate": {
         parameters: {
             query?: never;
@@ -1553,6 +1605,46 @@ export interface components {
             data: components["schemas"]["Document"][];
             message: string;
         };
+        /**
+         * @example {
+         *       "ids": [
+         *         "65f1c2a4b7e8d90012345678",
+         *         "65f1c2a4b7e8d90012345679"
+         *       ]
+         *     }
+         */
+        DocumentIdsInput: {
+            /** @description Ids of documents of the collection, 1 to 100 (a repeated one counts once). */
+            ids: components["schemas"]["ObjectId"][];
+        };
+        BulkTrashEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description One entry per distinct id, in the order sent. */
+                results: {
+                    id: string;
+                    /** @enum {string} */
+                    status: "trashed" | "restored" | "notFound" | "forbidden" | "conflict";
+                    /**
+                     * Format: date-time
+                     * @description When the document was moved to the trash (`trashed` only).
+                     */
+                    deletedAt?: string;
+                    /** @description Why nothing changed, in words (`notFound`, `forbidden`, `conflict`). */
+                    message?: string;
+                }[];
+                counts: {
+                    trashed: number;
+                    restored: number;
+                    notFound: number;
+                    forbidden: number;
+                    conflict: number;
+                };
+            };
+            /** @description The counts in words, `3 moved to trash, 1 not found`. */
+            message: string;
+        };
         DocumentDeletedEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -2113,6 +2205,82 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentIdsInput"];
+            };
+        };
+        responses: {
+            /** @description Per id what happened, and the counts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTrashEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A registered collection; `users` is reserved (403).
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentIdsInput"];
+            };
+        };
+        responses: {
+            /** @description Per id what happened, and the counts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkTrashEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

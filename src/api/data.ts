@@ -1,7 +1,9 @@
-// /api/data/:collectionName...: documents, bulk create, restore from trash and aggregation.
+// /api/data/:collectionName...: documents, bulk create, trash and restore (one or many) and
+// aggregation.
 import type { operations } from '../../generated/public.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
+import { describeOutcome } from '../services/data/bulk-trash.js';
 
 type Query = Record<string, unknown>;
 
@@ -67,6 +69,16 @@ export function dataHandlers(services: Services) {
     },
   });
 
+  const deleteDocuments: Handler<operations['deleteDocuments']> = async ({ params, body }, ctx) => {
+    const outcome = await data.trashMany(ctx, params.collectionName, body.ids);
+    return { status: 200, body: { success: true, data: outcome, message: describeOutcome(outcome.counts) } };
+  };
+
+  const restoreDocuments: Handler<operations['restoreDocuments']> = async ({ params, body }, ctx) => {
+    const outcome = await data.restoreMany(ctx, params.collectionName, body.ids);
+    return { status: 200, body: { success: true, data: outcome, message: describeOutcome(outcome.counts) } };
+  };
+
   const aggregateDocuments: Handler<operations['aggregateDocuments']> = async (
     { params, query, body },
     ctx,
@@ -88,6 +100,8 @@ export function dataHandlers(services: Services) {
     patchDocument: updateDocument as unknown as Handler<operations['patchDocument']>,
     deleteDocument,
     restoreDocument,
+    deleteDocuments,
+    restoreDocuments,
     aggregateDocuments,
   };
 }

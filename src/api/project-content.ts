@@ -5,6 +5,7 @@ import type { Handler } from '../http/types.js';
 import { firstHeader } from '../http/headers.js';
 import type { Services } from '../services/index.js';
 import { STREAM_HEADERS } from './realtime.js';
+import { describeOutcome } from '../services/data/bulk-trash.js';
 
 type Query = Record<string, unknown>;
 const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
@@ -46,6 +47,14 @@ export function projectContentHandlers({ content, realtime }: Services) {
       'Restored',
     ),
   });
+  const deleteProjectDocuments: Handler<Ops['deleteProjectDocuments']> = async ({ params, body }, ctx) => {
+    const outcome = await content.deleteDocuments(ctx, params.projectId, params.collectionName, body.ids);
+    return { status: 200, body: ok(outcome, describeOutcome(outcome.counts)) };
+  };
+  const restoreProjectDocuments: Handler<Ops['restoreProjectDocuments']> = async ({ params, body }, ctx) => {
+    const outcome = await content.restoreDocuments(ctx, params.projectId, params.collectionName, body.ids);
+    return { status: 200, body: ok(outcome, describeOutcome(outcome.counts)) };
+  };
   /** The public stream's events, with the member's session standing for the secret key. */
   const streamProjectDocuments: Handler<Ops['streamProjectDocuments']> = async (
     { params, query, headers },
@@ -88,6 +97,8 @@ export function projectContentHandlers({ content, realtime }: Services) {
     updateProjectDocument,
     deleteProjectDocument,
     restoreProjectDocument,
+    deleteProjectDocuments,
+    restoreProjectDocuments,
     streamProjectDocuments,
     listProjectFiles,
     requestProjectUpload,

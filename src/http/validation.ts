@@ -75,6 +75,10 @@ function describe(error: ErrorObject): { field: string[]; problem: string } {
         field: segments,
         problem: PATTERN_WORDS[String(params.pattern)] ?? error.message ?? 'is invalid',
       };
+    case 'maxItems':
+      return { field: segments, problem: `must hold at most ${items(Number(params.limit))}` };
+    case 'minItems':
+      return { field: segments, problem: `must hold at least ${items(Number(params.limit))}` };
     case 'parse':
       return { field: segments, problem: `is not valid JSON (${error.message ?? 'parse error'})` };
     default:
@@ -82,6 +86,7 @@ function describe(error: ErrorObject): { field: string[]; problem: string } {
   }
 }
 
+const items = (n: number) => (n === 1 ? '1 item' : `${n} items`);
 const articled = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 export function toValidationError(errors: ErrorObject[]): ApiError {

@@ -29,7 +29,10 @@ export type EventIntent = Pick<ServiceEvent, 'name' | 'projectId' | 'collection'
 export interface DurableListener<T = unknown> {
   /** Before the change: records the intents (a failure fails the change); its answer goes on. */
   intend(intents: EventIntent[]): Promise<T>;
-  /** After the change, with the events of the intents (same name, ids and time). */
+  /**
+   * After the change, with the events of the intents that happened (same name, ids and time);
+   * the intents without an event are dropped.
+   */
   confirm(recorded: T, events: ServiceEvent[]): Promise<void>;
   /** The change failed: what `intend` recorded goes. */
   abandon(recorded: T): Promise<void>;

@@ -72,6 +72,12 @@ export function projectContentService(
     async restoreDocument(ctx: RequestContext, projectId: string, name: string, id: string) {
       return data.restore(await asProject(ctx, projectId), name, id);
     },
+    async deleteDocuments(ctx: RequestContext, projectId: string, name: string, ids: unknown) {
+      return data.trashMany(await asProject(ctx, projectId), name, ids);
+    },
+    async restoreDocuments(ctx: RequestContext, projectId: string, name: string, ids: unknown) {
+      return data.restoreMany(await asProject(ctx, projectId), name, ids);
+    },
 
     /** Confirmed files, newest first; `cursor` is the last path's record id of the page before. */
     async listFiles(ctx: RequestContext, projectId: string, cursor: string | undefined, limit = 50) {

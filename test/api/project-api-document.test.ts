@@ -99,6 +99,8 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
       '/api/data/posts',
       '/api/data/posts/{id}',
       '/api/data/posts/bulk',
+      '/api/data/posts/bulk/delete',
+      '/api/data/posts/bulk/restore',
       '/api/data/posts/aggregate',
       '/api/data/posts/{id}/restore',
       '/api/data/categories',

@@ -132,6 +132,50 @@ describe('dashboard: a project’s documents and files (members, session cookie)
       expect((await admin.post(`${base}/posts/${id}/restore`)).status).to.equal(404);
     });
 
+    it('moves many documents to the trash and back in one request each, saying per id what happened', async () => {
+      const made: string[] = [];
+      for (const title of ['Bulk 1', 'Bulk 2', 'Bulk 3'])
+        made.push((await admin.post(`${base}/posts`, { title })).body.data._id);
+      const missing = '65f1c2a4b7e8d90012345670';
+      const trashed = await member.post(`${base}/posts/bulk/delete`, { ids: [...made, missing] });
+      expect(trashed.status, trashed.text).to.equal(200);
+      expect(trashed.body.message).to.equal('3 moved to trash, 1 not found');
+      expect(trashed.body.data.results.map((r: any) => r.status)).to.deep.equal([
+        'trashed',
+        'trashed',
+        'trashed',
+        'notFound',
+      ]);
+      const trash = await admin.get(`${base}/posts`, { query: { trash: true } });
+      expect(trash.body.data.map((d: any) => d._id)).to.include.members(made);
+
+      const restored = await admin.post(`${base}/posts/bulk/restore`, { ids: [made[0], made[1], missing] });
+      expect(restored.status).to.equal(200);
+      expect(restored.body.message).to.equal('2 restored, 1 not found');
+      expect(restored.body.data.counts).to.deep.equal({
+        trashed: 0,
+        restored: 2,
+        notFound: 1,
+        forbidden: 0,
+        conflict: 0,
+      });
+      expect((await admin.get(`${base}/posts/${made[0]}`)).status).to.equal(200);
+      expect((await admin.get(`${base}/posts/${made[2]}`)).status).to.equal(404);
+
+      const tooMany = Array.from({ length: 101 }, (_, i) => (i + 1).toString(16).padStart(24, '0'));
+      const over = await admin.post(`${base}/posts/bulk/delete`, { ids: tooMany });
+      expect(over.status).to.equal(400);
+      expect(over.body.message).to.equal('Validation failed: ids must hold at most 100 items');
+      expect((await admin.post(`${base}/posts/bulk/restore`, { ids: tooMany })).status).to.equal(400);
+      const body = { ids: [missing] };
+      expect((await anonymous.post(`${base}/posts/bulk/delete`, body)).status).to.equal(401);
+      expect((await anonymous.post(`${base}/posts/bulk/restore`, body)).status).to.equal(401);
+      expect((await admin.post(`${base}/users/bulk/delete`, body)).status).to.equal(403);
+      expect((await admin.post(`${base}/users/bulk/restore`, body)).status).to.equal(403);
+      expect((await admin.post(`${base}/nothing/bulk/delete`, body)).status).to.equal(404);
+      expect((await stranger.post(`${base}/posts/bulk/restore`, body)).status).to.equal(404);
+    });
+
     it('keeps the users collection out (403) and answers 404 for unknown collections, documents and non-members', async () => {
       const usersList = await admin.get(`${base}/users`);
       expect(usersList.status).to.equal(403);

@@ -3,6 +3,7 @@
 // `standardwebhooks` package. Retries (500, 500, 200), no retry on 400, the delivery log, payloads
 // (no password of a user), the test ping and redelivery.
 import { expect } from 'chai';
+import { ObjectId } from 'mongodb';
 import { startTestApps } from '../helpers/app.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -82,6 +83,59 @@ describe('webhooks: delivery', () => {
     expect(got.map((r) => r.id).sort()).to.deep.equal(log.map((d) => d.messageId).sort());
     await new Promise((r) => setTimeout(r, 200));
     expect(receiver.on('/docs')).to.have.length(4);
+  });
+
+  it('delivers one event per document of a bulk trash and restore, and leaves no intent behind', async () => {
+    const hook = await subscribe('/bulk', {
+      events: ['document.deleted', 'document.restored'],
+      collections: ['posts'],
+    });
+    const ids: string[] = [];
+    for (const title of ['b1', 'b2', 'b3'])
+      ids.push((await data.post('/api/data/posts', { title })).body.data._id);
+    const missing = '0123456789abcdef01234567';
+    const trashed = await data.post('/api/data/posts/bulk/delete', { ids: [...ids, missing] });
+    expect(trashed.body.data.counts).to.include({ trashed: 3, notFound: 1 });
+    await data.post('/api/data/posts/bulk/restore', { ids: ids.slice(0, 2) });
+    const got = await receiver.waitFor(() => receiver.on('/bulk').length >= 5 && receiver.on('/bulk'));
+    expect(got.every((r) => r.verified)).to.equal(true);
+    expect(got.map((r) => [r.payload.event, r.payload.documentId]).sort()).to.deep.equal(
+      [
+        ...ids.map((id) => ['document.deleted', id]),
+        ...ids.slice(0, 2).map((id) => ['document.restored', id]),
+      ].sort(),
+    );
+    await waitDeliveries(hook.id, 5);
+    const left = await apps.public.deps.db.platform
+      .collection('webhook_deliveries')
+      .countDocuments({ webhookId: new ObjectId(hook.id), status: 'intent' });
+    expect(left).to.equal(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.on('/bulk')).to.have.length(5);
+  });
+
+  it('two bulk trashes of the same documents at once: one event per document, no intent left over', async () => {
+    const hook = await subscribe('/race', { events: ['document.deleted'], collections: ['notes'] });
+    const created = await data.post('/api/data/notes/bulk', {
+      documents: Array.from({ length: 40 }, (_, i) => ({ title: `race ${i}` })),
+    });
+    const ids = (created.body.data as { _id: string }[]).map((d) => d._id);
+    // Both requests read the documents as active before either writes them all: the loser of each
+    // document's write announced an event that did not happen.
+    const answers = await Promise.all([
+      data.post('/api/data/notes/bulk/delete', { ids }),
+      data.post('/api/data/notes/bulk/delete', { ids: [...ids].reverse() }),
+    ]);
+    const trashed = answers.map((a) => a.body.data.counts.trashed as number);
+    expect(trashed[0]! + trashed[1]!).to.equal(40);
+    const left = await apps.public.deps.db.platform
+      .collection('webhook_deliveries')
+      .countDocuments({ webhookId: new ObjectId(hook.id), status: 'intent' });
+    expect(left).to.equal(0);
+    const got = await receiver.waitFor(() => receiver.on('/race').length >= 40 && receiver.on('/race'));
+    expect(new Set(got.map((r) => r.payload.documentId)).size).to.equal(40);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.on('/race')).to.have.length(40);
   });
 
   it('retries 500, 500 then 200: three signed attempts, all logged', async () => {

@@ -48,6 +48,9 @@ module.exports = (hooks) => {
     [`${docs}/{id}`, 'Change fields of a document (members)', 200, {}],
     [`${docs}/{id}`, 'Move a document to the trash (members)', 200, {}],
     [`${docs}/{id}/restore`, 'Take a document out of the trash (members)', 200, { trashed: true }],
+    // The spec's example ids name no document: a 200 saying "not found" for each.
+    [`${docs}/bulk/delete`, 'Move up to 100 documents to the trash (members)', 200, null],
+    [`${docs}/bulk/restore`, 'Take up to 100 documents out of the trash (members)', 200, null],
   ]) {
     hooks.before(name(path, summary, status), (transaction, done) => {
       settle(

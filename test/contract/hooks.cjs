@@ -533,6 +533,9 @@ hooks.before(
   useData(dataName('/{id}', 'Update fields of a document (PATCH; same as PUT)'), 'kept');
   useData(dataName('/{id}', 'Move a document to the trash'), 'doomed');
   useData(dataName('/{id}/restore', 'Restore a document from the trash'), 'trashed');
+  // The spec's example ids name no document of `articles`: a 200 saying "not found" for each.
+  useData(dataName('/bulk/delete', 'Move up to 100 documents to the trash'));
+  useData(dataName('/bulk/restore', 'Restore up to 100 documents from the trash'));
 }
 
 // End-user management and collection definitions by secret key (hooks-end-users.cjs).

@@ -179,7 +179,7 @@ describe('web dashboard in a real browser', function () {
     await shot('data-browser-trash');
     await page.getByRole('checkbox', { name: /^Select [0-9a-f]{24}$/ }).check();
     await page.getByRole('button', { name: 'Restore selected' }).click();
-    await page.getByText('Restored 1 document.').waitFor();
+    await page.getByRole('status').filter({ hasText: '1 restored.' }).waitFor();
     await page.getByRole('button', { name: 'Back to documents' }).click();
     await page.getByRole('gridcell', { name: 'Lamp', exact: true }).waitFor();
     await page.getByRole('gridcell', { name: '15', exact: true }).waitFor();

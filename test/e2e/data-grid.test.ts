@@ -4,7 +4,7 @@
 // stale-answer race, loading/empty/no-match states, keyboard navigation and live updates. axe
 // runs on each state; a phone-width pass checks the page never scrolls sideways.
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { ApiClient } from '../helpers/client.js';
 import { contextFor } from '../helpers/fixtures.js';
 import { checkAxe, shot, sidewaysOverflow, startRig, type DataBrowserRig } from './data-shared.js';
@@ -335,29 +335,52 @@ describe('data grid in a real browser', function () {
     expect(headers.indexOf('price')).to.be.below(headers.indexOf('title'));
   });
 
-  it('moves selected rows to the trash and restores them', async () => {
+  it('moves selected rows to the trash and restores them, one request each, and says what happened', async () => {
     await page.goto(`${grid}?sort=title`);
     await page.getByRole('gridcell', { name: 'Bench', exact: true }).waitFor();
     const rowBoxes = page.getByRole('checkbox', { name: /^Select [0-9a-f]{24}$/ });
     await rowBoxes.nth(0).check();
     await rowBoxes.nth(1).check();
+    const chair = (await rowBoxes.nth(1).getAttribute('aria-label'))!.slice('Select '.length);
     await page.getByRole('region', { name: 'Selected documents' }).getByText('2 selected').waitFor();
+    // Every write the grid sends about documents; the second row is trashed elsewhere while the
+    // request is on its way, so the answer has one of each.
+    const writes: string[] = [];
+    const record = (r: Request) => {
+      if (r.method() !== 'GET' && r.url().includes('/data/products'))
+        writes.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    };
+    page.on('request', record);
+    await page.route('**/data/products/bulk/delete', async (route) => {
+      expect(route.request().postDataJSON().ids).to.have.length(2);
+      expect((await secret.delete(`/api/data/products/${chair}`)).status).to.equal(200);
+      await route.continue();
+    });
     await page.getByRole('button', { name: 'Move selected to trash' }).click();
-    await page.getByRole('status').filter({ hasText: 'Moved 2 documents to the trash.' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: '1 moved to trash, 1 not found. They can be restored from the trash for 30 days.' })
+      .waitFor();
+    await page.unroute('**/data/products/bulk/delete');
     await page.waitForFunction(
       () => document.querySelectorAll('table[role=grid] tbody tr:not(.pad)').length === 2,
     );
     expect(await column('title')).to.deep.equal(['Desk', 'Lamp']);
+    const base = `/api/projects/${rig.fx.project.id}/data/products`;
+    expect(writes).to.deep.equal([`POST ${base}/bulk/delete`]);
 
     await page.getByRole('button', { name: 'Show trash' }).click();
     await page.waitForURL(/trash=1/);
     await page.getByRole('gridcell', { name: 'Bench', exact: true }).waitFor();
+    await page.getByRole('gridcell', { name: 'Chair', exact: true }).waitFor();
     await checkAxe(page, 'trash view');
     await shot(page, 'data-grid-trash');
     await page.getByRole('checkbox', { name: 'Select every document of this page' }).check();
     await page.getByRole('button', { name: 'Restore selected' }).click();
-    await page.getByRole('status').filter({ hasText: 'Restored 2 documents.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: '2 restored.' }).waitFor();
     await page.getByText('The trash is empty.').waitFor();
+    page.off('request', record);
+    expect(writes).to.deep.equal([`POST ${base}/bulk/delete`, `POST ${base}/bulk/restore`]);
     await page.getByRole('button', { name: 'Back to documents' }).click();
     await page.waitForFunction(
       () => document.querySelectorAll('table[role=grid] tbody tr:not(.pad)').length === 4,

@@ -1,27 +1,6 @@
-// Loading data for a page: the value, the error in words, and a reload after changes.
-import { useCallback, useEffect, useState } from 'react';
-
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
-  const [value, setValue] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(undefined);
-  const [loading, setLoading] = useState(true);
-  const run = useCallback(load, deps);
-  const reload = useCallback(async () => {
-    setLoading(true);
-    try {
-      setValue(await run());
-      setError(undefined);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setLoading(false);
-    }
-  }, [run]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
-  return { value, error, loading, reload, setValue };
-}
+// An action of a page (a save, an upload) with its busy flag and its error; data a page shows is
+// loaded through TanStack Query (web/src/data/).
+import { useCallback, useState } from 'react';
 
 /** Runs an action with a busy flag and its error kept for display. */
 export function useAction() {

@@ -8,6 +8,7 @@ import type { DefinitionLookup } from './access.js';
 import { databaseQuota, type DatabaseQuota } from './quota.js';
 import { documentReads } from './reads.js';
 import { documentWrites } from './writes.js';
+import { bulkTrash } from './bulk-trash.js';
 import type { SlowQueryRecorder } from '../slow-queries.js';
 
 export interface DataServiceDeps {
@@ -30,6 +31,7 @@ export function dataService(deps: DataServiceDeps) {
   return {
     ...documentReads(deps.documents, deps.definitions, deps.slowQueries),
     ...documentWrites(deps.documents, deps.definitions, quota, deps.events),
+    ...bulkTrash(deps.documents, deps.definitions, quota, deps.events),
   };
 }
 

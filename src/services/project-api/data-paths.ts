@@ -14,13 +14,26 @@ import {
 } from './query-params.js';
 import { exampleOf } from './examples.js';
 
-type Kind = 'list' | 'create' | 'bulk' | 'aggregate' | 'get' | 'update' | 'patch' | 'delete' | 'restore';
+type Kind =
+  | 'list'
+  | 'create'
+  | 'bulk'
+  | 'bulkDelete'
+  | 'bulkRestore'
+  | 'aggregate'
+  | 'get'
+  | 'update'
+  | 'patch'
+  | 'delete'
+  | 'restore';
 type Access = 'read' | 'write' | 'aggregate';
 
 const SOURCE: Record<Kind, [path: string, method: string, access: Access]> = {
   list: ['/api/data/{collectionName}', 'get', 'read'],
   create: ['/api/data/{collectionName}', 'post', 'write'],
   bulk: ['/api/data/{collectionName}/bulk', 'post', 'write'],
+  bulkDelete: ['/api/data/{collectionName}/bulk/delete', 'post', 'write'],
+  bulkRestore: ['/api/data/{collectionName}/bulk/restore', 'post', 'write'],
   aggregate: ['/api/data/{collectionName}/aggregate', 'post', 'aggregate'],
   get: ['/api/data/{collectionName}/{id}', 'get', 'read'],
   update: ['/api/data/{collectionName}/{id}', 'put', 'write'],
@@ -33,6 +46,8 @@ const SUMMARY: Record<Kind, (name: string) => string> = {
   list: (n) => `List or count ${n} documents`,
   create: (n) => `Create a ${n} document`,
   bulk: (n) => `Create up to 100 ${n} documents at once`,
+  bulkDelete: (n) => `Move up to 100 ${n} documents to the trash`,
+  bulkRestore: (n) => `Restore up to 100 ${n} documents from the trash`,
   aggregate: (n) => `Run an aggregation pipeline over ${n}`,
   get: (n) => `Read one ${n} document`,
   update: (n) => `Update fields of a ${n} document (PUT)`,
@@ -180,6 +195,8 @@ function operation(def: CollectionDef, kind: Kind): JsonObject {
       ok('200', schemaRef(`${name}.One`));
       break;
     case 'aggregate':
+    case 'bulkDelete':
+    case 'bulkRestore':
       op.requestBody = source.requestBody!;
       break;
     case 'get':
@@ -208,6 +225,8 @@ export function collectionPaths(def: CollectionDef): Record<string, JsonObject> 
   return {
     [base]: { get: operation(def, 'list'), post: operation(def, 'create') },
     [`${base}/bulk`]: { post: operation(def, 'bulk') },
+    [`${base}/bulk/delete`]: { post: operation(def, 'bulkDelete') },
+    [`${base}/bulk/restore`]: { post: operation(def, 'bulkRestore') },
     [`${base}/aggregate`]: { post: operation(def, 'aggregate') },
     [`${base}/{id}`]: {
       parameters: [idParam],

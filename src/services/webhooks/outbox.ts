@@ -113,12 +113,16 @@ export function webhookOutbox({
         const key = eventKey(event);
         bodies.set(key, body(event, key));
       }
-      await intents.confirm(
-        recorded.flatMap((ref) => {
-          const text = bodies.get(ref.eventKey);
-          return text === undefined ? [] : [{ ...ref, body: text }];
-        }),
-      );
+      const confirmed: (IntentRef & { body: string })[] = [];
+      // A change of several documents may have written only some (a bulk trash that lost a race):
+      // the intents of the others go now, not to the worker's recovery.
+      const dropped: IntentRef[] = [];
+      for (const ref of recorded) {
+        const text = bodies.get(ref.eventKey);
+        if (text === undefined) dropped.push(ref);
+        else confirmed.push({ ...ref, body: text });
+      }
+      await Promise.all([intents.confirm(confirmed), intents.abandon(dropped)]);
     },
 
     async abandon(recorded) {

@@ -2,18 +2,19 @@
 // as the server, the keys, the operations by collection and each collection's fields, with the
 // document itself to download and the command that generates a typed client from it.
 import { useMemo } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../api';
 import { CopyButton, ErrorBox, Link, Progress } from '../components/ui';
-import { useLoad } from '../hooks';
 import { readReference, type CollectionView, type TagGroup } from '../openapi-view';
 import type { ProjectPageProps } from './project-shell';
 
 /** The exact bytes the API served (for the download) and the document they hold. */
-async function loadDocument(projectId: string) {
+async function loadDocument(projectId: string, signal?: AbortSignal) {
   const bytes = await call(
     api.GET('/api/projects/{projectId}/openapi.json', {
       params: { path: { projectId } },
       parseAs: 'arrayBuffer',
+      signal,
     }),
   );
   const document = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
@@ -133,8 +134,13 @@ function Fields({ collection }: { collection: CollectionView }) {
 }
 
 export function ApiReferencePage({ project }: ProjectPageProps) {
-  const loaded = useLoad(() => loadDocument(project.id), [project.id]);
-  const view = useMemo(() => loaded.value && readReference(loaded.value.document), [loaded.value]);
+  // Asked again on every visit (no stale time): the document follows the collections.
+  const loaded = useQuery({
+    queryKey: ['project-api-document', project.id],
+    queryFn: ({ signal }) => loadDocument(project.id, signal),
+    staleTime: 0,
+  });
+  const view = useMemo(() => loaded.data && readReference(loaded.data.document), [loaded.data]);
   const name = fileName(project.name);
   const command = view
     ? `npx openapi-typescript "${view.serverUrl}/api/openapi.json?key=<publishable key>" -o ./api.d.ts`
@@ -144,14 +150,14 @@ export function ApiReferencePage({ project }: ProjectPageProps) {
     <>
       <div className="heading-row">
         <h1>API reference</h1>
-        {loaded.value && (
-          <button type="button" onClick={() => download(loaded.value!.bytes, name)}>
+        {loaded.data && (
+          <button type="button" onClick={() => download(loaded.data!.bytes, name)}>
             Download openapi.json
           </button>
         )}
       </div>
       <ErrorBox error={loaded.error} />
-      {loaded.loading && !view && <Progress label="Loading the project’s API document…" />}
+      {loaded.isPending && !view && <Progress label="Loading the project’s API document…" />}
       {view && (
         <>
           <p>

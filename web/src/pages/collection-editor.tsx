@@ -9,8 +9,8 @@ import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui'
 import { Confirm } from '../components/confirm';
 import { problemsOf } from '../forms/validate';
 import { queryClient } from '../query';
-import { collectionsKey } from '../data/collections';
-import { useAction, useLoad } from '../hooks';
+import { collectionsKey, useCollections } from '../data/collections';
+import { useAction } from '../hooks';
 import { fromDraft, toDraft } from '../schema-draft';
 import type { ProjectPageProps } from './project-shell';
 import { RlsOwnerField } from '../components/rls-owner-field';
@@ -20,13 +20,8 @@ const USERS_FIXED = new Set(['email', 'password']);
 
 export function CollectionEditorPage({ project, name }: ProjectPageProps & { name?: string }) {
   const projectId = project.id;
-  const all = useLoad(
-    async () =>
-      (await call(api.GET('/api/projects/{projectId}/collections', { params: { path: { projectId } } }))).data
-        .collections,
-    [projectId],
-  );
-  const existing = name ? all.value?.find((c) => c.name === name) : undefined;
+  const all = useCollections(projectId);
+  const existing = name ? all.data?.find((c) => c.name === name) : undefined;
   const [draftName, setName] = useState('');
   const [mode, setMode] = useState<'flexible' | 'schema'>('schema');
   const [fields, setFields] = useState<DraftField[]>([newField()]);
@@ -45,10 +40,10 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
   }, [existing]);
 
   if (all.error) return <ErrorBox error={all.error} />;
-  if (!all.value) return <Progress label="Loading…" />;
+  if (!all.data) return <Progress label="Loading…" />;
   if (name && !existing) return <ErrorBox error={new Error(`There is no collection named “${name}”.`)} />;
 
-  const targets = [...new Set([...all.value.map((c) => c.name), draftName].filter(Boolean))];
+  const targets = [...new Set([...all.data.map((c) => c.name), draftName].filter(Boolean))];
   const ownerChoices = fields
     .filter((f) => f.name && (f.type === 'String' || f.type === 'Ref'))
     .map((f) => f.name);
@@ -70,8 +65,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
           }),
         );
         setSaved(true);
-        await all.reload();
-        void queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
+        await queryClient.invalidateQueries({ queryKey: collectionsKey(projectId) });
       } else {
         await call(
           api.POST('/api/projects/{projectId}/collections', {

@@ -3,7 +3,8 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { api, call, formatBytes } from '../api';
 import { ErrorBox, Notice, Progress } from '../components/ui';
-import { useAction, useLoad } from '../hooks';
+import { useAction } from '../hooks';
+import { useProjectFiles, useRefreshFiles } from '../data/files';
 import { ConfirmDialog } from '../components/confirm';
 import type { ProjectPageProps } from './project-shell';
 
@@ -29,15 +30,8 @@ export function FilesPage({ project }: ProjectPageProps) {
   const params = { path: { projectId } };
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [history, setHistory] = useState<(string | undefined)[]>([]);
-  const files = useLoad(
-    async () =>
-      call(
-        api.GET('/api/projects/{projectId}/files', {
-          params: { ...params, query: cursor ? { cursor } : {} },
-        }),
-      ),
-    [projectId, cursor],
-  );
+  const files = useProjectFiles(projectId, cursor);
+  const refresh = useRefreshFiles(projectId);
   const [step, setStep] = useState<{ label: string; value?: number } | null>(null);
   const [notice, setNotice] = useState('');
   const input = useRef<HTMLInputElement>(null);
@@ -76,7 +70,7 @@ export function FilesPage({ project }: ProjectPageProps) {
         if (input.current) input.current.value = '';
         setCursor(undefined);
         setHistory([]);
-        await files.reload();
+        await refresh();
       })
       .finally(() => setStep(null));
   };
@@ -86,11 +80,11 @@ export function FilesPage({ project }: ProjectPageProps) {
     void action.run(async () => {
       await call(api.DELETE('/api/projects/{projectId}/files', { params, body: { path } }));
       setNotice(`Deleted ${name}.`);
-      await files.reload();
+      await refresh();
     });
   };
 
-  const rows = files.value?.data ?? [];
+  const rows = files.data?.data ?? [];
   return (
     <>
       <h1>Files</h1>
@@ -105,8 +99,8 @@ export function FilesPage({ project }: ProjectPageProps) {
       <ErrorBox error={action.error} />
       {notice && <Notice>{notice}</Notice>}
       <ErrorBox error={files.error} />
-      {files.loading && <Progress label="Loading files…" />}
-      {files.value && rows.length === 0 && <p>No files yet.</p>}
+      {files.isPending && <Progress label="Loading files…" />}
+      {files.data && rows.length === 0 && <p>No files yet.</p>}
       {rows.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -152,7 +146,7 @@ export function FilesPage({ project }: ProjectPageProps) {
           </table>
         </div>
       )}
-      {files.value && (history.length > 0 || files.value.pagination.hasMore) && (
+      {files.data && (history.length > 0 || files.data.pagination.hasMore) && (
         <nav className="pager" aria-label="Pages">
           <button
             type="button"
@@ -165,10 +159,10 @@ export function FilesPage({ project }: ProjectPageProps) {
           <button
             type="button"
             className="secondary"
-            disabled={!files.value.pagination.hasMore}
+            disabled={!files.data.pagination.hasMore}
             onClick={() => (
               setHistory([...history, cursor]),
-              setCursor(files.value!.pagination.nextCursor ?? undefined)
+              setCursor(files.data!.pagination.nextCursor ?? undefined)
             )}
           >
             Older

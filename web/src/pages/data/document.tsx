@@ -1,12 +1,14 @@
 // One document: a form of the collection's fields in schema mode, JSON in flexible mode. Saving
 // sends only what is edited; the API's message appears next to the field it names.
 import { useEffect, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../../api';
 import { navigate } from '../../router';
 import { ErrorBox, FieldError, Link, Notice, Progress } from '../../components/ui';
-import { useAction, useLoad } from '../../hooks';
+import { useAction } from '../../hooks';
 import type { ProjectPageProps } from '../project-shell';
 import { DataQueryProvider } from '../../data/query-client';
+import { documentsKey, useCollectionDef, useDocument } from '../../data/documents';
 import { OwnerPicker } from './owner-picker';
 import { RefPicker } from './ref-picker';
 import './grid.css';
@@ -54,17 +56,11 @@ export function DocumentPage(props: ProjectPageProps & { name: string; id?: stri
 function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; id?: string }) {
   const projectId = project.id;
   const path = { projectId, collectionName: name };
-  const def = useLoad(
-    async () =>
-      (await call(api.GET('/api/projects/{projectId}/collections/{collectionName}', { params: { path } })))
-        .data.collection,
-    [projectId, name],
-  );
-  const doc = useLoad(async () => {
-    if (!id) return undefined;
-    const params = { path: { ...path, id }, query: { include_deleted: true } };
-    return (await call(api.GET('/api/projects/{projectId}/data/{collectionName}/{id}', { params }))).data;
-  }, [projectId, name, id]);
+  const def = useCollectionDef(projectId, name);
+  const doc = useDocument(projectId, name, id);
+  const client = useQueryClient();
+  /** After a write: this document and the collection's pages are asked for again. */
+  const refresh = () => client.invalidateQueries({ queryKey: documentsKey(projectId, name) });
   const [values, setValues] = useState<Record<string, string>>({});
   const [json, setJson] = useState('{\n  \n}');
   const [localError, setLocalError] = useState<Record<string, string>>({});
@@ -74,20 +70,20 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
   const base = `/projects/${projectId}/data/${encodeURIComponent(name)}`;
 
   useEffect(() => {
-    if (!def.value) return;
-    const current = doc.value ?? {};
+    if (!def.data) return;
+    const current = doc.data ?? {};
     setValues(
-      Object.fromEntries(def.value.fields.map((f) => [f.name, toText(f, (current as ApiDocument)[f.name])])),
+      Object.fromEntries(def.data.fields.map((f) => [f.name, toText(f, (current as ApiDocument)[f.name])])),
     );
     const editable = Object.fromEntries(Object.entries(current).filter(([k]) => !SYSTEM.has(k)));
     setJson(JSON.stringify(editable, null, 2));
-  }, [def.value, doc.value]);
+  }, [def.data, doc.data]);
 
   if (def.error || doc.error) return <ErrorBox error={def.error ?? doc.error} />;
-  if (!def.value || (id && !doc.value)) return <Progress label="Loading the document…" />;
-  const collection = def.value;
+  if (!def.data || (id && !doc.data)) return <Progress label="Loading the document…" />;
+  const collection = def.data;
   const schemaMode = collection.mode === 'schema';
-  const current = doc.value;
+  const current = doc.data;
 
   const body = (): Record<string, unknown> | undefined => {
     if (!schemaMode) {
@@ -132,7 +128,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
           }),
         );
         setSaved('Saved.');
-        await doc.reload();
+        await refresh();
       } else {
         const created = await call(
           api.POST('/api/projects/{projectId}/data/{collectionName}', { params: { path }, body: payload }),
@@ -148,7 +144,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
         await call(api.DELETE('/api/projects/{projectId}/data/{collectionName}/{id}', params));
       else await call(api.POST('/api/projects/{projectId}/data/{collectionName}/{id}/restore', params));
       setSaved(kind === 'trash' ? 'Moved to the trash.' : 'Restored from the trash.');
-      await doc.reload();
+      await refresh();
     });
 
   const message = (field: string) => localError[field] ?? failure?.forField(field);

@@ -7,7 +7,7 @@ import type { RowSelectionState } from '@tanstack/react-table';
 import { errorText } from '../../api';
 import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
 import { DataQueryProvider } from '../../data/query-client';
-import { useCollectionDef, useDocumentList, useDocumentWrites } from '../../data/documents';
+import { outcomeWords, useCollectionDef, useDocumentList, useDocumentWrites } from '../../data/documents';
 import type { ProjectPageProps } from '../project-shell';
 import { ColumnPicker } from './column-picker';
 import { availableColumns, orderedColumns, useColumnPrefs } from './columns';
@@ -71,16 +71,12 @@ function GridPage({ project, name }: ProjectPageProps & { name: string }) {
   const bulk = async (kind: 'trash' | 'restore') => {
     setNotice('');
     setBulkError('');
-    const result = await writes.lifecycle.mutateAsync({ ids: selected, kind });
-    const n = result.done;
-    const docs = `${n} document${n === 1 ? '' : 's'}`;
-    setNotice(
-      kind === 'trash'
-        ? `Moved ${docs} to the trash. They can be restored from the trash for 30 days.`
-        : `Restored ${docs}.`,
-    );
-    if (result.failed.length)
-      setBulkError(`${result.failed.length} could not be changed: ${result.failed.join(', ')}.`);
+    const { results, counts } = await writes.lifecycle.mutateAsync({ ids: selected, kind });
+    const hint = counts.trashed > 0 ? ' They can be restored from the trash for 30 days.' : '';
+    setNotice(`${outcomeWords(counts)}.${hint}`);
+    // Not found needs no more words (trashed or restored elsewhere); a refusal says why.
+    const refused = results.filter((r) => r.status === 'forbidden' || r.status === 'conflict');
+    if (refused.length) setBulkError(refused.map((r) => `${r.id}: ${r.message ?? r.status}`).join(' '));
     setSelection({});
   };
   const next = () => {
