@@ -1598,8 +1598,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a backup into a new project (admins)
-         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the caller's plan (403 `QUOTA_EXCEEDED` when the documents, collections or webhooks would not fit a new project; 403 `PLAN_LIMIT` past the projects per developer), creates the project (its new keys are shown once, here) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         * Restore a backup into a new project, or over its own project with a confirmation (admins)
+         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the plan (403 `QUOTA_EXCEEDED` when the documents, files, collections or webhooks would not fit; 403 `PLAN_LIMIT` past the projects per developer) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         *
+         *     `target: "new"` (the default) creates a new project named `name` (its new keys are shown once, here). `target: "same"` restores over this project and replaces its data, collection definitions, end users, webhooks, mail templates and file records with the archive's (what was added since the backup is gone); its keys, members and name stay. It must be confirmed by `confirm` set to the project's name exactly: anything else is a 400 `CONFIRMATION_REQUIRED` saying what to send, with nothing changed. 409 `BACKUP_IN_PROGRESS` while a backup or restore of the project is queued or running.
          */
         post: operations["restoreBackup"];
         delete?: never;
@@ -6576,6 +6578,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -6659,6 +6663,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -6742,6 +6748,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -6900,12 +6908,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: components["schemas"]["ProjectName"];
+                    /**
+                     * @description Into a new project (default) or over this one (with `confirm`).
+                     * @default new
+                     * @enum {string}
+                     */
+                    target?: "new" | "same";
+                    /** @description The new project's name (required with `target` `new`; not with `same`). */
+                    name?: components["schemas"]["ProjectName"];
+                    /** @description With `target` `same`, the project's name exactly, to confirm the replace. */
+                    confirm?: string;
                 };
             };
         };
         responses: {
-            /** @description The new project and its queued restore. */
+            /** @description The project written (new, or this one) and its queued restore. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -6916,7 +6933,8 @@ export interface operations {
                         success: true;
                         data: {
                             project: components["schemas"]["Project"];
-                            keys: {
+                            /** @description The new project's keys (a restore into a new project only). */
+                            keys?: {
                                 publishable: string;
                                 secret: string;
                             };
@@ -6953,6 +6971,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -7036,6 +7056,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

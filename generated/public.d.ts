@@ -2772,6 +2772,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2848,6 +2850,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2925,6 +2929,8 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

@@ -31,16 +31,22 @@ export interface BackupJob {
   /** Restore: the backup read and the project written. */
   sourceBackupId: string | null;
   targetProjectId: string | null;
-  /** Restore: parts fully loaded so far (a resumed run skips them). */
-  resume: { partsDone: number };
+  /** Restore over its own project (the data there is replaced), not into a new one. */
+  replace: boolean;
+  /**
+   * Restore: parts fully loaded so far (a resumed run skips them); `cleared` once a replacing
+   * restore has removed the project's data (a resumed run does not clear again).
+   */
+  resume: { partsDone: number; cleared?: boolean };
   attempts: number;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
 }
 
-type JobDoc = Omit<BackupJob, 'id' | 'projectId'> & {
+type JobDoc = Omit<BackupJob, 'id' | 'projectId' | 'replace'> & {
   _id: ObjectId;
+  replace?: boolean;
   projectId: ObjectId;
   owner: string | null;
   leaseUntil: Date | null;
@@ -50,10 +56,11 @@ const toJob = ({ _id, projectId, owner: _o, leaseUntil: _l, ...rest }: JobDoc): 
   id: _id.toHexString(),
   projectId: projectId.toHexString(),
   ...rest,
+  replace: rest.replace ?? false, // jobs written before restores in place
 });
 
 export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
-  Partial<Pick<BackupJob, 'sourceBackupId' | 'targetProjectId' | 'key' | 'sha256'>>;
+  Partial<Pick<BackupJob, 'sourceBackupId' | 'targetProjectId' | 'key' | 'sha256' | 'replace'>>;
 
 export function backupJobsRepo(db: Db) {
   const jobs = db.collection<JobDoc>(COLLECTION);
@@ -77,6 +84,7 @@ export function backupJobsRepo(db: Db) {
         sourceBackupId: null,
         targetProjectId: null,
         resume: { partsDone: 0 },
+        replace: false,
         attempts: 0,
         createdAt: now,
         startedAt: null,
@@ -102,11 +110,11 @@ export function backupJobsRepo(db: Db) {
       return docs.map(toJob);
     },
 
-    /** A job of the project of that kind still queued or running, if any. */
-    async active(projectId: string, kind: JobKind): Promise<BackupJob | undefined> {
+    /** A job of the project of that kind (or of either) still queued or running, if any. */
+    async active(projectId: string, kind?: JobKind): Promise<BackupJob | undefined> {
       const doc = await jobs.findOne({
         projectId: new ObjectId(projectId),
-        kind,
+        ...(kind ? { kind } : {}),
         state: { $in: ['queued', 'running'] },
       });
       return doc ? toJob(doc) : undefined;

@@ -107,33 +107,35 @@ export async function* internalFiles(
   for await (const doc of cursor) yield { id: (doc._id as ObjectId).toHexString(), path: String(doc.path) };
 }
 
-/** The path a restored file record got (its id is moved: see movedId). */
-export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string) {
-  const doc = await platform.collection('files').findOne({ _id: movedId(targetProjectId, oldId) });
+/** The path a restored file record got (its id is moved, see movedId, unless the ids were kept). */
+export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string, keepIds = false) {
+  const _id = keepIds ? new ObjectId(oldId) : movedId(targetProjectId, oldId);
+  const doc = await platform.collection('files').findOne({ _id, projectId: new ObjectId(targetProjectId) });
   return doc ? { path: String(doc.path), contentType: String(doc.contentType) } : undefined;
 }
 
 /**
  * Loads platform records into `targetProjectId`, each under its moved id. File records: only the
  * confirmed ones of the operator's store (their bytes are in the archive), moved to the target
- * project's paths by `moveFile`.
+ * project's paths by `moveFile`. `moveFile` undefined: the archive's own project, where records
+ * keep their ids and paths (and a file in the project's own bucket its record).
  */
 export async function loadPlatform(
   platform: Db,
   part: PlatformPart,
   targetProjectId: string,
   lines: AsyncIterable<string>,
-  moveFile: (path: string) => { path: string; url: string | null },
+  moveFile: ((path: string) => { path: string; url: string | null }) | undefined,
 ): Promise<number> {
   let n = 0;
   for await (const line of lines) {
     let doc = fromLine(line);
     if (part === 'files') {
-      if (doc.state !== 'confirmed' || doc.provider !== 'internal') continue;
-      const moved = moveFile(String(doc.path));
-      doc = { ...doc, ...moved, uploadKey: moved.path };
+      if (doc.state !== 'confirmed' || (moveFile && doc.provider !== 'internal')) continue;
+      const moved = moveFile?.(String(doc.path));
+      if (moved) doc = { ...doc, ...moved, uploadKey: moved.path };
     }
-    const _id = movedId(targetProjectId, doc._id);
+    const _id = moveFile ? movedId(targetProjectId, doc._id) : (doc._id as ObjectId);
     const record = { ...doc, _id, projectId: new ObjectId(targetProjectId) };
     await platform.collection(part).replaceOne({ _id }, record, { upsert: true });
     n += 1;

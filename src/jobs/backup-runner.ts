@@ -34,6 +34,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       recountUsage: async (projectId) => {
         await recount.recountProject(projectId);
       },
+      changed: (projectId) => services.backups.changed(projectId),
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;
@@ -70,7 +71,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         const { every } = BACKUP_PLANS[await services.backups.planOf(project)];
         const latest = (await jobs.list(projectId, 'backup')).find((j) => j.trigger === 'schedule');
         if (latest && periodOf(latest.createdAt, every) === periodOf(at, every)) continue;
-        if (await jobs.active(projectId, 'backup')) continue;
+        if (await jobs.active(projectId)) continue; // a backup, or a restore writing into it
         await jobs.create(projectId, { kind: 'backup', trigger: 'schedule', includeUsers: true }, at);
         queued += 1;
       }

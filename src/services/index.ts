@@ -207,6 +207,8 @@ export function createServices(deps: Deps) {
     ...backupService({ jobs: backupJobs, archives, projects, planOf }),
     archives,
     planOf,
+    /** Marks a project changed for every process's cache (a restore over it has written). */
+    changed: (projectId: string) => cached.changed(projectId),
     io: collectionIo({ projects, data, definition, dbFor }),
   };
   return {

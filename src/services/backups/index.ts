@@ -6,7 +6,7 @@ import type { ArchiveStore } from '../../storage/archives.js';
 import { BACKUP_PLANS, projectLimits } from '../../lib/plans.js';
 import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
-import type { Project, PlanName } from '../types.js';
+import type { PlanLimits, PlanName, Project } from '../types.js';
 import { requireDeveloper, type ProjectsService } from '../projects.js';
 import { verifyArchive } from './archive-reader.js';
 import type { Manifest } from './archive.js';
@@ -43,8 +43,12 @@ export function backupService(deps: BackupServiceDeps) {
       input: { includeUsers?: boolean },
       trigger: BackupJob['trigger'] = 'manual',
     ) {
-      if (await deps.jobs.active(project.id, 'backup')) {
-        throw conflict('A backup of this project is already queued or running', 'BACKUP_IN_PROGRESS');
+      // A restore writing into the project would leave half of it in the archive: wait for it too.
+      if (await deps.jobs.active(project.id)) {
+        throw conflict(
+          'A backup or restore of this project is already queued or running',
+          'BACKUP_IN_PROGRESS',
+        );
       }
       const { kept } = BACKUP_PLANS[await deps.planOf(project)];
       if (trigger === 'manual' && (await deps.jobs.countKept(project.id, 'manual')) >= kept) {
@@ -86,12 +90,23 @@ export function backupService(deps: BackupServiceDeps) {
     },
 
     /**
-     * Restores a done backup into a new project of the caller: the archive is read through and
-     * checked (checksums, format version, its project) and the caller's plan limits compared with
-     * what it holds before the project is created and the restore queued.
+     * Restores a done backup into a new project of the caller (`target: 'new'`, the default), or
+     * over the project it was made of (`'same'`) when `confirm` is the project's name. The archive
+     * is read through and checked (checksums, format version, its project) and the plan's limits
+     * compared with what it holds before anything is created, cleared or queued.
      */
-    async restore(ctx: RequestContext, project: Project, id: string, name: string) {
+    async restore(ctx: RequestContext, project: Project, id: string, input: RestoreInput) {
+      const same = input.target === 'same';
+      if (same) checkConfirmation(project, input);
+      else if (input.name === undefined)
+        throw badRequest('name is required: the name of the new project to restore into');
       const job = await requireDone(project, id);
+      if (same && (await deps.jobs.active(project.id))) {
+        throw conflict(
+          'A backup or restore of this project is queued or running; replace its data once it ends',
+          'BACKUP_IN_PROGRESS',
+        );
+      }
       const opened = await deps.archives.open(job.key);
       if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
       const manifest = await verifyArchive(
@@ -102,17 +117,21 @@ export function backupService(deps: BackupServiceDeps) {
         },
         job.sha256 ?? undefined,
       );
-      checkQuotas(manifest, projectLimits({ limits: {} }, requireDeveloper(ctx).plan));
-      const created = await deps.projects.create(ctx, name, {});
-      const restore = await deps.jobs.create(created.project.id, {
+      const limits = same
+        ? await deps.projects.limitsOf(project)
+        : projectLimits({ limits: {} }, requireDeveloper(ctx).plan);
+      checkQuotas(manifest, limits);
+      const created = same ? undefined : await deps.projects.create(ctx, input.name!, {});
+      const restore = await deps.jobs.create(created?.project.id ?? project.id, {
         kind: 'restore',
         trigger: 'manual',
         includeUsers: manifest.includesUsers,
         sourceBackupId: job.id,
         key: job.key,
         sha256: job.sha256,
+        replace: same,
       });
-      return { project: created.project, keys: created.keys, restore };
+      return { project: created?.project ?? project, keys: created?.keys, restore };
     },
 
     async getRestore(project: Project, id: string) {
@@ -123,7 +142,27 @@ export function backupService(deps: BackupServiceDeps) {
   };
 }
 
-function checkQuotas(manifest: Manifest, limits: ReturnType<typeof projectLimits>): void {
+export interface RestoreInput {
+  /** `new` (default): a new project named `name`; `same`: over this project, `confirm` its name. */
+  target?: 'new' | 'same';
+  name?: string;
+  confirm?: string;
+}
+
+/** A replace is asked for by typing the project's name: anything else is refused, naming it. */
+function checkConfirmation(project: Project, input: RestoreInput): void {
+  if (input.name !== undefined)
+    throw badRequest('name is for a restore into a new project; a restore over this project keeps its name');
+  if (input.confirm !== project.name) {
+    throw badRequest(
+      `Restoring over this project replaces all its data: confirm by sending "confirm": ${JSON.stringify(project.name)} (the project's name)`,
+      undefined,
+      'CONFIRMATION_REQUIRED',
+    );
+  }
+}
+
+function checkQuotas(manifest: Manifest, limits: PlanLimits): void {
   const bytes = manifest.parts.reduce((n, p) => n + (p.bsonBytes ?? 0), 0);
   if (bytes > limits.databaseBytes) {
     throw quotaExceeded(

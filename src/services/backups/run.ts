@@ -25,6 +25,7 @@ import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
 import type { CollectionDef } from '../types.js';
 import { writeArchive, type PartSource } from './archive.js';
 import { readArchive } from './archive-reader.js';
+import { clearForReplace } from './replace.js';
 import { Readable } from 'node:stream';
 
 const PROGRESS_EVERY = 500;
@@ -40,6 +41,8 @@ export interface RunDeps {
   recountUsage(projectId: string): Promise<void>;
   /** Keeps the newest backups of the project's plan; older ones are deleted. */
   applyRetention(projectId: string): Promise<void>;
+  /** Tells every process that the project's definitions and settings changed (their caches). */
+  changed(projectId: string): Promise<void>;
 }
 
 export interface RunOptions {
@@ -126,14 +129,22 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     if (!opened) throw new Error('the backup archive is gone');
     const db = await deps.dbFor(target);
     const progress = { done: 0, total: 0 };
+    // Where a run taken over after a crash starts again (the job's copy is of when it was claimed).
+    const resume = { ...job.resume };
     let index = 0;
     await readArchive(
       opened.stream,
       {
-        manifest(manifest) {
+        async manifest(manifest) {
           progress.total = manifest.parts
             .filter((p) => p.name.startsWith('data/'))
             .reduce((n, p) => n + p.count, 0);
+          if (job.replace && !job.resume.cleared) {
+            await clearForReplace(deps, db, target, manifest);
+            await deps.changed(target);
+            resume.cleared = true;
+            await report(job, { resume: { ...resume } });
+          }
         },
         async part(part, lines) {
           const i = index++;
@@ -154,23 +165,28 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
             for await (const line of lines)
               await setProjectSettings(deps.platform, target, parseLine(line).settings);
           } else {
-            await loadPlatform(deps.platform, name as PlatformPart, target, lines, (path) => {
-              const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
-              return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
-            });
+            // Over its own project a record keeps its id and path; in a new one both are moved.
+            const move = job.replace
+              ? undefined
+              : (path: string) => {
+                  const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
+                  return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
+                };
+            await loadPlatform(deps.platform, name as PlatformPart, target, lines, move);
           }
-          await report(job, { resume: { partsDone: i + 1 }, progress: { ...progress } });
+          await report(job, { resume: { ...resume, partsDone: i + 1 }, progress: { ...progress } });
         },
         async file(part, bytes) {
           const i = index++;
           const moved =
-            i >= job.resume.partsDone && (await movedFilePath(deps.platform, target, part.name.slice(6)));
+            i >= job.resume.partsDone &&
+            (await movedFilePath(deps.platform, target, part.name.slice(6), job.replace));
           if (!moved) {
             for await (const _chunk of bytes);
             return;
           }
           await deps.archives.putStream(moved.path, Readable.from(bytes), part.size, moved.contentType);
-          await report(job, { resume: { partsDone: i + 1 } });
+          await report(job, { resume: { ...resume, partsDone: i + 1 } });
         },
       },
       job.sha256 ?? undefined,
@@ -178,6 +194,7 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     for (const def of await deps.listDefinitions(target)) await deps.syncIndexes(target, def);
     await recountSlots(deps.platform, target);
     await deps.recountUsage(target);
+    await deps.changed(target);
     await deps.jobs.finish(job.id, opts.owner, { state: 'done', progress });
   }
 
