@@ -2774,6 +2774,19 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2852,6 +2865,19 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2931,6 +2957,19 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

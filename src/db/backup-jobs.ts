@@ -14,6 +14,21 @@ registerPlatformIndexes(COLLECTION, [
 export type JobKind = 'backup' | 'restore';
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
+/** A row a restore could not bring back as it was (services/backups/conflicts.ts). */
+export interface Conflict {
+  collection: string;
+  /** The document's line in its part of the archive (1 = first). */
+  row: number;
+  field: string;
+  reason: string;
+}
+
+/** A restore's conflicts: the first ones listed, all counted. */
+export interface Conflicts {
+  total: number;
+  items: Conflict[];
+}
+
 export interface BackupJob {
   id: string;
   projectId: string;
@@ -38,15 +53,18 @@ export interface BackupJob {
    * restore has removed the project's data (a resumed run does not clear again).
    */
   resume: { partsDone: number; cleared?: boolean };
+  /** Restore: rows refused by a unique index and Refs to missing documents (null for backups). */
+  conflicts: Conflicts | null;
   attempts: number;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
 }
 
-type JobDoc = Omit<BackupJob, 'id' | 'projectId' | 'replace'> & {
+type JobDoc = Omit<BackupJob, 'id' | 'projectId' | 'replace' | 'conflicts'> & {
   _id: ObjectId;
   replace?: boolean;
+  conflicts?: Conflicts | null;
   projectId: ObjectId;
   owner: string | null;
   leaseUntil: Date | null;
@@ -56,7 +74,9 @@ const toJob = ({ _id, projectId, owner: _o, leaseUntil: _l, ...rest }: JobDoc): 
   id: _id.toHexString(),
   projectId: projectId.toHexString(),
   ...rest,
-  replace: rest.replace ?? false, // jobs written before restores in place
+  // Jobs written before restores in place and conflict reports.
+  replace: rest.replace ?? false,
+  conflicts: rest.conflicts ?? (rest.kind === 'restore' ? { total: 0, items: [] } : null),
 });
 
 export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
@@ -85,6 +105,7 @@ export function backupJobsRepo(db: Db) {
         targetProjectId: null,
         resume: { partsDone: 0 },
         replace: false,
+        conflicts: input.kind === 'restore' ? { total: 0, items: [] } : null,
         attempts: 0,
         createdAt: now,
         startedAt: null,
@@ -139,7 +160,7 @@ export function backupJobsRepo(db: Db) {
     async progress(
       id: string,
       owner: string,
-      changes: Partial<Pick<BackupJob, 'progress' | 'resume'>>,
+      changes: Partial<Pick<BackupJob, 'progress' | 'resume' | 'conflicts'>>,
       leaseUntil: Date,
     ): Promise<boolean> {
       const res = await jobs.updateOne(
@@ -152,7 +173,9 @@ export function backupJobsRepo(db: Db) {
     async finish(
       id: string,
       owner: string,
-      outcome: Partial<Pick<BackupJob, 'size' | 'sha256' | 'key' | 'counts' | 'progress' | 'resume'>> &
+      outcome: Partial<
+        Pick<BackupJob, 'size' | 'sha256' | 'key' | 'counts' | 'progress' | 'resume' | 'conflicts'>
+      > &
         Pick<BackupJob, 'state'> & { error?: string | null },
       now = new Date(),
     ): Promise<boolean> {

@@ -5,6 +5,8 @@
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
+import { restoreRefsRepo } from '../db/restore-refs.js';
+import { usersRepo } from '../db/users.js';
 import { syncCollectionIndexes } from '../services/collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { jobRunner, type RunOptions } from '../services/backups/run.js';
@@ -35,6 +37,8 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         await recount.recountProject(projectId);
       },
       changed: (projectId) => services.backups.changed(projectId),
+      ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
+      refs: restoreRefsRepo(deps.db.platform),
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;

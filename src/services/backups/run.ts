@@ -1,7 +1,6 @@
 // Running one leased backup or restore job. A backup streams every part into the archive and
-// stores it; a restore loads the archive part by part into its (new) project, recording after
-// each part where to resume, and upserts by `_id`, so a run taken over after a crash gives the
-// same result. Progress (documents done of total) is written as it goes, extending the lease.
+// stores it; a restore is ./restore-run.ts. Progress (documents done of total) is written as it
+// goes, extending the lease.
 import type { Database } from '../../db/client.js';
 import {
   countDocuments,
@@ -10,23 +9,15 @@ import {
   dumpPlatform,
   formatLine,
   internalFiles,
-  loadCollection,
-  movedFilePath,
-  loadPlatform,
-  parseLine,
   PLATFORM_PARTS,
   projectSettings,
-  recountSlots,
-  setProjectSettings,
-  type PlatformPart,
 } from '../../db/backups.js';
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
 import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
 import type { CollectionDef } from '../types.js';
 import { writeArchive, type PartSource } from './archive.js';
-import { readArchive } from './archive-reader.js';
-import { clearForReplace } from './replace.js';
-import { Readable } from 'node:stream';
+import { restore } from './restore-run.js';
+import type { RestoreRefsRepo } from '../../db/restore-refs.js';
 
 const PROGRESS_EVERY = 500;
 type Db = Database['platform'];
@@ -43,6 +34,9 @@ export interface RunDeps {
   applyRetention(projectId: string): Promise<void>;
   /** Tells every process that the project's definitions and settings changed (their caches). */
   changed(projectId: string): Promise<void>;
+  /** Builds the end users' own indexes (unique email) before a restore loads them. */
+  ensureUserIndexes(projectId: string): Promise<void>;
+  refs: RestoreRefsRepo;
 }
 
 export interface RunOptions {
@@ -123,81 +117,6 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     await deps.applyRetention(job.projectId);
   }
 
-  async function restore(job: BackupJob): Promise<void> {
-    const target = job.projectId;
-    const opened = job.key ? await deps.archives.open(job.key) : undefined;
-    if (!opened) throw new Error('the backup archive is gone');
-    const db = await deps.dbFor(target);
-    const progress = { done: 0, total: 0 };
-    // Where a run taken over after a crash starts again (the job's copy is of when it was claimed).
-    const resume = { ...job.resume };
-    let index = 0;
-    await readArchive(
-      opened.stream,
-      {
-        async manifest(manifest) {
-          progress.total = manifest.parts
-            .filter((p) => p.name.startsWith('data/'))
-            .reduce((n, p) => n + p.count, 0);
-          if (job.replace && !job.resume.cleared) {
-            await clearForReplace(deps, db, target, manifest);
-            await deps.changed(target);
-            resume.cleared = true;
-            await report(job, { resume: { ...resume } });
-          }
-        },
-        async part(part, lines) {
-          const i = index++;
-          const isData = part.name.startsWith('data/');
-          if (i < job.resume.partsDone) {
-            // Loaded by an earlier run: read through (the checksum is still checked).
-            for await (const _line of lines);
-            if (isData) progress.done += part.count;
-            return;
-          }
-          const name = part.name.replace(/^(data|platform)\//, '').replace(/\.jsonl$/, '');
-          if (isData) {
-            await loadCollection(db, name, lines, async (n) => {
-              progress.done += n;
-              await report(job, { progress: { ...progress } });
-            });
-          } else if (name === 'project') {
-            for await (const line of lines)
-              await setProjectSettings(deps.platform, target, parseLine(line).settings);
-          } else {
-            // Over its own project a record keeps its id and path; in a new one both are moved.
-            const move = job.replace
-              ? undefined
-              : (path: string) => {
-                  const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
-                  return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
-                };
-            await loadPlatform(deps.platform, name as PlatformPart, target, lines, move);
-          }
-          await report(job, { resume: { ...resume, partsDone: i + 1 }, progress: { ...progress } });
-        },
-        async file(part, bytes) {
-          const i = index++;
-          const moved =
-            i >= job.resume.partsDone &&
-            (await movedFilePath(deps.platform, target, part.name.slice(6), job.replace));
-          if (!moved) {
-            for await (const _chunk of bytes);
-            return;
-          }
-          await deps.archives.putStream(moved.path, Readable.from(bytes), part.size, moved.contentType);
-          await report(job, { resume: { ...resume, partsDone: i + 1 } });
-        },
-      },
-      job.sha256 ?? undefined,
-    );
-    for (const def of await deps.listDefinitions(target)) await deps.syncIndexes(target, def);
-    await recountSlots(deps.platform, target);
-    await deps.recountUsage(target);
-    await deps.changed(target);
-    await deps.jobs.finish(job.id, opts.owner, { state: 'done', progress });
-  }
-
   /** Runs one leased job to its end; a failure is recorded on the job (the archive is kept clean). */
   return async function run(job: BackupJob): Promise<void> {
     // Packing and storing the archive write no progress: the lease is also kept alive by a beat.
@@ -205,10 +124,17 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
       deps.jobs.progress(job.id, opts.owner, {}, lease()).catch(() => undefined);
     }, opts.leaseMs / 3);
     try {
-      await (job.kind === 'backup' ? backup(job) : restore(job));
+      if (job.kind === 'backup') await backup(job);
+      else
+        await restore(deps, job, {
+          report,
+          finish: (outcome) => deps.jobs.finish(job.id, opts.owner, outcome),
+        });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+      const recorded = await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+      // A failed restore is not retried: its pending Refs are of no use (unless another worker has it).
+      if (recorded && job.kind === 'restore') await deps.refs.clear(job.id).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(beat);
