@@ -704,7 +704,7 @@ export interface paths {
         };
         /**
          * A project's usage and its plan limits (members)
-         * @description This calendar month's figures (UTC; they start again from zero at 00:00 UTC on the first of the month) with the plan limit in force next to each (the owner's plan, operator overrides applied): API calls to the public API with the project's keys (limit: `requestsPerMinute`), database and storage bytes (the live counters; limits `databaseBytes`, `storageBytes`), mail accepted by the mail server (`mailPerMonth`), webhooks (`webhooksPerProject`), webhook delivery attempts (no limit) and AI requests per feature (`aiQueryBuilderPerMonth`, `aiCollectionCreatorPerMonth`). `daily` has one entry per UTC day for the last 90 days, oldest first; a day's byte figures are the worker's last snapshot of that day (null before the first one), today's are live. API calls are counted in each API process and written every few seconds, so they may lag by that much. Any member may read it.
+         * @description This calendar month's figures (UTC; they start again from zero at 00:00 UTC on the first of the month) with the plan limit in force next to each (the owner's plan, operator overrides applied): API calls to the public API with the project's keys (limit: `requestsPerMinute`), database and storage bytes (the live counters; limits `databaseBytes`, `storageBytes`), the bytes of the project's kept backup archives (`backupBytes`: done backups, counted as soon as one is done and no longer once it is deleted, by hand or by retention; no byte limit, the plan bounds backups by their count, and they are not part of `storageBytes`), mail accepted by the mail server (`mailPerMonth`), webhooks (`webhooksPerProject`), webhook delivery attempts (no limit) and AI requests per feature (`aiQueryBuilderPerMonth`, `aiCollectionCreatorPerMonth`). `daily` has one entry per UTC day for the last 90 days, oldest first; a day's byte figures are the worker's last snapshot of that day (null before the first one), today's are live. API calls are counted in each API process and written every few seconds, so they may lag by that much. Any member may read it.
          */
         get: operations["getProjectUsage"];
         put?: never;
@@ -4882,6 +4882,14 @@ export interface operations {
                                     limitName: string | null;
                                 };
                                 storageBytes: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                backupBytes: {
                                     /** @description This month's figure (bytes stored for the byte figures). */
                                     used: number;
                                     /** @description The plan limit in force, or null when none applies. */

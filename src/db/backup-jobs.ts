@@ -213,6 +213,16 @@ export function backupJobsRepo(db: Db) {
       return docs.map(toJob);
     },
 
+    /** Bytes of the project's done backups' archives (at most the plan's kept count of each trigger). */
+    async keptBytes(projectId: string): Promise<number> {
+      const pid = toObjectId(projectId);
+      if (!pid) return 0;
+      const docs = await jobs
+        .find({ projectId: pid, kind: 'backup', state: 'done' }, { projection: { size: 1 } })
+        .toArray();
+      return docs.reduce((sum, doc) => sum + (doc.size ?? 0), 0);
+    },
+
     /** Backups of a trigger that take a place (all but failed ones). */
     async countKept(projectId: string, trigger: BackupJob['trigger']): Promise<number> {
       return jobs.countDocuments({

@@ -173,6 +173,7 @@ export function createServices(deps: Deps) {
     settleDatabaseUsed: quota.settle,
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
+    backupBytes: (projectId) => backupJobsRepo(platform).keptBytes(projectId),
   });
   const webhooks = webhookServices(
     deps.config,
