@@ -2774,6 +2774,11 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
                                 /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
                                 conflicts: {
                                     total: number;
@@ -2865,6 +2870,11 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
                                 /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
                                 conflicts: {
                                     total: number;
@@ -2957,6 +2967,11 @@ export interface operations {
                                 targetProjectId: string | null;
                                 /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
                                 replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
                                 /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
                                 conflicts: {
                                     total: number;

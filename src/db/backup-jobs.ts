@@ -40,11 +40,18 @@ export interface BackupJob {
   size: number | null;
   sha256: string | null;
   key: string | null;
+  /**
+   * Where the archive is: null in the operator's store, `<endpoint>|<bucket>` in the own bucket
+   * of the project that was backed up (a restore: of `sourceProjectId`).
+   */
+  location: string | null;
   /** Per-part counts of a finished backup (collection or record kind -> lines). */
   counts: Record<string, number> | null;
   error: string | null;
   /** Restore: the backup read and the project written. */
   sourceBackupId: string | null;
+  /** Restore: the project backed up (whose own bucket may hold the archive). */
+  sourceProjectId: string | null;
   targetProjectId: string | null;
   /** Restore over its own project (the data there is replaced), not into a new one. */
   replace: boolean;
@@ -61,9 +68,14 @@ export interface BackupJob {
   finishedAt: Date | null;
 }
 
-type JobDoc = Omit<BackupJob, 'id' | 'projectId' | 'replace' | 'conflicts'> & {
+type JobDoc = Omit<
+  BackupJob,
+  'id' | 'projectId' | 'replace' | 'conflicts' | 'location' | 'sourceProjectId'
+> & {
   _id: ObjectId;
   replace?: boolean;
+  location?: string | null;
+  sourceProjectId?: string | null;
   conflicts?: Conflicts | null;
   projectId: ObjectId;
   owner: string | null;
@@ -76,11 +88,18 @@ const toJob = ({ _id, projectId, owner: _o, leaseUntil: _l, ...rest }: JobDoc): 
   ...rest,
   // Jobs written before restores in place and conflict reports.
   replace: rest.replace ?? false,
+  location: rest.location ?? null,
+  sourceProjectId: rest.sourceProjectId ?? null,
   conflicts: rest.conflicts ?? (rest.kind === 'restore' ? { total: 0, items: [] } : null),
 });
 
 export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
-  Partial<Pick<BackupJob, 'sourceBackupId' | 'targetProjectId' | 'key' | 'sha256' | 'replace'>>;
+  Partial<
+    Pick<
+      BackupJob,
+      'sourceBackupId' | 'sourceProjectId' | 'targetProjectId' | 'key' | 'location' | 'sha256' | 'replace'
+    >
+  >;
 
 export function backupJobsRepo(db: Db) {
   const jobs = db.collection<JobDoc>(COLLECTION);
@@ -99,9 +118,11 @@ export function backupJobsRepo(db: Db) {
         size: null,
         sha256: null,
         key: null,
+        location: null,
         counts: null,
         error: null,
         sourceBackupId: null,
+        sourceProjectId: null,
         targetProjectId: null,
         resume: { partsDone: 0 },
         replace: false,
@@ -174,7 +195,10 @@ export function backupJobsRepo(db: Db) {
       id: string,
       owner: string,
       outcome: Partial<
-        Pick<BackupJob, 'size' | 'sha256' | 'key' | 'counts' | 'progress' | 'resume' | 'conflicts'>
+        Pick<
+          BackupJob,
+          'size' | 'sha256' | 'key' | 'location' | 'counts' | 'progress' | 'resume' | 'conflicts'
+        >
       > &
         Pick<BackupJob, 'state'> & { error?: string | null },
       now = new Date(),

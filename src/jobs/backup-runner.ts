@@ -27,6 +27,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
     {
       jobs,
       archives,
+      places: services.backups.places,
       platform: deps.db.platform,
       dbFor,
       listDefinitions: (projectId) => services.repos.collections.list(projectId),
@@ -44,7 +45,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         if (!project) return;
         const { kept } = BACKUP_PLANS[await services.backups.planOf(project)];
         for (const old of await jobs.beyond(projectId, 'schedule', kept)) {
-          if (old.key) await archives.delete(old.key);
+          if (old.key) await (await services.backups.places.at(projectId, old.location))?.delete(old.key);
           await jobs.remove(projectId, old.id);
         }
       },

@@ -2,7 +2,7 @@
 // into a new project. The worker runs the jobs (src/jobs/backup-runner.ts, ./run.ts). A restore
 // verifies the whole archive and the caller's quotas before anything is written.
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
-import type { ArchiveStore } from '../../storage/archives.js';
+import type { ArchivePlaces } from './places.js';
 import { BACKUP_PLANS, projectLimits } from '../../lib/plans.js';
 import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
@@ -15,13 +15,20 @@ export const DOWNLOAD_SECONDS = 300;
 
 export interface BackupServiceDeps {
   jobs: BackupJobsRepo;
-  archives: ArchiveStore;
+  places: ArchivePlaces;
   projects: ProjectsService;
   planOf(project: Project): Promise<PlanName>;
 }
 
 /** What the API shows of a job (the object key stays inside). */
-export const toView = ({ key: _key, resume: _resume, attempts: _attempts, ...job }: BackupJob) => job;
+export const toView = ({
+  key: _key,
+  resume: _resume,
+  attempts: _attempts,
+  location,
+  sourceProjectId: _source,
+  ...job
+}: BackupJob) => ({ ...job, storage: location ? ('external' as const) : ('internal' as const) });
 
 export function backupService(deps: BackupServiceDeps) {
   async function requireBackup(project: Project, id: string): Promise<BackupJob> {
@@ -35,6 +42,20 @@ export function backupService(deps: BackupServiceDeps) {
     if (job.state !== 'done' || !job.key)
       throw conflict(`The backup is ${job.state}, not done`, 'BACKUP_NOT_READY');
     return job as BackupJob & { key: string };
+  }
+
+  /** The store of a backup's archive (404 when it is in a bucket the project no longer uses). */
+  async function storeOf(project: Project, job: BackupJob) {
+    const archives = await deps.places.at(project.id, job.location);
+    if (!archives)
+      throw notFound('The backup archive is in a bucket the project no longer uses', 'BACKUP_NOT_FOUND');
+    return archives;
+  }
+
+  async function openArchive(project: Project, job: BackupJob & { key: string }) {
+    const opened = await (await storeOf(project, job)).open(job.key);
+    if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
+    return opened;
   }
 
   return {
@@ -70,15 +91,14 @@ export function backupService(deps: BackupServiceDeps) {
     /** A short-lived URL of the archive, or undefined when the store serves none (read it through the API). */
     async downloadUrl(project: Project, id: string) {
       const job = await requireDone(project, id);
-      const url = await deps.archives.downloadUrl(job.key, DOWNLOAD_SECONDS, `backup-${job.id}.tar.gz`);
+      const archives = await storeOf(project, job);
+      const url = await archives.downloadUrl(job.key, DOWNLOAD_SECONDS, `backup-${job.id}.tar.gz`);
       return { job, url, expiresAt: new Date(Date.now() + DOWNLOAD_SECONDS * 1000) };
     },
 
     async open(project: Project, id: string) {
       const job = await requireDone(project, id);
-      const opened = await deps.archives.open(job.key);
-      if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
-      return { job, ...opened };
+      return { job, ...(await openArchive(project, job)) };
     },
 
     async remove(project: Project, id: string): Promise<void> {
@@ -86,7 +106,8 @@ export function backupService(deps: BackupServiceDeps) {
       if (job.state === 'running')
         throw conflict('The backup is running; delete it once it ends', 'BACKUP_IN_PROGRESS');
       if (!(await deps.jobs.remove(project.id, id))) throw notFound('No such backup', 'BACKUP_NOT_FOUND');
-      if (job.key) await deps.archives.delete(job.key);
+      // An archive in a bucket the project no longer uses stays there: its owner's to remove.
+      if (job.key) await (await deps.places.at(project.id, job.location))?.delete(job.key);
     },
 
     /**
@@ -107,8 +128,7 @@ export function backupService(deps: BackupServiceDeps) {
           'BACKUP_IN_PROGRESS',
         );
       }
-      const opened = await deps.archives.open(job.key);
-      if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
+      const opened = await openArchive(project, job);
       const manifest = await verifyArchive(
         opened.stream,
         (m) => {
@@ -127,7 +147,9 @@ export function backupService(deps: BackupServiceDeps) {
         trigger: 'manual',
         includeUsers: manifest.includesUsers,
         sourceBackupId: job.id,
+        sourceProjectId: project.id,
         key: job.key,
+        location: job.location,
         sha256: job.sha256,
         replace: same,
       });

@@ -28,7 +28,9 @@ export interface RestoreSteps {
 
 export async function restore(deps: RunDeps, job: BackupJob, { report, finish }: RestoreSteps) {
   const target = job.projectId;
-  const opened = job.key ? await deps.archives.open(job.key) : undefined;
+  // The archive is where the backed-up project keeps it (its own bucket, or the operator's store).
+  const source = await deps.places.at(job.sourceProjectId ?? target, job.location);
+  const opened = job.key ? await source?.open(job.key) : undefined;
   if (!opened) throw new Error('the backup archive is gone');
   const db = await deps.dbFor(target);
   const progress = { done: 0, total: 0 };

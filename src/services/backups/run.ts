@@ -17,6 +17,7 @@ import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
 import type { CollectionDef } from '../types.js';
 import { writeArchive, type PartSource } from './archive.js';
 import { restore } from './restore-run.js';
+import type { ArchivePlaces } from './places.js';
 import type { RestoreRefsRepo } from '../../db/restore-refs.js';
 
 const PROGRESS_EVERY = 500;
@@ -24,7 +25,9 @@ type Db = Database['platform'];
 
 export interface RunDeps {
   jobs: BackupJobsRepo;
+  /** The operator's store: the project's files, and archives kept there. */
   archives: ArchiveStore;
+  places: ArchivePlaces;
   platform: Db;
   dbFor(projectId: string): Promise<Db>;
   listDefinitions(projectId: string): Promise<CollectionDef[]>;
@@ -101,11 +104,13 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     );
     try {
       const key = archiveKey(job.projectId, job.id);
-      await deps.archives.put(key, archive.file, archive.size);
+      const { archives, location } = await deps.places.forNew(job.projectId);
+      await archives.put(key, archive.file, archive.size);
       const counts = Object.fromEntries(archive.manifest.parts.map((p) => [p.name, p.count]));
       await deps.jobs.finish(job.id, opts.owner, {
         state: 'done',
         key,
+        location,
         size: archive.size,
         sha256: archive.sha256,
         counts,
