@@ -49,9 +49,7 @@ import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
-import { archiveStore } from '../storage/archives.js';
-import { archivePlaces } from './backups/places.js';
-import { storageSettingsRepo } from '../db/storage-settings.js';
+import { archivePlaces, removeBucketArchives } from './backups/places.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -120,30 +118,13 @@ export function createServices(deps: Deps) {
     await repos.collections.deleteAll(projectId);
   });
   const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
-  const storageSettings = storageSettingsRepo(platform);
   const backupJobs = backupJobsRepo(platform);
-  const places = archivePlaces({
-    internal: archiveStore(storage.stores.internal),
-    stores: storage.stores,
-    settings: (projectId) => storageSettings.get(projectId),
-    limitsOf: async (projectId) => {
-      const project = await repos.projects.findById(projectId);
-      return project && projects.limitsOf(project);
-    },
+  const places = archivePlaces(platform, storage.stores, async (projectId) => {
+    const project = await repos.projects.findById(projectId);
+    return project && projects.limitsOf(project);
   });
-  // Backups in the project's own bucket go while its settings still name it (the others go with
-  // the project's prefix of the operator's store, and every job record after).
-  projects.onDelete(async (projectId) => {
-    for (const job of await backupJobs.list(projectId, 'backup')) {
-      if (!job.key || !job.location) continue;
-      const archives = await places.at(projectId, job.location);
-      await archives
-        ?.delete(job.key)
-        .catch((err) =>
-          deps.log.warn({ err, key: job.key }, 'could not delete a backup of a deleted project'),
-        );
-    }
-  });
+  // Before the storage settings go: they name the bucket of the archives kept there.
+  projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);

@@ -4,8 +4,11 @@
 import type { S3ObjectStore } from '../../storage/index.js';
 import { archiveStore, type ArchiveStore } from '../../storage/archives.js';
 import type { StoreResolver } from '../storage/stores.js';
-import type { StorageSettings } from '../storage/types.js';
+import type { Database } from '../../db/client.js';
+import { storageSettingsRepo } from '../../db/storage-settings.js';
 import type { PlanLimits } from '../types.js';
+import type { BackupJobsRepo } from '../../db/backup-jobs.js';
+import type { Logger } from '../../lib/logger.js';
 
 export interface ArchivePlaces {
   readonly internal: ArchiveStore;
@@ -15,12 +18,13 @@ export interface ArchivePlaces {
   forNew(projectId: string): Promise<{ archives: ArchiveStore; location: string | null }>;
 }
 
-export function archivePlaces(deps: {
-  internal: ArchiveStore;
-  stores: StoreResolver;
-  settings(projectId: string): Promise<StorageSettings>;
-  limitsOf(projectId: string): Promise<PlanLimits | undefined>;
-}): ArchivePlaces {
+export function archivePlaces(
+  platform: Database['platform'],
+  stores: StoreResolver,
+  limitsOf: (projectId: string) => Promise<PlanLimits | undefined>,
+): ArchivePlaces {
+  const settings = storageSettingsRepo(platform);
+  const deps = { internal: archiveStore(stores.internal), stores, settings: settings.get, limitsOf };
   // A project's own bucket is always an S3 store.
   const wrap = (store: unknown) => archiveStore(store as S3ObjectStore);
   return {
@@ -41,4 +45,24 @@ export function archivePlaces(deps: {
       return { archives: wrap(target.store), location: target.location };
     },
   };
+}
+
+/**
+ * Deletes the archives a deleted project kept in its own bucket, best effort (run while its
+ * settings still name the bucket). Those in the operator's store go with the project's prefix.
+ */
+export async function removeBucketArchives(
+  jobs: BackupJobsRepo,
+  places: ArchivePlaces,
+  projectId: string,
+  log: Logger,
+): Promise<void> {
+  for (const job of await jobs.list(projectId, 'backup')) {
+    if (!job.key || !job.location) continue;
+    await (
+      await places.at(projectId, job.location)
+    )
+      ?.delete(job.key)
+      .catch((err) => log.warn({ err, key: job.key }, 'could not delete a backup of a deleted project'));
+  }
 }
