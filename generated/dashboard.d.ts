@@ -766,7 +766,7 @@ export interface paths {
         };
         /**
          * A project's usage and its plan limits (members)
-         * @description This calendar month's figures (UTC; they start again from zero at 00:00 UTC on the first of the month) with the plan limit in force next to each (the owner's plan, operator overrides applied): API calls to the public API with the project's keys (limit: `requestsPerMinute`), database and storage bytes (the live counters; limits `databaseBytes`, `storageBytes`), mail accepted by the mail server (`mailPerMonth`), webhooks (`webhooksPerProject`), webhook delivery attempts (no limit) and AI requests per feature (`aiQueryBuilderPerMonth`, `aiCollectionCreatorPerMonth`). `daily` has one entry per UTC day for the last 90 days, oldest first; a day's byte figures are the worker's last snapshot of that day (null before the first one), today's are live. API calls are counted in each API process and written every few seconds, so they may lag by that much. Any member may read it.
+         * @description This calendar month's figures (UTC; they start again from zero at 00:00 UTC on the first of the month) with the plan limit in force next to each (the owner's plan, operator overrides applied): API calls to the public API with the project's keys (limit: `requestsPerMinute`), database and storage bytes (the live counters; limits `databaseBytes`, `storageBytes`), the bytes of the project's kept backup archives (`backupBytes`: done backups, counted as soon as one is done and no longer once it is deleted, by hand or by retention; no byte limit, the plan bounds backups by their count, and they are not part of `storageBytes`), mail accepted by the mail server (`mailPerMonth`), webhooks (`webhooksPerProject`), webhook delivery attempts (no limit) and AI requests per feature (`aiQueryBuilderPerMonth`, `aiCollectionCreatorPerMonth`). `daily` has one entry per UTC day for the last 90 days, oldest first; a day's byte figures are the worker's last snapshot of that day (null before the first one), today's are live. API calls are counted in each API process and written every few seconds, so they may lag by that much. Any member may read it.
          */
         get: operations["getProjectUsage"];
         put?: never;
@@ -1660,8 +1660,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a backup into a new project (admins)
-         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the caller's plan (403 `QUOTA_EXCEEDED` when the documents, collections or webhooks would not fit a new project; 403 `PLAN_LIMIT` past the projects per developer), creates the project (its new keys are shown once, here) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         * Restore a backup into a new project, or over its own project with a confirmation (admins)
+         * @description Reads the whole archive first and refuses it, with nothing written, when it is corrupted or unknown (400: a checksum that does not match, an unknown `formatVersion`, a missing part) or when it belongs to another project (403 `FOREIGN_ARCHIVE`). Then checks the plan (403 `QUOTA_EXCEEDED` when the documents, files, collections or webhooks would not fit; 403 `PLAN_LIMIT` past the projects per developer) and queues the restore, which the worker runs: documents keep their ids and types, end users keep their password hashes, usage counters are recomputed.
+         *
+         *     `target: "new"` (the default) creates a new project named `name` (its new keys are shown once, here). `target: "same"` restores over this project and replaces its data, collection definitions, end users, webhooks, mail templates and file records with the archive's (what was added since the backup is gone); its keys, members and name stay. It must be confirmed by `confirm` set to the project's name exactly: anything else is a 400 `CONFIRMATION_REQUIRED` saying what to send, with nothing changed. 409 `BACKUP_IN_PROGRESS` while a backup or restore of the project is queued or running.
          */
         post: operations["restoreBackup"];
         delete?: never;
@@ -5069,6 +5071,14 @@ export interface operations {
                                     /** @description The plan limit's name (as in the operator's limit overrides), or null. */
                                     limitName: string | null;
                                 };
+                                backupBytes: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
                                 mailSent: {
                                     /** @description This month's figure (bytes stored for the byte figures). */
                                     used: number;
@@ -6758,6 +6768,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -6841,6 +6871,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -6924,6 +6974,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -7082,12 +7152,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: components["schemas"]["ProjectName"];
+                    /**
+                     * @description Into a new project (default) or over this one (with `confirm`).
+                     * @default new
+                     * @enum {string}
+                     */
+                    target?: "new" | "same";
+                    /** @description The new project's name (required with `target` `new`; not with `same`). */
+                    name?: components["schemas"]["ProjectName"];
+                    /** @description With `target` `same`, the project's name exactly, to confirm the replace. */
+                    confirm?: string;
                 };
             };
         };
         responses: {
-            /** @description The new project and its queued restore. */
+            /** @description The project written (new, or this one) and its queued restore. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7177,8 @@ export interface operations {
                         success: true;
                         data: {
                             project: components["schemas"]["Project"];
-                            keys: {
+                            /** @description The new project's keys (a restore into a new project only). */
+                            keys?: {
                                 publishable: string;
                                 secret: string;
                             };
@@ -7135,6 +7215,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -7218,6 +7318,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

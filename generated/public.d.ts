@@ -2940,6 +2940,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3016,6 +3036,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3093,6 +3133,26 @@ export interface operations {
                                 /** @description The backup a restore reads. */
                                 sourceBackupId: string | null;
                                 targetProjectId: string | null;
+                                /** @description A restore over its own project, whose data it replaced (false for backups and for restores into a new project). */
+                                replace: boolean;
+                                /**
+                                 * @description Where the archive is kept: the operator's store (`internal`), or the project's own bucket (`external`), where a backup goes when the project has one its plan allows. An archive in a bucket the project no longer uses cannot be read or restored (404).
+                                 * @enum {string}
+                                 */
+                                storage: "internal" | "external";
+                                /** @description A restore's rows that could not be brought back as they were (null for backups): a row a unique index refused (another row has its value; it is not restored) and a Ref pointing at a document that is not in the restored project (the row is restored). `total` counts them all; `items` lists the first 100. */
+                                conflicts: {
+                                    total: number;
+                                    items: {
+                                        /** @example posts */
+                                        collection: string;
+                                        /** @description The document's line in its part of the archive (`data/<collection>.jsonl`; 1 = first). */
+                                        row: number;
+                                        /** @example author */
+                                        field: string;
+                                        reason: string;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

@@ -62,12 +62,9 @@ const backup = await measured(async () => {
 });
 const restore = await measured(async () => {
   const ctx = contextFor({ developer: { ...developer, plan: 'pro' } });
-  const { project: target, restore: job } = await services.backups.restore(
-    ctx,
-    project,
-    backup.result.id,
-    'Copy',
-  );
+  const { project: target, restore: job } = await services.backups.restore(ctx, project, backup.result.id, {
+    name: 'Copy',
+  });
   await runner.drain();
   return { job: await services.backups.getRestore(target, job.id), target };
 });

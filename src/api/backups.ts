@@ -98,15 +98,20 @@ export function backupHandlers({ projects, backups }: Services) {
 
   const restoreBackup: Handler<Ops['restoreBackup']> = async ({ params, body }, ctx) => {
     const project = await admin(ctx, params.projectId);
-    const {
-      restore,
-      project: created,
-      keys,
-    } = await backups.restore(ctx, project, params.backupId, body.name);
+    const { restore, project: target, keys } = await backups.restore(ctx, project, params.backupId, body);
+    if (!keys) {
+      return {
+        status: 202,
+        body: ok(
+          { project: await projectView(target), restore: jobView(restore) },
+          'Restore queued: the project’s data will be replaced by the backup’s',
+        ),
+      };
+    }
     return {
       status: 202,
       body: ok(
-        { project: await projectView(created), keys, restore: jobView(restore) },
+        { project: await projectView(target), keys, restore: jobView(restore) },
         'Project created; restore queued. The keys are shown once',
       ),
     };

@@ -14,6 +14,21 @@ registerPlatformIndexes(COLLECTION, [
 export type JobKind = 'backup' | 'restore';
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 
+/** A row a restore could not bring back as it was (services/backups/conflicts.ts). */
+export interface Conflict {
+  collection: string;
+  /** The document's line in its part of the archive (1 = first). */
+  row: number;
+  field: string;
+  reason: string;
+}
+
+/** A restore's conflicts: the first ones listed, all counted. */
+export interface Conflicts {
+  total: number;
+  items: Conflict[];
+}
+
 export interface BackupJob {
   id: string;
   projectId: string;
@@ -25,22 +40,43 @@ export interface BackupJob {
   size: number | null;
   sha256: string | null;
   key: string | null;
+  /**
+   * Where the archive is: null in the operator's store, `<endpoint>|<bucket>` in the own bucket
+   * of the project that was backed up (a restore: of `sourceProjectId`).
+   */
+  location: string | null;
   /** Per-part counts of a finished backup (collection or record kind -> lines). */
   counts: Record<string, number> | null;
   error: string | null;
   /** Restore: the backup read and the project written. */
   sourceBackupId: string | null;
+  /** Restore: the project backed up (whose own bucket may hold the archive). */
+  sourceProjectId: string | null;
   targetProjectId: string | null;
-  /** Restore: parts fully loaded so far (a resumed run skips them). */
-  resume: { partsDone: number };
+  /** Restore over its own project (the data there is replaced), not into a new one. */
+  replace: boolean;
+  /**
+   * Restore: parts fully loaded so far (a resumed run skips them); `cleared` once a replacing
+   * restore has removed the project's data (a resumed run does not clear again).
+   */
+  resume: { partsDone: number; cleared?: boolean };
+  /** Restore: rows refused by a unique index and Refs to missing documents (null for backups). */
+  conflicts: Conflicts | null;
   attempts: number;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
 }
 
-type JobDoc = Omit<BackupJob, 'id' | 'projectId'> & {
+type JobDoc = Omit<
+  BackupJob,
+  'id' | 'projectId' | 'replace' | 'conflicts' | 'location' | 'sourceProjectId'
+> & {
   _id: ObjectId;
+  replace?: boolean;
+  location?: string | null;
+  sourceProjectId?: string | null;
+  conflicts?: Conflicts | null;
   projectId: ObjectId;
   owner: string | null;
   leaseUntil: Date | null;
@@ -50,10 +86,20 @@ const toJob = ({ _id, projectId, owner: _o, leaseUntil: _l, ...rest }: JobDoc): 
   id: _id.toHexString(),
   projectId: projectId.toHexString(),
   ...rest,
+  // Jobs written before restores in place and conflict reports.
+  replace: rest.replace ?? false,
+  location: rest.location ?? null,
+  sourceProjectId: rest.sourceProjectId ?? null,
+  conflicts: rest.conflicts ?? (rest.kind === 'restore' ? { total: 0, items: [] } : null),
 });
 
 export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
-  Partial<Pick<BackupJob, 'sourceBackupId' | 'targetProjectId' | 'key' | 'sha256'>>;
+  Partial<
+    Pick<
+      BackupJob,
+      'sourceBackupId' | 'sourceProjectId' | 'targetProjectId' | 'key' | 'location' | 'sha256' | 'replace'
+    >
+  >;
 
 export function backupJobsRepo(db: Db) {
   const jobs = db.collection<JobDoc>(COLLECTION);
@@ -72,11 +118,15 @@ export function backupJobsRepo(db: Db) {
         size: null,
         sha256: null,
         key: null,
+        location: null,
         counts: null,
         error: null,
         sourceBackupId: null,
+        sourceProjectId: null,
         targetProjectId: null,
         resume: { partsDone: 0 },
+        replace: false,
+        conflicts: input.kind === 'restore' ? { total: 0, items: [] } : null,
         attempts: 0,
         createdAt: now,
         startedAt: null,
@@ -102,11 +152,11 @@ export function backupJobsRepo(db: Db) {
       return docs.map(toJob);
     },
 
-    /** A job of the project of that kind still queued or running, if any. */
-    async active(projectId: string, kind: JobKind): Promise<BackupJob | undefined> {
+    /** A job of the project of that kind (or of either) still queued or running, if any. */
+    async active(projectId: string, kind?: JobKind): Promise<BackupJob | undefined> {
       const doc = await jobs.findOne({
         projectId: new ObjectId(projectId),
-        kind,
+        ...(kind ? { kind } : {}),
         state: { $in: ['queued', 'running'] },
       });
       return doc ? toJob(doc) : undefined;
@@ -131,7 +181,7 @@ export function backupJobsRepo(db: Db) {
     async progress(
       id: string,
       owner: string,
-      changes: Partial<Pick<BackupJob, 'progress' | 'resume'>>,
+      changes: Partial<Pick<BackupJob, 'progress' | 'resume' | 'conflicts'>>,
       leaseUntil: Date,
     ): Promise<boolean> {
       const res = await jobs.updateOne(
@@ -144,7 +194,12 @@ export function backupJobsRepo(db: Db) {
     async finish(
       id: string,
       owner: string,
-      outcome: Partial<Pick<BackupJob, 'size' | 'sha256' | 'key' | 'counts' | 'progress' | 'resume'>> &
+      outcome: Partial<
+        Pick<
+          BackupJob,
+          'size' | 'sha256' | 'key' | 'location' | 'counts' | 'progress' | 'resume' | 'conflicts'
+        >
+      > &
         Pick<BackupJob, 'state'> & { error?: string | null },
       now = new Date(),
     ): Promise<boolean> {
@@ -180,6 +235,16 @@ export function backupJobsRepo(db: Db) {
         .skip(keep)
         .toArray();
       return docs.map(toJob);
+    },
+
+    /** Bytes of the project's done backups' archives (at most the plan's kept count of each trigger). */
+    async keptBytes(projectId: string): Promise<number> {
+      const pid = toObjectId(projectId);
+      if (!pid) return 0;
+      const docs = await jobs
+        .find({ projectId: pid, kind: 'backup', state: 'done' }, { projection: { size: 1 } })
+        .toArray();
+      return docs.reduce((sum, doc) => sum + (doc.size ?? 0), 0);
     },
 
     /** Backups of a trigger that take a place (all but failed ones). */

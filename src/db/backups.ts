@@ -4,9 +4,10 @@
 // (collection definitions, webhooks, mail templates, file records). API keys are never read.
 // Loading upserts by `_id`, so a load run again after a crash gives the same result.
 import { createHash } from 'node:crypto';
-import { BSON, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
+import { BSON, MongoBulkWriteError, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
 
 const { EJSON } = BSON;
+import { duplicateFieldOf } from './errors.js';
 import { ObjectId } from './ids.js';
 import { toDocument, type StoredDocument } from './stored-form.js';
 
@@ -46,27 +47,67 @@ export async function* dumpCollection(db: Db, collection: string): AsyncGenerato
 
 export const countDocuments = (db: Db, collection: string) => db.collection(collection).countDocuments({});
 
-/** Upserts lines by `_id` in batches; `after` is told how many lines each batch held. */
+/** What a load tells its caller of each row (its line in the part, 1 = first). */
+export interface LoadHooks {
+  /** Each document as read, before it is written. */
+  row?(row: number, doc: Document): void;
+  /** A row a unique index refused (a value another row has): it is not written. */
+  rejected?(row: number, field: string, index: string | undefined): void;
+}
+
+/**
+ * Upserts lines by `_id` in batches; `after` is told how many lines each batch held. Rows a
+ * unique index refuses are told to `hooks.rejected` and the others of their batch are written.
+ */
 export async function loadCollection(
   db: Db,
   collection: string,
   lines: AsyncIterable<string>,
   after: (written: number) => Promise<void>,
+  hooks: LoadHooks = {},
 ): Promise<void> {
   let batch: AnyBulkWriteOperation[] = [];
+  let rows: number[] = [];
+  let row = 0;
   const flush = async () => {
     if (!batch.length) return;
-    await db.collection(collection).bulkWrite(batch, { ordered: false });
+    try {
+      await db.collection(collection).bulkWrite(batch, { ordered: false });
+    } catch (err) {
+      const refused = duplicateRows(err);
+      if (!refused || !hooks.rejected) throw err;
+      for (const r of refused) hooks.rejected(rows[r.index]!, r.field, r.indexName);
+    }
     const n = batch.length;
     batch = [];
+    rows = [];
     await after(n);
   };
   for await (const line of lines) {
     const doc = fromLine(line);
+    row += 1;
+    hooks.row?.(row, doc);
     batch.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
+    rows.push(row);
     if (batch.length >= BATCH) await flush();
   }
   await flush();
+}
+
+/** The rows of a bulk write refused as duplicate keys, or undefined when anything else failed. */
+function duplicateRows(err: unknown) {
+  if (!(err instanceof MongoBulkWriteError)) return undefined;
+  const errors = [err.writeErrors].flat();
+  if (!errors.length || errors.some((e) => e.code !== 11000)) return undefined;
+  return errors.map((e) => {
+    const raw = e.err as { keyValue?: Record<string, unknown>; errmsg?: string };
+    const message = raw.errmsg ?? e.errmsg ?? '';
+    return {
+      index: e.index,
+      field: duplicateFieldOf(raw.keyValue, message) ?? 'a unique field',
+      indexName: /index: (\S+)/.exec(message)?.[1],
+    };
+  });
 }
 
 /** The platform records of a project of one kind (API keys live on the project: never read). */
@@ -107,33 +148,35 @@ export async function* internalFiles(
   for await (const doc of cursor) yield { id: (doc._id as ObjectId).toHexString(), path: String(doc.path) };
 }
 
-/** The path a restored file record got (its id is moved: see movedId). */
-export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string) {
-  const doc = await platform.collection('files').findOne({ _id: movedId(targetProjectId, oldId) });
+/** The path a restored file record got (its id is moved, see movedId, unless the ids were kept). */
+export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string, keepIds = false) {
+  const _id = keepIds ? new ObjectId(oldId) : movedId(targetProjectId, oldId);
+  const doc = await platform.collection('files').findOne({ _id, projectId: new ObjectId(targetProjectId) });
   return doc ? { path: String(doc.path), contentType: String(doc.contentType) } : undefined;
 }
 
 /**
  * Loads platform records into `targetProjectId`, each under its moved id. File records: only the
  * confirmed ones of the operator's store (their bytes are in the archive), moved to the target
- * project's paths by `moveFile`.
+ * project's paths by `moveFile`. `moveFile` undefined: the archive's own project, where records
+ * keep their ids and paths (and a file in the project's own bucket its record).
  */
 export async function loadPlatform(
   platform: Db,
   part: PlatformPart,
   targetProjectId: string,
   lines: AsyncIterable<string>,
-  moveFile: (path: string) => { path: string; url: string | null },
+  moveFile: ((path: string) => { path: string; url: string | null }) | undefined,
 ): Promise<number> {
   let n = 0;
   for await (const line of lines) {
     let doc = fromLine(line);
     if (part === 'files') {
-      if (doc.state !== 'confirmed' || doc.provider !== 'internal') continue;
-      const moved = moveFile(String(doc.path));
-      doc = { ...doc, ...moved, uploadKey: moved.path };
+      if (doc.state !== 'confirmed' || (moveFile && doc.provider !== 'internal')) continue;
+      const moved = moveFile?.(String(doc.path));
+      if (moved) doc = { ...doc, ...moved, uploadKey: moved.path };
     }
-    const _id = movedId(targetProjectId, doc._id);
+    const _id = moveFile ? movedId(targetProjectId, doc._id) : (doc._id as ObjectId);
     const record = { ...doc, _id, projectId: new ObjectId(targetProjectId) };
     await platform.collection(part).replaceOne({ _id }, record, { upsert: true });
     n += 1;

@@ -17,8 +17,16 @@ export const isDuplicateKey = (err: unknown): err is MongoServerError =>
  */
 export function duplicateKeyField(err: MongoServerError): string | undefined {
   const keyValue = (err as MongoServerError & { keyValue?: Record<string, unknown> }).keyValue;
+  return duplicateFieldOf(keyValue, err.message);
+}
+
+/** The same from the parts of a duplicate-key answer (a bulk write reports one per row). */
+export function duplicateFieldOf(
+  keyValue: Record<string, unknown> | undefined,
+  message: string,
+): string | undefined {
   if (keyValue && Object.keys(keyValue).length) return Object.keys(keyValue)[0];
-  const index = /index: (\S+)/.exec(err.message)?.[1];
+  const index = /index: (\S+)/.exec(message)?.[1];
   if (index?.startsWith('u_')) return index.slice(2);
   // A declared unique index (`i_<name>`): its default name lists the fields (`i_a_1_b_-1`).
   if (index?.startsWith('i_'))

@@ -5,6 +5,8 @@
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
+import { restoreRefsRepo } from '../db/restore-refs.js';
+import { usersRepo } from '../db/users.js';
 import { syncCollectionIndexes } from '../services/collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { jobRunner, type RunOptions } from '../services/backups/run.js';
@@ -25,6 +27,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
     {
       jobs,
       archives,
+      places: services.backups.places,
       platform: deps.db.platform,
       dbFor,
       listDefinitions: (projectId) => services.repos.collections.list(projectId),
@@ -34,12 +37,15 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       recountUsage: async (projectId) => {
         await recount.recountProject(projectId);
       },
+      changed: (projectId) => services.backups.changed(projectId),
+      ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
+      refs: restoreRefsRepo(deps.db.platform),
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;
         const { kept } = BACKUP_PLANS[await services.backups.planOf(project)];
         for (const old of await jobs.beyond(projectId, 'schedule', kept)) {
-          if (old.key) await archives.delete(old.key);
+          if (old.key) await (await services.backups.places.at(projectId, old.location))?.delete(old.key);
           await jobs.remove(projectId, old.id);
         }
       },
@@ -70,7 +76,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         const { every } = BACKUP_PLANS[await services.backups.planOf(project)];
         const latest = (await jobs.list(projectId, 'backup')).find((j) => j.trigger === 'schedule');
         if (latest && periodOf(latest.createdAt, every) === periodOf(at, every)) continue;
-        if (await jobs.active(projectId, 'backup')) continue;
+        if (await jobs.active(projectId)) continue; // a backup, or a restore writing into it
         await jobs.create(projectId, { kind: 'backup', trigger: 'schedule', includeUsers: true }, at);
         queued += 1;
       }

@@ -50,7 +50,7 @@ import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
-import { archiveStore } from '../storage/archives.js';
+import { archivePlaces, removeBucketArchives } from './backups/places.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -119,6 +119,13 @@ export function createServices(deps: Deps) {
     await repos.collections.deleteAll(projectId);
   });
   const storage = storageServices(deps.config, deps.log, platform, repos.projects, projects);
+  const backupJobs = backupJobsRepo(platform);
+  const places = archivePlaces(platform, storage.stores, async (projectId) => {
+    const project = await repos.projects.findById(projectId);
+    return project && projects.limitsOf(project);
+  });
+  // Before the storage settings go: they name the bucket of the archives kept there.
+  projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
@@ -174,6 +181,7 @@ export function createServices(deps: Deps) {
     settleDatabaseUsed: quota.settle,
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
+    backupBytes: (projectId) => backupJobsRepo(platform).keptBytes(projectId),
   });
   const webhooks = webhookServices(
     deps.config,
@@ -200,15 +208,17 @@ export function createServices(deps: Deps) {
     quota,
     slowQueries: slowQueries.recorder,
   });
-  const archives = archiveStore(storage.stores.internal);
+  const archives = places.internal;
   const planOf = async (project: Project) =>
     (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
-  const backupJobs = backupJobsRepo(platform);
   projects.onDelete((projectId) => backupJobs.removeAll(projectId));
   const backups = {
-    ...backupService({ jobs: backupJobs, archives, projects, planOf }),
+    ...backupService({ jobs: backupJobs, places, projects, planOf }),
     archives,
+    places,
     planOf,
+    /** Marks a project changed for every process's cache (a restore over it has written). */
+    changed: (projectId: string) => cached.changed(projectId),
     io: collectionIo({ projects, data, definition, dbFor }),
   };
   return {

@@ -44,6 +44,7 @@ describe('worker jobs', () => {
       limitsOf: apps.public.services.projects.limitsOf,
       mailSent: usage.mailSent,
       webhookCount: async () => 0,
+      backupBytes: async () => 0,
       now: () => now,
     });
     const october = (await report(fx.project)).figures;

@@ -4,7 +4,8 @@
 // finished, which a Dredd run has no worker to make, and export/import need rows of a collection
 // the other transactions delete: they are skipped here and covered over HTTP, every documented
 // status with its body checked against the spec, by test/api/backups.test.ts,
-// backup-key.test.ts, backup-fs.test.ts and backup-collection-io.test.ts.
+// backup-key.test.ts, backup-fs.test.ts, backup-collection-io.test.ts, backup-replace.test.ts,
+// backup-conflicts.test.ts and backup-bucket.test.ts.
 module.exports = (hooks) => {
   const { state } = require('./fixtures.cjs');
   const PROJECT = '65f1c2a4b7e8d90012345678';

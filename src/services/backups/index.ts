@@ -2,11 +2,11 @@
 // into a new project. The worker runs the jobs (src/jobs/backup-runner.ts, ./run.ts). A restore
 // verifies the whole archive and the caller's quotas before anything is written.
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
-import type { ArchiveStore } from '../../storage/archives.js';
+import type { ArchivePlaces } from './places.js';
 import { BACKUP_PLANS, projectLimits } from '../../lib/plans.js';
 import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
-import type { Project, PlanName } from '../types.js';
+import type { PlanLimits, PlanName, Project } from '../types.js';
 import { requireDeveloper, type ProjectsService } from '../projects.js';
 import { verifyArchive } from './archive-reader.js';
 import type { Manifest } from './archive.js';
@@ -15,13 +15,20 @@ export const DOWNLOAD_SECONDS = 300;
 
 export interface BackupServiceDeps {
   jobs: BackupJobsRepo;
-  archives: ArchiveStore;
+  places: ArchivePlaces;
   projects: ProjectsService;
   planOf(project: Project): Promise<PlanName>;
 }
 
 /** What the API shows of a job (the object key stays inside). */
-export const toView = ({ key: _key, resume: _resume, attempts: _attempts, ...job }: BackupJob) => job;
+export const toView = ({
+  key: _key,
+  resume: _resume,
+  attempts: _attempts,
+  location,
+  sourceProjectId: _source,
+  ...job
+}: BackupJob) => ({ ...job, storage: location ? ('external' as const) : ('internal' as const) });
 
 export function backupService(deps: BackupServiceDeps) {
   async function requireBackup(project: Project, id: string): Promise<BackupJob> {
@@ -37,14 +44,32 @@ export function backupService(deps: BackupServiceDeps) {
     return job as BackupJob & { key: string };
   }
 
+  /** The store of a backup's archive (404 when it is in a bucket the project no longer uses). */
+  async function storeOf(project: Project, job: BackupJob) {
+    const archives = await deps.places.at(project.id, job.location);
+    if (!archives)
+      throw notFound('The backup archive is in a bucket the project no longer uses', 'BACKUP_NOT_FOUND');
+    return archives;
+  }
+
+  async function openArchive(project: Project, job: BackupJob & { key: string }) {
+    const opened = await (await storeOf(project, job)).open(job.key);
+    if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
+    return opened;
+  }
+
   return {
     async create(
       project: Project,
       input: { includeUsers?: boolean },
       trigger: BackupJob['trigger'] = 'manual',
     ) {
-      if (await deps.jobs.active(project.id, 'backup')) {
-        throw conflict('A backup of this project is already queued or running', 'BACKUP_IN_PROGRESS');
+      // A restore writing into the project would leave half of it in the archive: wait for it too.
+      if (await deps.jobs.active(project.id)) {
+        throw conflict(
+          'A backup or restore of this project is already queued or running',
+          'BACKUP_IN_PROGRESS',
+        );
       }
       const { kept } = BACKUP_PLANS[await deps.planOf(project)];
       if (trigger === 'manual' && (await deps.jobs.countKept(project.id, 'manual')) >= kept) {
@@ -66,15 +91,14 @@ export function backupService(deps: BackupServiceDeps) {
     /** A short-lived URL of the archive, or undefined when the store serves none (read it through the API). */
     async downloadUrl(project: Project, id: string) {
       const job = await requireDone(project, id);
-      const url = await deps.archives.downloadUrl(job.key, DOWNLOAD_SECONDS, `backup-${job.id}.tar.gz`);
+      const archives = await storeOf(project, job);
+      const url = await archives.downloadUrl(job.key, DOWNLOAD_SECONDS, `backup-${job.id}.tar.gz`);
       return { job, url, expiresAt: new Date(Date.now() + DOWNLOAD_SECONDS * 1000) };
     },
 
     async open(project: Project, id: string) {
       const job = await requireDone(project, id);
-      const opened = await deps.archives.open(job.key);
-      if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
-      return { job, ...opened };
+      return { job, ...(await openArchive(project, job)) };
     },
 
     async remove(project: Project, id: string): Promise<void> {
@@ -82,18 +106,29 @@ export function backupService(deps: BackupServiceDeps) {
       if (job.state === 'running')
         throw conflict('The backup is running; delete it once it ends', 'BACKUP_IN_PROGRESS');
       if (!(await deps.jobs.remove(project.id, id))) throw notFound('No such backup', 'BACKUP_NOT_FOUND');
-      if (job.key) await deps.archives.delete(job.key);
+      // An archive in a bucket the project no longer uses stays there: its owner's to remove.
+      if (job.key) await (await deps.places.at(project.id, job.location))?.delete(job.key);
     },
 
     /**
-     * Restores a done backup into a new project of the caller: the archive is read through and
-     * checked (checksums, format version, its project) and the caller's plan limits compared with
-     * what it holds before the project is created and the restore queued.
+     * Restores a done backup into a new project of the caller (`target: 'new'`, the default), or
+     * over the project it was made of (`'same'`) when `confirm` is the project's name. The archive
+     * is read through and checked (checksums, format version, its project) and the plan's limits
+     * compared with what it holds before anything is created, cleared or queued.
      */
-    async restore(ctx: RequestContext, project: Project, id: string, name: string) {
+    async restore(ctx: RequestContext, project: Project, id: string, input: RestoreInput) {
+      const same = input.target === 'same';
+      if (same) checkConfirmation(project, input);
+      else if (input.name === undefined)
+        throw badRequest('name is required: the name of the new project to restore into');
       const job = await requireDone(project, id);
-      const opened = await deps.archives.open(job.key);
-      if (!opened) throw notFound('The backup archive is gone', 'BACKUP_NOT_FOUND');
+      if (same && (await deps.jobs.active(project.id))) {
+        throw conflict(
+          'A backup or restore of this project is queued or running; replace its data once it ends',
+          'BACKUP_IN_PROGRESS',
+        );
+      }
+      const opened = await openArchive(project, job);
       const manifest = await verifyArchive(
         opened.stream,
         (m) => {
@@ -102,17 +137,23 @@ export function backupService(deps: BackupServiceDeps) {
         },
         job.sha256 ?? undefined,
       );
-      checkQuotas(manifest, projectLimits({ limits: {} }, requireDeveloper(ctx).plan));
-      const created = await deps.projects.create(ctx, name, {});
-      const restore = await deps.jobs.create(created.project.id, {
+      const limits = same
+        ? await deps.projects.limitsOf(project)
+        : projectLimits({ limits: {} }, requireDeveloper(ctx).plan);
+      checkQuotas(manifest, limits);
+      const created = same ? undefined : await deps.projects.create(ctx, input.name!, {});
+      const restore = await deps.jobs.create(created?.project.id ?? project.id, {
         kind: 'restore',
         trigger: 'manual',
         includeUsers: manifest.includesUsers,
         sourceBackupId: job.id,
+        sourceProjectId: project.id,
         key: job.key,
+        location: job.location,
         sha256: job.sha256,
+        replace: same,
       });
-      return { project: created.project, keys: created.keys, restore };
+      return { project: created?.project ?? project, keys: created?.keys, restore };
     },
 
     async getRestore(project: Project, id: string) {
@@ -123,7 +164,27 @@ export function backupService(deps: BackupServiceDeps) {
   };
 }
 
-function checkQuotas(manifest: Manifest, limits: ReturnType<typeof projectLimits>): void {
+export interface RestoreInput {
+  /** `new` (default): a new project named `name`; `same`: over this project, `confirm` its name. */
+  target?: 'new' | 'same';
+  name?: string;
+  confirm?: string;
+}
+
+/** A replace is asked for by typing the project's name: anything else is refused, naming it. */
+function checkConfirmation(project: Project, input: RestoreInput): void {
+  if (input.name !== undefined)
+    throw badRequest('name is for a restore into a new project; a restore over this project keeps its name');
+  if (input.confirm !== project.name) {
+    throw badRequest(
+      `Restoring over this project replaces all its data: confirm by sending "confirm": ${JSON.stringify(project.name)} (the project's name)`,
+      undefined,
+      'CONFIRMATION_REQUIRED',
+    );
+  }
+}
+
+function checkQuotas(manifest: Manifest, limits: PlanLimits): void {
   const bytes = manifest.parts.reduce((n, p) => n + (p.bsonBytes ?? 0), 0);
   if (bytes > limits.databaseBytes) {
     throw quotaExceeded(

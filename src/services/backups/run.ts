@@ -1,7 +1,6 @@
 // Running one leased backup or restore job. A backup streams every part into the archive and
-// stores it; a restore loads the archive part by part into its (new) project, recording after
-// each part where to resume, and upserts by `_id`, so a run taken over after a crash gives the
-// same result. Progress (documents done of total) is written as it goes, extending the lease.
+// stores it; a restore is ./restore-run.ts. Progress (documents done of total) is written as it
+// goes, extending the lease.
 import type { Database } from '../../db/client.js';
 import {
   countDocuments,
@@ -10,29 +9,25 @@ import {
   dumpPlatform,
   formatLine,
   internalFiles,
-  loadCollection,
-  movedFilePath,
-  loadPlatform,
-  parseLine,
   PLATFORM_PARTS,
   projectSettings,
-  recountSlots,
-  setProjectSettings,
-  type PlatformPart,
 } from '../../db/backups.js';
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
 import { archiveKey, type ArchiveStore } from '../../storage/archives.js';
 import type { CollectionDef } from '../types.js';
 import { writeArchive, type PartSource } from './archive.js';
-import { readArchive } from './archive-reader.js';
-import { Readable } from 'node:stream';
+import { restore } from './restore-run.js';
+import type { ArchivePlaces } from './places.js';
+import type { RestoreRefsRepo } from '../../db/restore-refs.js';
 
 const PROGRESS_EVERY = 500;
 type Db = Database['platform'];
 
 export interface RunDeps {
   jobs: BackupJobsRepo;
+  /** The operator's store: the project's files, and archives kept there. */
   archives: ArchiveStore;
+  places: ArchivePlaces;
   platform: Db;
   dbFor(projectId: string): Promise<Db>;
   listDefinitions(projectId: string): Promise<CollectionDef[]>;
@@ -40,6 +35,11 @@ export interface RunDeps {
   recountUsage(projectId: string): Promise<void>;
   /** Keeps the newest backups of the project's plan; older ones are deleted. */
   applyRetention(projectId: string): Promise<void>;
+  /** Tells every process that the project's definitions and settings changed (their caches). */
+  changed(projectId: string): Promise<void>;
+  /** Builds the end users' own indexes (unique email) before a restore loads them. */
+  ensureUserIndexes(projectId: string): Promise<void>;
+  refs: RestoreRefsRepo;
 }
 
 export interface RunOptions {
@@ -104,11 +104,13 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     );
     try {
       const key = archiveKey(job.projectId, job.id);
-      await deps.archives.put(key, archive.file, archive.size);
+      const { archives, location } = await deps.places.forNew(job.projectId);
+      await archives.put(key, archive.file, archive.size);
       const counts = Object.fromEntries(archive.manifest.parts.map((p) => [p.name, p.count]));
       await deps.jobs.finish(job.id, opts.owner, {
         state: 'done',
         key,
+        location,
         size: archive.size,
         sha256: archive.sha256,
         counts,
@@ -120,67 +122,6 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     await deps.applyRetention(job.projectId);
   }
 
-  async function restore(job: BackupJob): Promise<void> {
-    const target = job.projectId;
-    const opened = job.key ? await deps.archives.open(job.key) : undefined;
-    if (!opened) throw new Error('the backup archive is gone');
-    const db = await deps.dbFor(target);
-    const progress = { done: 0, total: 0 };
-    let index = 0;
-    await readArchive(
-      opened.stream,
-      {
-        manifest(manifest) {
-          progress.total = manifest.parts
-            .filter((p) => p.name.startsWith('data/'))
-            .reduce((n, p) => n + p.count, 0);
-        },
-        async part(part, lines) {
-          const i = index++;
-          const isData = part.name.startsWith('data/');
-          if (i < job.resume.partsDone) {
-            // Loaded by an earlier run: read through (the checksum is still checked).
-            for await (const _line of lines);
-            if (isData) progress.done += part.count;
-            return;
-          }
-          const name = part.name.replace(/^(data|platform)\//, '').replace(/\.jsonl$/, '');
-          if (isData) {
-            await loadCollection(db, name, lines, async (n) => {
-              progress.done += n;
-              await report(job, { progress: { ...progress } });
-            });
-          } else if (name === 'project') {
-            for await (const line of lines)
-              await setProjectSettings(deps.platform, target, parseLine(line).settings);
-          } else {
-            await loadPlatform(deps.platform, name as PlatformPart, target, lines, (path) => {
-              const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
-              return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
-            });
-          }
-          await report(job, { resume: { partsDone: i + 1 }, progress: { ...progress } });
-        },
-        async file(part, bytes) {
-          const i = index++;
-          const moved =
-            i >= job.resume.partsDone && (await movedFilePath(deps.platform, target, part.name.slice(6)));
-          if (!moved) {
-            for await (const _chunk of bytes);
-            return;
-          }
-          await deps.archives.putStream(moved.path, Readable.from(bytes), part.size, moved.contentType);
-          await report(job, { resume: { partsDone: i + 1 } });
-        },
-      },
-      job.sha256 ?? undefined,
-    );
-    for (const def of await deps.listDefinitions(target)) await deps.syncIndexes(target, def);
-    await recountSlots(deps.platform, target);
-    await deps.recountUsage(target);
-    await deps.jobs.finish(job.id, opts.owner, { state: 'done', progress });
-  }
-
   /** Runs one leased job to its end; a failure is recorded on the job (the archive is kept clean). */
   return async function run(job: BackupJob): Promise<void> {
     // Packing and storing the archive write no progress: the lease is also kept alive by a beat.
@@ -188,10 +129,17 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
       deps.jobs.progress(job.id, opts.owner, {}, lease()).catch(() => undefined);
     }, opts.leaseMs / 3);
     try {
-      await (job.kind === 'backup' ? backup(job) : restore(job));
+      if (job.kind === 'backup') await backup(job);
+      else
+        await restore(deps, job, {
+          report,
+          finish: (outcome) => deps.jobs.finish(job.id, opts.owner, outcome),
+        });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+      const recorded = await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+      // A failed restore is not retried: its pending Refs are of no use (unless another worker has it).
+      if (recorded && job.kind === 'restore') await deps.refs.clear(job.id).catch(() => undefined);
       throw err;
     } finally {
       clearInterval(beat);

@@ -22,6 +22,8 @@ export interface UsageReportDeps {
   /** The month's mail count as the quota counts it (collection `mail_usage`). */
   mailSent(projectId: string, month: string): Promise<number>;
   webhookCount(projectId: string): Promise<number>;
+  /** Bytes of the project's kept backup archives (done backups; a deleted one no longer counts). */
+  backupBytes(projectId: string): Promise<number>;
   now?: () => Date;
 }
 
@@ -30,6 +32,7 @@ export function usageReport({
   limitsOf,
   mailSent,
   webhookCount,
+  backupBytes,
   now = () => new Date(),
 }: UsageReportDeps) {
   return async function report(project: Project) {
@@ -37,12 +40,13 @@ export function usageReport({
     const month = at.toISOString().slice(0, 7);
     const today = utcDay(at);
     const from = utcDay(new Date(at.getTime() - (SERIES_DAYS - 1) * DAY_MS));
-    const [limits, stored, totals, mail, webhooks] = await Promise.all([
+    const [limits, stored, totals, mail, webhooks, backups] = await Promise.all([
       limitsOf(project),
       repo.days(project.id, from, today),
       repo.monthTotals(project.id, month),
       mailSent(project.id, month),
       webhookCount(project.id),
+      backupBytes(project.id),
     ]);
     const figure = (used: number, limitName: keyof PlanLimits | null): UsageFigure => ({
       used,
@@ -74,6 +78,8 @@ export function usageReport({
         },
         databaseBytes: figure(project.usage.databaseUsed, 'databaseBytes'),
         storageBytes: figure(project.usage.storageUsed, 'storageBytes'),
+        // Not charged to storageBytes: the plan bounds backups by their count (BACKUP_PLANS).
+        backupBytes: figure(backups, null),
         mailSent: figure(mail, 'mailPerMonth'),
         webhooks: figure(webhooks, 'webhooksPerProject'),
         webhookDeliveries: figure(totals.webhookDeliveries, null),
