@@ -77,6 +77,8 @@ export function RestorePanel({
   const submit = form.handleSubmit(async ({ name }) => {
     try {
       const answer = await restore.mutateAsync({ backupId: backup.id, name: name.trim() });
+      // A restore into a new project always answers with its keys (only one over the same has none).
+      if (!answer.keys) throw new Error('The restore started, but its new project’s keys were not sent.');
       setStarted({
         projectId: answer.project.id,
         projectName: answer.project.name,
