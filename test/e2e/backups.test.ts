@@ -229,7 +229,7 @@ describe('Backups page in a real browser', function () {
     await page.getByRole('button', { name: 'Back up now' }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: 'A backup of this project is already queued or running: wait until it is done' })
+      .filter({ hasText: 'A backup or restore of this project is already queued or running: wait until it is done' })
       .waitFor();
     await row().getByText('Left out').waitFor(); // the list was refreshed: the queued one shows
     await checkAxe(page, 'backup in progress refused');
