@@ -10,6 +10,7 @@ import { startTestApps } from '../helpers/app.js';
 import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startTestWorker } from '../helpers/worker.js';
+import { USER_BASE_FIELDS } from '../helpers/user-auth.js';
 import { repoPath } from '../../src/lib/paths.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
@@ -155,12 +156,7 @@ describe('webhooks: a crash between the document write and its event', () => {
     await createCollectionFixture(apps.public.services, fx.project.id, {
       name: 'users',
       mode: 'schema',
-      fields: [
-        { name: 'email', type: 'String', required: true, unique: true },
-        { name: 'password', type: 'String', required: true },
-        { name: 'name', type: 'String' },
-        { name: 'phone', type: 'String', private: true },
-      ],
+      fields: [...USER_BASE_FIELDS, { name: 'phone', type: 'String', private: true }],
     });
     const started = await startCrashingPublic(apps.public.deps.config.platformDb, 'after-write');
     child = started.child;
