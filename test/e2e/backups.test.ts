@@ -229,7 +229,9 @@ describe('Backups page in a real browser', function () {
     await page.getByRole('button', { name: 'Back up now' }).click();
     await page
       .getByRole('alert')
-      .filter({ hasText: 'A backup or restore of this project is already queued or running: wait until it is done' })
+      .filter({
+        hasText: 'A backup or restore of this project is already queued or running: wait until it is done',
+      })
       .waitFor();
     await row().getByText('Left out').waitFor(); // the list was refreshed: the queued one shows
     await checkAxe(page, 'backup in progress refused');
@@ -335,7 +337,7 @@ describe('Backups page in a real browser', function () {
     await checkAxe(page, 'data page with export and import');
     const [download] = await Promise.all([
       page.waitForEvent('download') as Promise<Download>,
-      page.getByRole('link', { name: 'Export CSV' }).click(),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).to.equal('products.csv');
     const csvFile = path.join(tmp, 'products.csv');

@@ -1,6 +1,7 @@
 // Server state of a project's backups (TanStack Query): the list, polled while a backup is queued
-// or running; back up now, download, delete and restore into a new project; a restore's job,
-// polled until it settles; and the import of rows into one collection.
+// or running; back up now, download, delete, restore into a new project or over this one; a
+// restore's job, polled until it settles; and the export and import of one collection.
+import { useCallback } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../api';
 import { projectKeys } from './projects';
@@ -9,6 +10,7 @@ import type { operations } from '../../../generated/dashboard';
 
 export type BackupJob =
   operations['getBackup']['responses'][200]['content']['application/json']['data']['backup'];
+export type Conflicts = NonNullable<BackupJob['conflicts']>;
 export type ImportBody = operations['importCollection']['requestBody']['content']['application/json'];
 
 const keys = {
@@ -76,7 +78,41 @@ export function useBackupActions(projectId: string) {
         ).data,
       onSuccess: () => client.invalidateQueries({ queryKey: projectKeys.all, exact: true }),
     }),
+    /** Over this project: `confirm` is its name, typed. */
+    replace: useMutation({
+      mutationFn: async ({ backupId, confirm }: { backupId: string; confirm: string }) =>
+        (
+          await call(
+            api.POST('/api/projects/{projectId}/backups/{backupId}/restore', {
+              params: path(backupId),
+              body: { target: 'same', confirm },
+            }),
+          )
+        ).data,
+      // Refused for a name the page no longer knows (renamed elsewhere), or for a job under way
+      // that the list has not shown yet: both are read again.
+      onError: () =>
+        Promise.all([
+          client.invalidateQueries({ queryKey: projectKeys.one(projectId), exact: true }),
+          changed(),
+        ]),
+    }),
   };
+}
+
+/**
+ * After a restore over a project has written into it: every cached answer about that project
+ * (collections, documents, files, settings...) is stale. The restore's own job is left alone.
+ */
+export function useProjectRefresh(projectId: string) {
+  const client = useQueryClient();
+  return useCallback(
+    () =>
+      client.invalidateQueries({
+        predicate: (q) => q.queryKey[0] !== 'restores' && q.queryKey.includes(projectId),
+      }),
+    [client, projectId],
+  );
 }
 
 /** A restore, asked of the project it writes; polled while it is queued or running. */
@@ -113,6 +149,19 @@ export function useImport(projectId: string, name: string) {
   });
 }
 
-/** The URL of a collection's export (an anchor downloads it with the session cookie). */
-export const exportUrl = (projectId: string, name: string, format: 'jsonl' | 'csv') =>
-  `/api/projects/${encodeURIComponent(projectId)}/collections/${encodeURIComponent(name)}/export?format=${format}`;
+/**
+ * A collection's export, read whole into a Blob through the typed client, so a refusal (an ended
+ * session, a collection gone) is an ApiFailure in words rather than a downloaded error text. The
+ * browser holds the whole file before it is saved.
+ */
+export function useExport(projectId: string, name: string) {
+  return useMutation({
+    mutationFn: async (format: 'jsonl' | 'csv') =>
+      call(
+        api.GET('/api/projects/{projectId}/collections/{collectionName}/export', {
+          params: { path: { projectId, collectionName: name }, query: { format } },
+          parseAs: 'blob',
+        }),
+      ),
+  });
+}

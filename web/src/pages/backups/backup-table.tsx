@@ -1,6 +1,7 @@
 // The backups list, newest first as the API gives it: when, state and progress, size, checksum,
 // what it holds (documents per collection, end users or not), and the actions on each one
-// (download and restore when done; delete, after a confirmation, unless it is running).
+// (download and restore, into a new project or over this one, when done; delete, after a
+// confirmation, unless it is running).
 import { formatBytes } from '../../api';
 import { Confirm } from '../../components/confirm';
 import { CopyButton } from '../../components/ui';
@@ -54,12 +55,14 @@ export function BackupTable({
   busy,
   onDownload,
   onRestore,
+  onReplace,
   onDelete,
 }: {
   backups: BackupJob[];
   busy: boolean;
   onDownload: (job: BackupJob) => void;
   onRestore: (job: BackupJob) => void;
+  onReplace: (job: BackupJob) => void;
   onDelete: (job: BackupJob) => void;
 }) {
   return (
@@ -113,6 +116,9 @@ export function BackupTable({
                       </button>
                       <button type="button" className="secondary" onClick={() => onRestore(job)}>
                         Restore into a new project
+                      </button>
+                      <button type="button" className="secondary danger" onClick={() => onReplace(job)}>
+                        Restore over this project…
                       </button>
                     </>
                   )}

@@ -1,6 +1,7 @@
 // A project's backups (admins; members get the API's 404 as on the other admin pages): "Back up
 // now" with the end users in or out, the schedule as far as the API tells it, the list (polled
-// while a backup moves) with download, delete and "Restore into a new project".
+// while a backup moves) with download, delete, "Restore into a new project" and "Restore over this
+// project…" (a dialog asking for the project's name).
 import { useState } from 'react';
 import { ApiFailure, errorText, formatBytes } from '../../api';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
@@ -8,6 +9,7 @@ import { unsettled, useBackupActions, useBackups, type BackupJob } from '../../d
 import type { ProjectPageProps } from '../project-shell';
 import { BackupTable } from './backup-table';
 import { RestorePanel } from './restore-form';
+import { ReplaceDialog } from './restore-same';
 import { when } from './job-progress';
 import './backups.css';
 
@@ -36,6 +38,7 @@ export function BackupsPage({ project }: ProjectPageProps) {
   const { create, remove, download } = useBackupActions(project.id);
   const [includeUsers, setIncludeUsers] = useState(true);
   const [restoring, setRestoring] = useState<BackupJob | undefined>(undefined);
+  const [replacing, setReplacing] = useState<BackupJob | undefined>(undefined);
   const [notice, setNotice] = useState('');
 
   const backups = list.data?.backups ?? [];
@@ -132,6 +135,7 @@ export function BackupsPage({ project }: ProjectPageProps) {
                   })
                 }
                 onRestore={(job) => setRestoring(job)}
+                onReplace={(job) => setReplacing(job)}
                 onDelete={(job) => {
                   setNotice('');
                   if (restoring?.id === job.id) setRestoring(undefined);
@@ -148,6 +152,15 @@ export function BackupsPage({ project }: ProjectPageProps) {
               backup={restoring}
               label={`the backup of ${when(restoring.createdAt)}`}
               onClose={() => setRestoring(undefined)}
+            />
+          )}
+          {replacing && (
+            <ReplaceDialog
+              key={replacing.id}
+              project={project}
+              backup={replacing}
+              when={when(replacing.createdAt)}
+              onClose={() => setReplacing(undefined)}
             />
           )}
         </>

@@ -1,6 +1,6 @@
 // "Restore into a new project": the new project's name (checked in the browser with the API's
 // schema for restoreBackup), then the new project's keys shown once, the restore's progress
-// (polled until it settles) and a link to the new project.
+// (polled until it settles), its conflicts once done, and a link to the new project.
 import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ErrorBox, Field, Link } from '../../components/ui';
@@ -8,6 +8,7 @@ import { KeysOnce } from '../../components/keys';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import { useBackupActions, useRestore, type BackupJob } from '../../data/backups';
 import { JobProgress, JobState } from './job-progress';
+import { RestoreConflicts } from './conflicts';
 
 interface Started {
   projectId: string;
@@ -34,6 +35,9 @@ function RestoreStatus({ started }: { started: Started }) {
           )}
           {restore.data.state === 'failed' && (
             <p>The new project holds what was written so far: delete it and restore again.</p>
+          )}
+          {restore.data.state === 'done' && (restore.data.conflicts?.total ?? 0) > 0 && (
+            <RestoreConflicts conflicts={restore.data.conflicts} />
           )}
         </div>
       )}

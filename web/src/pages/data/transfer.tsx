@@ -1,10 +1,10 @@
-// Export and import of one collection, on its data page: export as JSON Lines or CSV (a download
-// of the API's stream), and import from a file (format, "all or nothing" or "skip invalid rows")
+// Export and import of one collection, on its data page: export as JSON Lines or CSV (read through
+// the typed client, then saved as a file; a refusal is said in words), and import from a file (format, "all or nothing" or "skip invalid rows")
 // with the result: how many rows were imported and the rejected ones (row, field, reason) as the
 // API reports them, whether it refused the whole file or skipped them.
 import { useId, useState, type FormEvent } from 'react';
 import { ApiFailure, errorText } from '../../api';
-import { exportUrl, useImport, type ImportBody } from '../../data/backups';
+import { useExport, useImport, type ImportBody } from '../../data/backups';
 import '../backups/backups.css';
 
 type Format = ImportBody['format'];
@@ -29,6 +29,19 @@ function rejectedOf(failure: ApiFailure): Rejected[] {
 }
 
 const formatOf = (file: File): Format => (/\.csv$/i.test(file.name) ? 'csv' : 'jsonl');
+
+/** Hands a fetched file to the browser's downloads under its name. */
+function save(blob: Blob, filename: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  // The download has taken the URL once the click is handled.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
 
 function RejectedRows({ rows }: { rows: Rejected[] }) {
   return (
@@ -76,6 +89,13 @@ function Transfer({ projectId, name }: { projectId: string; name: string }) {
   const [problem, setProblem] = useState('');
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
   const importRows = useImport(projectId, name);
+  const exportRows = useExport(projectId, name);
+  const exportLabel = exportFormat === 'csv' ? 'CSV' : 'JSON Lines';
+
+  const download = () =>
+    exportRows.mutate(exportFormat, {
+      onSuccess: (blob, format) => save(blob, `${name}.${format}`),
+    });
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -101,20 +121,24 @@ function Transfer({ projectId, name }: { projectId: string; name: string }) {
           <select
             id={`${id}-export-format`}
             value={exportFormat}
-            onChange={(e) => setExportFormat(e.target.value as Format)}
+            onChange={(e) => {
+              setExportFormat(e.target.value as Format);
+              exportRows.reset();
+            }}
           >
             <option value="csv">CSV</option>
             <option value="jsonl">JSON Lines</option>
           </select>
         </div>
-        <a
-          className="button"
-          href={exportUrl(projectId, name, exportFormat)}
-          download={`${name}.${exportFormat}`}
-        >
-          Export {exportFormat === 'csv' ? 'CSV' : 'JSON Lines'}
-        </a>
+        <button type="button" onClick={download} disabled={exportRows.isPending}>
+          {exportRows.isPending ? `Exporting ${exportLabel}…` : `Export ${exportLabel}`}
+        </button>
       </div>
+      {exportRows.error && (
+        <div className="error" role="alert">
+          The export failed: {errorText(exportRows.error)}
+        </div>
+      )}
       <p className="muted">The documents not in the trash, by id. The end users are in backups, not here.</p>
 
       <form onSubmit={(e) => void submit(e)} noValidate aria-label={`Import into ${name}`}>
