@@ -2,7 +2,9 @@
 // server: the raw driver doing the work, the thin reference server (thin-server.ts: Koa and the
 // same driver calls, nothing else) and the public API over HTTP (a separate process, as deployed,
 // with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
-// read with a Bearer token on the API. Writes bench/RESULTS.md (or --out).
+// read with a Bearer token on the API, and get by id once more on a second API process with the
+// request log off (REQUEST_LOG_ENABLED=false), measured right after the first in every round, so
+// the table shows what the log costs. Writes bench/RESULTS.md (or --out).
 //
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--calibrate 25,50,100]
 //                    [--out bench/RESULTS.md]
@@ -116,6 +118,10 @@ const thin = await start(
 );
 const apiPort = await freePort();
 const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
+/** The same API with the request log off: get by id on both shows what the log costs. */
+const logOffPort = await freePort();
+const logOff = await startApi(platformDb, logOffPort, [], { REQUEST_LOG_ENABLED: 'false' });
+const LOG_OFF = 'get by id, request log off';
 const only = values.only.split(',').filter(Boolean);
 const matches = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 /** With --calibrate the run is the calibration alone (calibrate.ts), on a database nothing else has written to. */
@@ -134,6 +140,7 @@ const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
 const thinUrl = `http://127.0.0.1:${thinPort}/items`;
 const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
+const logOffUrl = `http://127.0.0.1:${logOffPort}/api/data`;
 const http = async (
   url: string,
   headers: Record<string, string>,
@@ -142,11 +149,12 @@ const http = async (
   op: (typeof ops)[0],
 ) => {
   const isThin = url.startsWith(thinUrl);
-  const trace = isThin ? traces?.thin : traces?.api;
+  const isLogOff = url.startsWith(logOffUrl);
+  const trace = isThin ? traces?.thin : isLogOff ? undefined : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
-    isThin ? thin.pid : api.pid,
+    isThin ? thin.pid : isLogOff ? logOff.pid : api.pid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
   return measure;
@@ -176,15 +184,28 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   // compile, so a short warm-up showed mostly that in the first operation's CPU per request.
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  const withLogOff = op.name === 'get by id';
+  if (withLogOff) await http(`${logOffUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[] } = { raw: [], thin: [], api: [] };
+    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[]; off: Measure[] } = {
+      raw: [],
+      thin: [],
+      api: [],
+      off: [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       taken.raw.push(await loop(c, SECONDS, rawWork[op.name]!));
       taken.thin.push(await http(thinUrl, {}, c, SECONDS, op));
       taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op));
+      if (withLogOff) taken.off.push(await http(`${logOffUrl}/items`, secret, c, SECONDS, op));
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
+    if (withLogOff) {
+      const off = median(taken.off);
+      rows.push({ op: LOG_OFF, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: off });
+      console.log(`${LOG_OFF} c=${c}: api ${off.rps.toFixed(0)} req/s; CPU per request ${cpu(off)} µs`);
+    }
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
         `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs` +
@@ -223,7 +244,7 @@ const buildInfo = (await raw
   .db('admin')
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
-await Promise.all([stop(thin), stop(api)]);
+await Promise.all([stop(thin), stop(api), stop(logOff)]);
 // The traces (the API's stdout, its access log included) are read; they can take tens of MB.
 if (gcDir) rmSync(gcDir, { recursive: true, force: true });
 await raw.close();
@@ -245,15 +266,31 @@ const lines = [
   `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
   `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after ${spins.length ? `a ${WARMUP_SECONDS} s warm-up of every server per operation` : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
-  '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others',
+  '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others;',
+  `  "${LOG_OFF}" is a second API process with REQUEST_LOG_ENABLED=false, measured after the first in every round`,
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
   '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
   '  server is the price of its features; the rest of a request is waiting for the database.',
   '',
   ...(rows.length ? resultsTable() : []),
+  ...logCostLines(),
   ...(values.gc ? gcSection(rows) : []),
   ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, ROUNDS) : []),
 ];
+/** What the request log costs get by id: the API's CPU per request with it on against off. */
+function logCostLines(): string[] {
+  return rows
+    .filter((r) => r.op === LOG_OFF)
+    .flatMap((off) => {
+      const on = rows.find((r) => r.op === 'get by id' && r.concurrency === off.concurrency);
+      if (on?.api.cpuMicros === undefined || off.api.cpuMicros === undefined) return [];
+      const change = ((on.api.cpuMicros - off.api.cpuMicros) / off.api.cpuMicros) * 100;
+      return [
+        `Request log, get by id at concurrency ${off.concurrency}: ${f(on.api.cpuMicros)} µs of CPU per request with it on, ${f(off.api.cpuMicros)} µs off (${change >= 0 ? '+' : ''}${f(change, 1)} %); ${f(on.api.rps)} and ${f(off.api.rps)} req/s.`,
+        '',
+      ];
+    });
+}
 /** The main table: one row per operation and concurrency. */
 function resultsTable(): string[] {
   return [

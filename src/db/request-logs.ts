@@ -1,15 +1,17 @@
 // The request log (platform database, collection `request_logs`): one document per public API
 // request of a project, written in batches by services/request-log/. Bounded per project by
 // count (trim keeps the newest) and by age (deleteOlderThan, from the worker's expiry sweep).
+// An entry's id is made when it is written (a second at most after its request), so its age is
+// read from the id: one index besides `_id` to keep up to date per entry, none for the time.
 import type { Db } from 'mongodb';
 import { ObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
 
 const COLLECTION = 'request_logs';
-registerPlatformIndexes(COLLECTION, [
-  { key: { projectId: 1, _id: -1 }, name: 'project_newest' },
-  { key: { at: 1 }, name: 'at' },
-]);
+registerPlatformIndexes(COLLECTION, [{ key: { projectId: 1, _id: -1 }, name: 'project_newest' }]);
+
+/** The smallest id made at `at` or later. */
+const idAt = (at: Date) => ObjectId.createFromTime(Math.floor(at.getTime() / 1000));
 
 export interface RequestLogEntry {
   /** Its time order: ids are created when the request ends. */
@@ -55,8 +57,10 @@ export function requestLogsRepo(db: Db) {
 
     /** Newest first; one more than `limit` is read to tell whether more follow. */
     async list(projectId: string, q: RequestLogQuery): Promise<RequestLogEntry[]> {
-      const filter: Record<string, unknown> = { projectId, at: { $gte: q.since } };
-      if (q.before) filter._id = { $lt: new ObjectId(q.before) };
+      const filter: Record<string, unknown> = {
+        projectId,
+        _id: q.before ? { $gte: idAt(q.since), $lt: new ObjectId(q.before) } : { $gte: idAt(q.since) },
+      };
       if (q.status) filter.status = { $gte: q.status.from, $lt: q.status.to };
       if (q.pathPrefix) filter.path = { $gte: q.pathPrefix, $lt: `${q.pathPrefix}\uffff` };
       const docs = await collection
@@ -79,8 +83,9 @@ export function requestLogsRepo(db: Db) {
       return (await collection.deleteMany({ projectId, _id: { $lte: edge._id } })).deletedCount;
     },
 
+    /** Deletes the entries written before `at` (by their id's time). */
     async deleteOlderThan(at: Date): Promise<number> {
-      return (await collection.deleteMany({ at: { $lt: at } })).deletedCount;
+      return (await collection.deleteMany({ _id: { $lt: idAt(at) } })).deletedCount;
     },
 
     async deleteProject(projectId: string): Promise<void> {
