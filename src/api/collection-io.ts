@@ -1,10 +1,16 @@
 // Export and import of one collection on the dashboard (members): JSON Lines or CSV
-// (services/backups/collection-io.ts).
+// (services/backups/collection-io.ts); the import's body is streamed unless it is JSON.
 import type { operations } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 
 type Ops = operations;
+
+const mediaType = (value: string | string[] | undefined) =>
+  String(value ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 
 export function collectionIoHandlers({ backups }: Services) {
   const exportCollection: Handler<Ops['exportCollection']> = async ({ params, query }, ctx) => {
@@ -20,13 +26,20 @@ export function collectionIoHandlers({ backups }: Services) {
     };
   };
 
-  const importCollection: Handler<Ops['importCollection']> = async ({ params, body }, ctx) => {
+  const importCollection: Handler<Ops['importCollection']> = async (
+    { params, query, body, headers, rawBody },
+    ctx,
+  ) => {
+    // JSON: the older form, the text inside a body koa-body has read (within the body limit).
+    // JSON Lines or CSV: the body itself, unread so far, streamed into the import.
+    const json = mediaType(headers['content-type']) === 'application/json';
     const result = await backups.io.importCollection(ctx, params.projectId, params.collectionName, {
-      format: body.format,
-      mode: body.mode ?? 'all-or-nothing',
-      content: body.content,
+      format: json ? body.format : mediaType(headers['content-type']) === 'text/csv' ? 'csv' : 'jsonl',
+      mode: (json ? body.mode : undefined) ?? query.mode ?? 'all-or-nothing',
+      owner: (json ? body.owner : undefined) ?? query.owner,
+      body: json ? [body.content] : rawBody,
     });
-    const message = `${result.imported} rows imported, ${result.rejected.length} problems in rejected rows`;
+    const message = `${result.imported} rows imported, ${result.rejectedRows} rows rejected`;
     return { status: 200, body: { success: true, data: result, message } };
   };
 

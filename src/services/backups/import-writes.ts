@@ -1,0 +1,168 @@
+// The writes of a collection import: rows inserted in batches tagged with the import's job id
+// (db/import-rows.ts), the database quota reserved per batch (and row by row once a batch does not
+// fit, to name the row that does not), then either kept (the tag goes, and the rows' created
+// events are sent then, so an import taken back never announced its rows) or discarded (the
+// tagged rows deleted and their bytes given back). A job whose process died is swept by the next
+// import into the project: discarded, or kept when it had started keeping.
+import type { Database } from '../../db/client.js';
+import {
+  eachTaggedBatch,
+  withIds,
+  insertTagged,
+  removeTagged,
+  taggedSizes,
+  untag,
+  type ImportJob,
+  type ImportJobsRepo,
+} from '../../db/import-rows.js';
+import { newId } from '../../db/ids.js';
+import { toDocument } from '../../db/stored-form.js';
+import { ApiError } from '../../http/errors.js';
+import type { DatabaseQuota } from '../data/quota.js';
+import { toApi } from '../data/serialize.js';
+import type { EventBus } from '../events.js';
+import type { Project } from '../types.js';
+
+const BATCH = 500;
+/** A job that has not beaten for this long is taken as dead (it beats every HEARTBEAT_MS). */
+export const STALE_MS = 2 * 60_000;
+export const HEARTBEAT_MS = 15_000;
+
+export interface ImportWriteDeps {
+  quota: DatabaseQuota;
+  events: EventBus;
+  jobs: ImportJobsRepo;
+  dbFor(projectId: string): Promise<Database['platform']>;
+}
+
+export interface JobRef {
+  id: string;
+  projectId: string;
+  collection: string;
+  startedAt: Date;
+}
+
+/** What one batch did: rows written, rows a unique index refused, the row the quota stopped at. */
+export interface BatchResult {
+  written: number;
+  refused: { row: number; field: string }[];
+  quota?: { row: number; error: ApiError };
+}
+
+type Row = Record<string, unknown>;
+
+const isQuota = (err: unknown): err is ApiError => err instanceof ApiError && err.code === 'QUOTA_EXCEEDED';
+
+export function importWrites(deps: ImportWriteDeps) {
+  async function insertCharged(project: Project, job: JobRef, docs: Row[], bytes: number) {
+    const db = await deps.dbFor(job.projectId);
+    return deps.quota.within(
+      project,
+      bytes,
+      () => insertTagged(db, job.collection, docs, job.id),
+      (res) => res.bytes,
+    );
+  }
+
+  /** Keeps the job's rows: per batch, their created events are announced, the tag removed, sent. */
+  async function keep(job: JobRef): Promise<void> {
+    const db = await deps.dbFor(job.projectId);
+    await deps.jobs.beat(job.id, 'committing');
+    await eachTaggedBatch(db, job.collection, job, BATCH, async (docs) => {
+      const intents = docs.map((doc) => ({
+        name: 'document.created' as const,
+        projectId: job.projectId,
+        collection: job.collection,
+        documentId: String(doc._id),
+        at: doc.createdAt instanceof Date ? doc.createdAt : new Date(),
+      }));
+      const { announcement } = await deps.events.announced(intents, () =>
+        untag(
+          db,
+          job.collection,
+          job.id,
+          docs.map((doc) => doc._id as unknown),
+        ),
+      );
+      await announcement.emit(
+        intents.map((intent, i) => ({ ...intent, document: toApi(toDocument(docs[i]!)) })),
+      );
+      await deps.jobs.beat(job.id);
+    });
+    await deps.jobs.end(job.id);
+  }
+
+  /** Deletes the job's rows and gives their bytes back to the project's quota. */
+  async function discard(job: JobRef): Promise<void> {
+    const db = await deps.dbFor(job.projectId);
+    await eachTaggedBatch(db, job.collection, job, BATCH, async (docs) => {
+      const bytes = await removeTagged(db, job.collection, job.id, docs);
+      if (bytes) await deps.quota.chargeProject(job.projectId, -bytes);
+      await deps.jobs.beat(job.id);
+    });
+    await deps.jobs.end(job.id);
+  }
+
+  return {
+    async start(projectId: string, collection: string): Promise<JobRef> {
+      const job = { id: newId(), projectId, collection, startedAt: new Date() };
+      await deps.jobs.start({ _id: job.id, projectId, collection, startedAt: job.startedAt });
+      return job;
+    },
+
+    /** Beats for the job until the returned function is called. */
+    heartbeat(job: JobRef): () => void {
+      const timer = setInterval(() => void deps.jobs.beat(job.id).catch(() => undefined), HEARTBEAT_MS);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+
+    /** Writes one batch of validated rows (`doc` completed with its system fields). */
+    async insert(project: Project, job: JobRef, rows: { row: number; doc: Row }[]): Promise<BatchResult> {
+      if (!rows.length) return { written: 0, refused: [] };
+      const docs = withIds(rows.map(({ doc }) => doc));
+      const sizes = taggedSizes(docs, job.id);
+      const total = sizes.reduce((a, b) => a + b, 0);
+      const rowOf = (index: number) => rows[index]!.row;
+      try {
+        const res = await insertCharged(project, job, docs, total);
+        return {
+          written: docs.length - res.refused.length,
+          refused: res.refused.map((r) => ({ row: rowOf(r.index), field: r.field })),
+        };
+      } catch (err) {
+        if (!isQuota(err)) throw err;
+      }
+      // The batch does not fit: row by row, up to the first that does not.
+      const result: BatchResult = { written: 0, refused: [] };
+      for (let i = 0; i < docs.length; i++) {
+        try {
+          const res = await insertCharged(project, job, [docs[i]!], sizes[i]!);
+          if (res.refused.length) result.refused.push({ row: rowOf(i), field: res.refused[0]!.field });
+          else result.written += 1;
+        } catch (err) {
+          if (!isQuota(err)) throw err;
+          result.quota = { row: rowOf(i), error: err };
+          return result;
+        }
+      }
+      return result;
+    },
+
+    keep,
+    discard,
+
+    /** Finishes the jobs of the project whose process died: kept if they were keeping, else discarded. */
+    async sweep(projectId: string): Promise<void> {
+      const stale = await deps.jobs.stale(projectId, new Date(Date.now() - STALE_MS));
+      for (const record of stale) {
+        if (!(await deps.jobs.claim(record))) continue;
+        const job = { id: record._id, projectId, collection: record.collection, startedAt: record.startedAt };
+        await (record.state === 'committing' ? keep(job) : discard(job));
+      }
+    },
+  };
+}
+
+export type ImportWrites = ReturnType<typeof importWrites>;
+export type { ImportJob };
