@@ -89,45 +89,51 @@ export async function insertTagged(
   }
 }
 
-/** The job's rows, `size` at a time, by `_id`; `after` runs on each batch before the next read. */
-export async function eachTaggedBatch(
+/** The job's rows, `size` at a time, by `_id`, through one cursor. */
+export async function* taggedBatches(
   db: Db,
   collection: string,
   job: { id: string; startedAt: Date },
   size: number,
-  after: (docs: Document[]) => Promise<void>,
-): Promise<void> {
-  let from: ObjectId = firstId(job.startedAt);
-  let first = true;
-  for (;;) {
-    const docs = await db
-      .collection(collection)
-      .find({ _id: first ? { $gte: from } : { $gt: from }, [IMPORT_KEY]: job.id })
-      .sort({ _id: 1 })
-      .limit(size)
-      .toArray();
-    if (!docs.length) return;
-    await after(docs);
-    from = docs[docs.length - 1]!._id as ObjectId;
-    first = false;
+): AsyncGenerator<Document[]> {
+  const cursor = db
+    .collection(collection)
+    .find(
+      { _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id },
+      { sort: { _id: 1 }, batchSize: size },
+    );
+  let batch: Document[] = [];
+  try {
+    for await (const doc of cursor) {
+      batch.push(doc);
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length) yield batch;
+  } finally {
+    await cursor.close();
   }
 }
 
-/** Keeps rows of the job: their tag goes. */
-export async function untag(db: Db, collection: string, jobId: string, ids: unknown[]): Promise<void> {
+/** Keeps the job's rows: their tag goes, in one update. */
+export async function untagAll(db: Db, collection: string, job: { id: string; startedAt: Date }) {
   await db
     .collection(collection)
-    .updateMany({ _id: { $in: ids as ObjectId[] }, [IMPORT_KEY]: jobId }, { $unset: { [IMPORT_KEY]: '' } });
+    .updateMany(
+      { _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id },
+      { $unset: { [IMPORT_KEY]: '' } },
+    );
 }
 
-/** Deletes rows of the job; returns the stored bytes they took. */
-export async function removeTagged(db: Db, collection: string, jobId: string, docs: Document[]) {
-  const res = await db
-    .collection(collection)
-    .deleteMany({ _id: { $in: docs.map((d) => d._id as ObjectId) }, [IMPORT_KEY]: jobId });
-  const bytes = docs.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
-  // All of them, unless another import or a client deleted some first (then an estimate).
-  return res.deletedCount === docs.length ? bytes : Math.round((bytes * res.deletedCount) / docs.length);
+/** Deletes the job's rows; returns the stored bytes they took (measured first, then one delete). */
+export async function removeTagged(db: Db, collection: string, job: { id: string; startedAt: Date }) {
+  let bytes = 0;
+  for await (const docs of taggedBatches(db, collection, job, 500))
+    for (const doc of docs) bytes += BSON.calculateObjectSize(doc);
+  await db.collection(collection).deleteMany({ _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id });
+  return bytes;
 }
 
 /** Which of `ids` are active end users of the project (the `users` collection). */

@@ -55,6 +55,7 @@ async function* jsonLines(text: AsyncIterable<string>, maxRow: number): AsyncGen
     let start = 0;
     let end: number;
     while ((end = pending.indexOf('\n', start)) >= 0) {
+      if (end - start > maxRow) throw rowTooLarge(line + 1, maxRow);
       const row = parse(pending.slice(start, end));
       start = end + 1;
       if (row) yield row;

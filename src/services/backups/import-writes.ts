@@ -1,17 +1,17 @@
 // The writes of a collection import: rows inserted in batches tagged with the import's job id
 // (db/import-rows.ts), the database quota reserved per batch (and row by row once a batch does not
-// fit, to name the row that does not), then either kept (the tag goes, and the rows' created
-// events are sent then, so an import taken back never announced its rows) or discarded (the
+// fit, to name the row that does not), then either kept (the rows' created events are sent then,
+// so an import taken back never announced its rows, and the tag goes) or discarded (the
 // tagged rows deleted and their bytes given back). A job whose process died is swept by the next
 // import into the project: discarded, or kept when it had started keeping.
 import type { Database } from '../../db/client.js';
 import {
-  eachTaggedBatch,
-  withIds,
   insertTagged,
   removeTagged,
+  taggedBatches,
   taggedSizes,
-  untag,
+  untagAll,
+  withIds,
   type ImportJob,
   type ImportJobsRepo,
 } from '../../db/import-rows.js';
@@ -64,11 +64,15 @@ export function importWrites(deps: ImportWriteDeps) {
     );
   }
 
-  /** Keeps the job's rows: per batch, their created events are announced, the tag removed, sent. */
+  /**
+   * Keeps the job's rows: their created events are announced and sent 500 at a time, then the
+   * tag goes in one update. A keep cut short by a crash is done again by the sweep, whose events
+   * repeat those sent already (at least once, as for any announced event).
+   */
   async function keep(job: JobRef): Promise<void> {
     const db = await deps.dbFor(job.projectId);
     await deps.jobs.beat(job.id, 'committing');
-    await eachTaggedBatch(db, job.collection, job, BATCH, async (docs) => {
+    for await (const docs of taggedBatches(db, job.collection, job, BATCH)) {
       const intents = docs.map((doc) => ({
         name: 'document.created' as const,
         projectId: job.projectId,
@@ -76,30 +80,21 @@ export function importWrites(deps: ImportWriteDeps) {
         documentId: String(doc._id),
         at: doc.createdAt instanceof Date ? doc.createdAt : new Date(),
       }));
-      const { announcement } = await deps.events.announced(intents, () =>
-        untag(
-          db,
-          job.collection,
-          job.id,
-          docs.map((doc) => doc._id as unknown),
-        ),
-      );
+      const announcement = await deps.events.announce(intents);
       await announcement.emit(
         intents.map((intent, i) => ({ ...intent, document: toApi(toDocument(docs[i]!)) })),
       );
       await deps.jobs.beat(job.id);
-    });
+    }
+    await untagAll(db, job.collection, job);
     await deps.jobs.end(job.id);
   }
 
   /** Deletes the job's rows and gives their bytes back to the project's quota. */
   async function discard(job: JobRef): Promise<void> {
     const db = await deps.dbFor(job.projectId);
-    await eachTaggedBatch(db, job.collection, job, BATCH, async (docs) => {
-      const bytes = await removeTagged(db, job.collection, job.id, docs);
-      if (bytes) await deps.quota.chargeProject(job.projectId, -bytes);
-      await deps.jobs.beat(job.id);
-    });
+    const bytes = await removeTagged(db, job.collection, job);
+    if (bytes) await deps.quota.chargeProject(job.projectId, -bytes);
     await deps.jobs.end(job.id);
   }
 
