@@ -316,6 +316,25 @@ describe('backups: streamed collection import', function () {
     expect(await used()).to.equal(before);
   });
 
+  it('a client that goes away mid-body leaves nothing written', async () => {
+    const name = await collection();
+    const before = await used();
+    async function* cut() {
+      yield* jsonl(1200, good); // two batches of 500 written, and more
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      throw new Error('the client goes away');
+    }
+    let failed = false;
+    await send(name, cut()).catch(() => (failed = true));
+    expect(failed).to.equal(true);
+    const jobs = app.deps.db.platform.collection('import_jobs');
+    for (let i = 0; i < 100 && (await jobs.countDocuments({})) > 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await jobs.countDocuments({})).to.equal(0);
+    expect(await count(name)).to.equal(0);
+    expect(await used()).to.equal(before);
+  });
+
   it('the next import sweeps the rows of an import whose process died', async () => {
     const dead = await collection();
     const committing = await collection();

@@ -100,7 +100,8 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     listRequestLog: { statuses: [400], reason: 'the cursor must be one this endpoint issued' },
     importCollection: {
       statuses: [400],
-      reason: "rows are checked against the collection's own fields; a CSV needs its header row",
+      reason:
+        "rows are checked against the collection's own fields (and owners against the project's end users); a CSV needs its header row",
     },
     listProjectDocuments: {
       statuses: [400],
