@@ -8,6 +8,7 @@ import type { Database } from '../../db/client.js';
 import { notFound } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
 import { toApi } from '../data/serialize.js';
+import { secretKeyProject } from '../collections.js';
 import type { ProjectsService } from '../projects.js';
 import type { CollectionDef, FieldDef } from '../types.js';
 import { collectionImport, type ImportInput } from './collection-import.js';
@@ -54,15 +55,19 @@ export function typedCell(field: FieldDef | undefined, cell: string): unknown {
 
 export function collectionIo(deps: CollectionIoDeps) {
   const importRows = collectionImport(deps);
-  async function open(ctx: RequestContext, projectId: string, name: string) {
-    const project = await deps.projects.requireAccess(ctx, projectId, 'member');
+  /** The project of a dashboard member (`projectId`), or of the secret key (null). */
+  async function open(ctx: RequestContext, projectId: string | null, name: string) {
+    const project =
+      projectId === null
+        ? secretKeyProject(ctx)
+        : await deps.projects.requireAccess(ctx, projectId, 'member');
     const def = await deps.definition(project.id, name);
     if (!def || name === 'users') throw notFound(`Collection "${name}" not found`, 'COLLECTION_NOT_FOUND');
     return { project, def };
   }
 
   return {
-    async exportCollection(ctx: RequestContext, projectId: string, name: string, format: IoFormat) {
+    async exportCollection(ctx: RequestContext, projectId: string | null, name: string, format: IoFormat) {
       const { project, def } = await open(ctx, projectId, name);
       const docs = activeDocuments(await deps.dbFor(project.id), name);
       const columns = ['_id', ...def.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
@@ -76,8 +81,8 @@ export function collectionIo(deps: CollectionIoDeps) {
       return Readable.from(lines());
     },
 
-    /** The import (collection-import.ts) into a collection of a project the caller is a member of. */
-    async importCollection(ctx: RequestContext, projectId: string, name: string, input: ImportInput) {
+    /** The import (collection-import.ts) into a collection of a member's or the secret key's project. */
+    async importCollection(ctx: RequestContext, projectId: string | null, name: string, input: ImportInput) {
       const { project, def } = await open(ctx, projectId, name);
       return importRows(project, def, input);
     },
