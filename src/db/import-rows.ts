@@ -10,7 +10,10 @@ import { IMPORT_KEY } from './project-indexes.js';
 
 export { IMPORT_KEY };
 const COLLECTION = 'import_jobs';
-registerPlatformIndexes(COLLECTION, [{ key: { projectId: 1, heartbeatAt: 1 }, name: 'project_heartbeat' }]);
+registerPlatformIndexes(COLLECTION, [
+  { key: { projectId: 1, heartbeatAt: 1 }, name: 'project_heartbeat' },
+  { key: { heartbeatAt: 1 }, name: 'heartbeat' },
+]);
 
 export interface ImportJob {
   _id: string;
@@ -34,9 +37,9 @@ export function importJobsRepo(platform: Db) {
     async end(id: string): Promise<void> {
       await jobs.deleteOne({ _id: id });
     },
-    /** Jobs of the project whose process stopped beating before `before` (died, or hung). */
-    stale: (projectId: string, before: Date) =>
-      jobs.find({ projectId, heartbeatAt: { $lt: before } }).toArray(),
+    /** Jobs (of one project, or all) whose process stopped beating before `before` (died, or hung). */
+    stale: (projectId: string | undefined, before: Date) =>
+      jobs.find({ ...(projectId ? { projectId } : {}), heartbeatAt: { $lt: before } }).toArray(),
     /** Takes a stale job for one sweeper: false when another took it (or it beat meanwhile). */
     async claim(job: ImportJob): Promise<boolean> {
       const res = await jobs.updateOne(
@@ -117,14 +120,17 @@ export async function* taggedBatches(
   }
 }
 
-/** Keeps the job's rows: their tag goes, in one update. */
+/** Keeps the job's rows: their tag goes, in one update. Returns the stored bytes that freed. */
 export async function untagAll(db: Db, collection: string, job: { id: string; startedAt: Date }) {
-  await db
+  // The tag's element in each document: its type, name, length and value.
+  const tagBytes = BSON.calculateObjectSize({ [IMPORT_KEY]: job.id }) - BSON.calculateObjectSize({});
+  const res = await db
     .collection(collection)
     .updateMany(
       { _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id },
       { $unset: { [IMPORT_KEY]: '' } },
     );
+  return res.modifiedCount * tagBytes;
 }
 
 /** Deletes the job's rows; returns the stored bytes they took (measured first, then one delete). */

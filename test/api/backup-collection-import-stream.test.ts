@@ -2,9 +2,11 @@
 // arrive with bounded memory, all-or-nothing taking back every row it wrote (count and usage
 // counter read back), skip-invalid keeping the rest with the refused rows listed (first 100) and
 // counted, the owner rules of row-level security, the quota running out mid-import, the import
-// and row limits (413), and the sweep of an import whose process died.
+// and row limits (413), a client leaving mid-body, and the sweep (worker, next import) of an
+// import whose process died.
 import { expect } from 'chai';
-import { ObjectId } from 'mongodb';
+import { BSON, ObjectId } from 'mongodb';
+import { importSweepJob } from '../../src/jobs/import-sweep.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -39,6 +41,8 @@ describe('backups: streamed collection import', function () {
   const url = (name: string) => `/api/projects/${fx.project.id}/collections/${name}/import`;
   const db = () => app.deps.db.project(fx.project.id);
   const count = (name: string) => db().collection(name).countDocuments({});
+  const storedBytes = async (name: string) =>
+    (await db().collection(name).find({}).toArray()).reduce((sum, d) => sum + BSON.calculateObjectSize(d), 0);
   const used = async () => (await app.services.repos.projects.usage(fx.project.id)).databaseUsed;
   const send = (name: string, body: AsyncIterable<Uint8Array>, query = {}, type = 'application/x-ndjson') =>
     dash.request('POST', url(name), { rawBody: body, headers: { 'content-type': type }, query });
@@ -147,6 +151,7 @@ describe('backups: streamed collection import', function () {
 
   it('skip-invalid keeps the valid rows and lists the first 100 problems of the refused ones', async () => {
     const name = await collection();
+    const before = await used();
     const res = await send(
       name,
       jsonl(1200, (i) => (i % 8 === 0 ? { ...good(i), n: 'eight' } : good(i))),
@@ -160,6 +165,8 @@ describe('backups: streamed collection import', function () {
     expect(res.body.data.rejected[99].row).to.equal(800);
     expect(await count(name)).to.equal(1050);
     expect(created.get(name)).to.equal(1050);
+    // The usage counter moved by what is stored, exactly (the mark's bytes given back).
+    expect(await used()).to.equal(before + (await storedBytes(name)));
   });
 
   it('streams CSV too, rows numbered as a spreadsheet shows them', async () => {
@@ -335,20 +342,14 @@ describe('backups: streamed collection import', function () {
     expect(await used()).to.equal(before);
   });
 
-  it('the next import sweeps the rows of an import whose process died', async () => {
-    const dead = await collection();
-    const committing = await collection();
-    const jobs = app.deps.db.platform.collection('import_jobs');
+  describe('an import whose process died', () => {
+    const jobs = () => app.deps.db.platform.collection('import_jobs');
     const long = new Date(Date.now() - 10 * 60_000);
-    const before = await used();
-    // What a process killed mid-import leaves: its job record, no longer beating, and tagged rows
-    // charged to the quota; and one killed while keeping its rows.
-    for (const [collectionName, state] of [
-      [dead, 'running'],
-      [committing, 'committing'],
-    ] as const) {
+    /** What a process killed mid-import leaves: its job record, no longer beating, and its rows
+     * (marked with its id) charged to the quota. Returns their stored bytes. */
+    async function leftBehind(collectionName: string, state: 'running' | 'committing') {
       const id = `${collectionName}-job`;
-      await jobs.insertOne({
+      await jobs().insertOne({
         _id: id as never,
         projectId: fx.project.id,
         collection: collectionName,
@@ -356,26 +357,62 @@ describe('backups: streamed collection import', function () {
         startedAt: long,
         heartbeatAt: long,
       });
-      const rows = Array.from({ length: 600 }, (_, i) => ({ ...good(i), isDeleted: false, _importJob: id }));
+      const rows = Array.from({ length: 600 }, (_, i) => ({
+        _id: new ObjectId(),
+        ...good(i),
+        isDeleted: false,
+        _importJob: id,
+      }));
       await db().collection(collectionName).insertMany(rows);
+      const bytes = rows.reduce((sum, row) => sum + BSON.calculateObjectSize(row), 0);
+      await app.services.repos.projects.addDatabaseUsed(fx.project.id, bytes);
+      return bytes;
     }
-    const bytes = 600 * JSON.stringify({ ...good(1), _importJob: 'x' }).length; // a rough charge
-    await app.services.repos.projects.addDatabaseUsed(fx.project.id, 2 * bytes);
-    const other = await collection();
-    const res = await send(other, jsonl(1, good));
-    expect(res.status, res.text).to.equal(200);
-    expect(await count(dead)).to.equal(0);
-    expect(await count(committing)).to.equal(600);
-    expect(
-      await db()
-        .collection(committing)
-        .countDocuments({ _importJob: { $exists: true } }),
-    ).to.equal(0);
-    expect(await jobs.countDocuments({})).to.equal(0);
-    // The dead job's rows gave their stored size back; the kept ones stay charged.
-    const after = await used();
-    expect(after - before)
-      .to.be.above(0)
-      .and.below(2 * bytes);
+
+    it('is swept by the worker: rows removed and their bytes given back, or kept if it was keeping', async () => {
+      const dead = await collection();
+      const keeping = await collection();
+      const before = await used();
+      await leftBehind(dead, 'running');
+      const kept = await leftBehind(keeping, 'committing');
+      // A live import (beating) is left alone.
+      await jobs().insertOne({
+        _id: 'live' as never,
+        projectId: fx.project.id,
+        collection: dead,
+        state: 'running',
+        startedAt: new Date(),
+        heartbeatAt: new Date(),
+      });
+      await importSweepJob(app.deps, app.services).run();
+      expect(await count(dead)).to.equal(0);
+      expect(await count(keeping)).to.equal(600);
+      expect(
+        await db()
+          .collection(keeping)
+          .countDocuments({ _importJob: { $exists: true } }),
+      ).to.equal(0);
+      expect(created.get(keeping)).to.equal(600);
+      // The kept rows are charged as stored (their mark gone).
+      expect(kept).to.be.above(await storedBytes(keeping));
+      expect(await used()).to.equal(before + (await storedBytes(keeping)));
+      expect((await jobs().find({}).toArray()).map((j) => j._id)).to.deep.equal(['live']);
+      await jobs().deleteOne({ _id: 'live' as never });
+    });
+
+    it('is swept by the next import into the project', async () => {
+      const dead = await collection();
+      const before = await used();
+      await leftBehind(dead, 'running');
+      const other = await collection();
+      const res = await send(other, jsonl(1, good));
+      expect(res.status, res.text).to.equal(200);
+      expect(await count(dead)).to.equal(0);
+      expect(await jobs().countDocuments({})).to.equal(0);
+      const oneRow = (await db().collection(other).find({}).toArray()).map((d) =>
+        BSON.calculateObjectSize(d),
+      );
+      expect(await used()).to.equal(before + oneRow[0]!);
+    });
   });
 });

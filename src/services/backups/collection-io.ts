@@ -81,6 +81,9 @@ export function collectionIo(deps: CollectionIoDeps) {
       return Readable.from(lines());
     },
 
+    /** Finishes the imports of every project whose process died (the worker's `import-sweep`). */
+    sweepImports: () => deps.writes.sweep(),
+
     /** The import (collection-import.ts) into a collection of a member's or the secret key's project. */
     async importCollection(ctx: RequestContext, projectId: string | null, name: string, input: ImportInput) {
       const { project, def } = await open(ctx, projectId, name);

@@ -3,7 +3,8 @@
 // fit, to name the row that does not), then either kept (the rows' created events are sent then,
 // so an import taken back never announced its rows, and the tag goes) or discarded (the
 // tagged rows deleted and their bytes given back). A job whose process died is swept by the next
-// import into the project: discarded, or kept when it had started keeping.
+// import into the project or by the worker (`import-sweep`): discarded, or kept when it had started
+// keeping.
 import type { Database } from '../../db/client.js';
 import {
   insertTagged,
@@ -86,7 +87,9 @@ export function importWrites(deps: ImportWriteDeps) {
       );
       await deps.jobs.beat(job.id);
     }
-    await untagAll(db, job.collection, job);
+    // The quota was charged for the rows as written, tag included: the tag's bytes go back.
+    const freed = await untagAll(db, job.collection, job);
+    if (freed) await deps.quota.chargeProject(job.projectId, -freed);
     await deps.jobs.end(job.id);
   }
 
@@ -147,14 +150,25 @@ export function importWrites(deps: ImportWriteDeps) {
     keep,
     discard,
 
-    /** Finishes the jobs of the project whose process died: kept if they were keeping, else discarded. */
-    async sweep(projectId: string): Promise<void> {
+    /**
+     * Finishes the jobs (of one project, or all: the worker) whose process died: kept if they
+     * were keeping, else discarded. Returns how many it finished.
+     */
+    async sweep(projectId?: string): Promise<number> {
       const stale = await deps.jobs.stale(projectId, new Date(Date.now() - STALE_MS));
+      let swept = 0;
       for (const record of stale) {
         if (!(await deps.jobs.claim(record))) continue;
-        const job = { id: record._id, projectId, collection: record.collection, startedAt: record.startedAt };
+        const job = {
+          id: record._id,
+          projectId: record.projectId,
+          collection: record.collection,
+          startedAt: record.startedAt,
+        };
         await (record.state === 'committing' ? keep(job) : discard(job));
+        swept += 1;
       }
+      return swept;
     },
   };
 }
