@@ -49,8 +49,6 @@ import { toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
-import { importWrites } from './backups/import-writes.js';
-import { importJobsRepo } from '../db/import-rows.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
 import { archivePlaces, removeBucketArchives } from './backups/places.js';
 
@@ -221,14 +219,7 @@ export function createServices(deps: Deps) {
     planOf,
     /** Marks a project changed for every process's cache (a restore over it has written). */
     changed: (projectId: string) => cached.changed(projectId),
-    io: collectionIo({
-      projects,
-      definition,
-      dbFor,
-      writes: importWrites({ quota, events, jobs: importJobsRepo(platform), dbFor }),
-      // A row is at most what one JSON body may be.
-      limits: { maxBytes: deps.config.importMaxBytes, maxRowBytes: deps.config.bodyLimitBytes },
-    }),
+    io: collectionIo({ projects, definition, dbFor, quota, events, platform, config: deps.config }),
   };
   return {
     repos,

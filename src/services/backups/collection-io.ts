@@ -13,8 +13,12 @@ import type { ProjectsService } from '../projects.js';
 import type { CollectionDef, FieldDef } from '../types.js';
 import { collectionImport, type ImportInput } from './collection-import.js';
 import { csvLine } from './csv.js';
-import type { IoFormat, ReadLimits } from './import-reader.js';
-import type { ImportWrites } from './import-writes.js';
+import type { IoFormat } from './import-reader.js';
+import { importWrites } from './import-writes.js';
+import { importJobsRepo } from '../../db/import-rows.js';
+import type { Config } from '../../config.js';
+import type { DatabaseQuota } from '../data/quota.js';
+import type { EventBus } from '../events.js';
 
 export type { IoFormat };
 
@@ -22,8 +26,10 @@ export interface CollectionIoDeps {
   projects: ProjectsService;
   definition(projectId: string, name: string): Promise<CollectionDef | undefined>;
   dbFor(projectId: string): Promise<Database['platform']>;
-  writes: ImportWrites;
-  limits: ReadLimits;
+  quota: DatabaseQuota;
+  events: EventBus;
+  platform: Database['platform'];
+  config: Pick<Config, 'importMaxBytes' | 'bodyLimitBytes'>;
 }
 
 const cellOf = (value: unknown) =>
@@ -54,7 +60,10 @@ export function typedCell(field: FieldDef | undefined, cell: string): unknown {
 }
 
 export function collectionIo(deps: CollectionIoDeps) {
-  const importRows = collectionImport(deps);
+  const writes = importWrites({ ...deps, jobs: importJobsRepo(deps.platform) });
+  // A row is at most what one JSON body may be.
+  const limits = { maxBytes: deps.config.importMaxBytes, maxRowBytes: deps.config.bodyLimitBytes };
+  const importRows = collectionImport({ writes, dbFor: deps.dbFor, limits });
   /** The project of a dashboard member (`projectId`), or of the secret key (null). */
   async function open(ctx: RequestContext, projectId: string | null, name: string) {
     const project =
@@ -82,7 +91,7 @@ export function collectionIo(deps: CollectionIoDeps) {
     },
 
     /** Finishes the imports of every project whose process died (the worker's `import-sweep`). */
-    sweepImports: () => deps.writes.sweep(),
+    sweepImports: () => writes.sweep(),
 
     /** The import (collection-import.ts) into a collection of a member's or the secret key's project. */
     async importCollection(ctx: RequestContext, projectId: string | null, name: string, input: ImportInput) {

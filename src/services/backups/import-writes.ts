@@ -55,6 +55,26 @@ type Row = Record<string, unknown>;
 const isQuota = (err: unknown): err is ApiError => err instanceof ApiError && err.code === 'QUOTA_EXCEEDED';
 
 export function importWrites(deps: ImportWriteDeps) {
+  /** Beats for the job until the returned function is called. */
+  function heartbeat(job: JobRef): () => void {
+    const timer = setInterval(() => void deps.jobs.beat(job.id).catch(() => undefined), HEARTBEAT_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /**
+   * Runs a keep or a discard beating all along, so that no sweeper takes the job over while it
+   * runs (a discard measures and deletes in passes that may outlast the stale time).
+   */
+  async function beating(job: JobRef, work: () => Promise<void>): Promise<void> {
+    const stop = heartbeat(job);
+    try {
+      await work();
+    } finally {
+      stop();
+    }
+  }
+
   async function insertCharged(project: Project, job: JobRef, docs: Row[], bytes: number) {
     const db = await deps.dbFor(job.projectId);
     return deps.quota.within(
@@ -70,7 +90,8 @@ export function importWrites(deps: ImportWriteDeps) {
    * tag goes in one update. A keep cut short by a crash is done again by the sweep, whose events
    * repeat those sent already (at least once, as for any announced event).
    */
-  async function keep(job: JobRef): Promise<void> {
+  const keep = (job: JobRef) => beating(job, () => keepNow(job));
+  async function keepNow(job: JobRef): Promise<void> {
     const db = await deps.dbFor(job.projectId);
     await deps.jobs.beat(job.id, 'committing');
     for await (const docs of taggedBatches(db, job.collection, job, BATCH)) {
@@ -94,7 +115,8 @@ export function importWrites(deps: ImportWriteDeps) {
   }
 
   /** Deletes the job's rows and gives their bytes back to the project's quota. */
-  async function discard(job: JobRef): Promise<void> {
+  const discard = (job: JobRef) => beating(job, () => discardNow(job));
+  async function discardNow(job: JobRef): Promise<void> {
     const db = await deps.dbFor(job.projectId);
     const bytes = await removeTagged(db, job.collection, job);
     if (bytes) await deps.quota.chargeProject(job.projectId, -bytes);
@@ -108,12 +130,7 @@ export function importWrites(deps: ImportWriteDeps) {
       return job;
     },
 
-    /** Beats for the job until the returned function is called. */
-    heartbeat(job: JobRef): () => void {
-      const timer = setInterval(() => void deps.jobs.beat(job.id).catch(() => undefined), HEARTBEAT_MS);
-      timer.unref();
-      return () => clearInterval(timer);
-    },
+    heartbeat,
 
     /** Writes one batch of validated rows (`doc` completed with its system fields). */
     async insert(project: Project, job: JobRef, rows: { row: number; doc: Row }[]): Promise<BatchResult> {
