@@ -53,7 +53,7 @@ class Rejections {
 }
 
 export function collectionImport(deps: CollectionImportDeps) {
-  /** The owner problem of a row under RLS, or undefined when its owner is an end user. */
+  /** The owner a row under RLS names (its existence is checked per batch), or why it has none. */
   function ownerOf(def: CollectionDef, doc: Record<string, unknown>): string | { reason: string } {
     const value = doc[def.rls.ownerField];
     if (value === undefined || value === null || value === '')
@@ -154,13 +154,17 @@ export function collectionImport(deps: CollectionImportDeps) {
     if (failed()) {
       await deps.writes.discard(job);
       const message = `${rejected.rows} rows are invalid; nothing was imported`;
-      const details = rejected.items.map((r) => ({ path: `row ${r.row}: ${r.field}`, message: r.reason }));
+      const details = rejected.items
+        .sort((a, b) => a.row - b.row)
+        .map((r) => ({ path: `row ${r.row}: ${r.field}`, message: r.reason }));
       throw rejected.onlyUnique
         ? conflict(message, 'DUPLICATE_VALUE', details)
         : validationFailed(message, details);
     }
     await deps.writes.keep(job);
-    return { imported, rejected: rejected.items, rejectedRows: rejected.rows };
+    // By row: owner problems are found per batch, after the schema problems of later rows.
+    const listed = rejected.items.sort((a, b) => a.row - b.row);
+    return { imported, rejected: listed, rejectedRows: rejected.rows };
   };
 
   /** A row checked as a secret-key create is, and under RLS for its owner field. */
