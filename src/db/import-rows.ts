@@ -37,6 +37,10 @@ export function importJobsRepo(platform: Db) {
     async end(id: string): Promise<void> {
       await jobs.deleteOne({ _id: id });
     },
+    /** A deleted project's jobs (its database, rows included, is gone). */
+    async removeAll(projectId: string): Promise<void> {
+      await jobs.deleteMany({ projectId });
+    },
     /** Jobs (of one project, or all) whose process stopped beating before `before` (died, or hung). */
     stale: (projectId: string | undefined, before: Date) =>
       jobs.find({ ...(projectId ? { projectId } : {}), heartbeatAt: { $lt: before } }).toArray(),

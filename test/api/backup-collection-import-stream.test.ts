@@ -400,6 +400,23 @@ describe('backups: streamed collection import', function () {
       await jobs().deleteOne({ _id: 'live' as never });
     });
 
+    it('goes with its project when the project is deleted', async () => {
+      const doomed = await createProjectFixture(app.services, 'Doomed');
+      await jobs().insertOne({
+        _id: 'doomed' as never,
+        projectId: doomed.project.id,
+        collection: 'gone',
+        state: 'running',
+        startedAt: long,
+        heartbeatAt: long,
+      });
+      const res = await app.client
+        .with({ cookie: doomed.cookie })
+        .delete(`/api/projects/${doomed.project.id}`);
+      expect(res.status, res.text).to.equal(200);
+      expect(await jobs().countDocuments({ projectId: doomed.project.id })).to.equal(0);
+    });
+
     it('is swept by the next import into the project', async () => {
       const dead = await collection();
       const before = await used();

@@ -60,7 +60,9 @@ export function typedCell(field: FieldDef | undefined, cell: string): unknown {
 }
 
 export function collectionIo(deps: CollectionIoDeps) {
-  const writes = importWrites({ ...deps, jobs: importJobsRepo(deps.platform) });
+  const jobs = importJobsRepo(deps.platform);
+  const writes = importWrites({ ...deps, jobs });
+  deps.projects.onDelete((projectId) => jobs.removeAll(projectId));
   // A row is at most what one JSON body may be.
   const limits = { maxBytes: deps.config.importMaxBytes, maxRowBytes: deps.config.bodyLimitBytes };
   const importRows = collectionImport({ writes, dbFor: deps.dbFor, limits });

@@ -174,6 +174,7 @@ export function importWrites(deps: ImportWriteDeps) {
     async sweep(projectId?: string): Promise<number> {
       const stale = await deps.jobs.stale(projectId, new Date(Date.now() - STALE_MS));
       let swept = 0;
+      let failure: unknown;
       for (const record of stale) {
         if (!(await deps.jobs.claim(record))) continue;
         const job = {
@@ -182,9 +183,16 @@ export function importWrites(deps: ImportWriteDeps) {
           collection: record.collection,
           startedAt: record.startedAt,
         };
-        await (record.state === 'committing' ? keep(job) : discard(job));
-        swept += 1;
+        // One job that cannot be finished now (its project's database unreachable) does not hold
+        // back the others; it is stale again in 2 minutes and taken by a later sweep.
+        try {
+          await (record.state === 'committing' ? keep(job) : discard(job));
+          swept += 1;
+        } catch (err) {
+          failure ??= err;
+        }
       }
+      if (failure) throw failure;
       return swept;
     },
   };
