@@ -169,6 +169,20 @@ describe('backups: streamed collection import', function () {
     expect(await used()).to.equal(before + (await storedBytes(name)));
   });
 
+  it("refuses a row that carries an import's mark itself", async () => {
+    const name = await collection();
+    const res = await send(
+      name,
+      jsonl(1, () => ({ name: 'forged', _importJob: 'someone-else' })),
+      {
+        mode: 'skip-invalid',
+      },
+    );
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.data.imported).to.equal(0);
+    expect(res.body.data.rejected[0]).to.deep.include({ row: 1, field: '_importJob' });
+  });
+
   it('streams CSV too, rows numbered as a spreadsheet shows them', async () => {
     const name = await collection();
     async function* csv() {
@@ -250,6 +264,11 @@ describe('backups: streamed collection import', function () {
       expect(res.body.data.imported).to.equal(2);
       const doc = await db().collection(name).findOne({ name: 'defaulted' });
       expect(doc?.userId).to.equal(ada);
+
+      // The JSON form takes it in the body.
+      const json = await dash.post(url(name), { format: 'jsonl', content: '{"name":"json"}', owner: ada });
+      expect(json.status, json.text).to.equal(200);
+      expect((await db().collection(name).findOne({ name: 'json' }))?.userId).to.equal(ada);
 
       const unknown = await send(
         name,
