@@ -1758,8 +1758,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import rows into one collection, from JSON Lines or CSV (members)
-         * @description Every row is checked against the collection's schema before anything is written; the answer lists the rejected rows (`row` as a line number, or the spreadsheet row of a CSV with its header as row 1; `field`; `reason`). `all-or-nothing` (default) writes nothing when a row is rejected: 400 `VALIDATION_FAILED` with the rows in `details` (`path` is `row N: field`). `skip-invalid` writes the valid rows. Rows are created as new documents through the data API (new ids; `_id`, `createdAt`, `updatedAt`, `isDeleted`, `deletedAt` are ignored), 100 at a time, with the quota and unique fields checked as for any write (a unique conflict stops the import: the rows before it stay). CSV cells become the declared field's type (numbers, `true`/`false`, objects and arrays as JSON); an empty cell leaves the field out. At most the request body limit per import.
+         * Import rows into one collection, streamed from JSON Lines or CSV (members)
+         * @description The body is read as it arrives, so an import may be far larger than the JSON body limit (up to the server's import limit, `IMPORT_MAX_BYTES`, 256 MiB by default; past it a 413, and a 413 for one row longer than the JSON body limit): send the JSON Lines (`application/x-ndjson`) or CSV (`text/csv`) text itself, with `mode` and `owner` in the query. The older JSON form (`{ format, mode, owner, content }`, `application/json`) is still taken, within the JSON body limit. Each row is checked against the collection's schema as a secret-key write is, and when the collection has row-level security its owner field must hold the id of an active end user of the project (`owner` gives one to the rows without). Rows are written as they come, 500 at a time, as new documents (new ids; `_id`, `createdAt`, `updatedAt`, `isDeleted`, `deletedAt` are ignored); the database quota is checked as they are written. `all-or-nothing` (default): as soon as a row is refused, everything the import wrote is removed and the quota given back; the rest is still read to report its refused rows, and the answer is 400 `VALIDATION_FAILED` (409 `DUPLICATE_VALUE` when every refused row was refused by a unique field), the first 100 problems in `details` (`path` is `row N: field`) and the number of refused rows in the message. `skip-invalid` keeps the valid rows and answers 200 with the first 100 problems in `rejected` (`row` is the line of a JSON Lines text, or the spreadsheet row of a CSV with its header as row 1) and the number of refused rows in `rejectedRows`. Past the quota: 403 `QUOTA_EXCEEDED` naming the row, nothing kept (all-or-nothing) or the rows before it kept (skip-invalid). The documents' created events are sent when the import ends with rows kept. CSV cells become the declared field's type (numbers, `true`/`false`, objects and arrays as JSON); an empty cell leaves the field out.
          */
         post: operations["importCollection"];
         delete?: never;
@@ -7397,7 +7397,15 @@ export interface operations {
     };
     importCollection: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `all-or-nothing` (default) or `skip-invalid` (streamed forms). */
+                mode?: "all-or-nothing" | "skip-invalid";
+                /**
+                 * @description Row-level security only: the end user given to rows that have no owner (streamed forms). Not an active end user of the project: 400.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                owner?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -7415,6 +7423,8 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/x-ndjson": string;
+                "text/csv": string;
                 "application/json": {
                     /** @enum {string} */
                     format: "jsonl" | "csv";
@@ -7423,6 +7433,8 @@ export interface operations {
                      * @enum {string}
                      */
                     mode?: "all-or-nothing" | "skip-invalid";
+                    /** @description As the `owner` query parameter. */
+                    owner?: string;
                     /** @description The JSON Lines or CSV text. */
                     content: string;
                 };
@@ -7440,6 +7452,8 @@ export interface operations {
                         success: true;
                         data: {
                             imported: number;
+                            /** @description Rows refused (all of them; `rejected` lists the first 100 problems). */
+                            rejectedRows: number;
                             rejected: {
                                 row: number;
                                 field: string;
@@ -7455,6 +7469,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

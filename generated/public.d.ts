@@ -508,6 +508,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/collections/{collectionName}/export": {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Export one collection as JSON Lines or CSV, with the secret key
+         * @description As the dashboard's `exportCollection`, for the project of the secret key (the publishable key: 403 `SECRET_KEY_REQUIRED`): the documents not in the trash, by id, streamed.
+         */
+        get: operations["exportProjectCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/collections/{collectionName}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rows into one collection, streamed from JSON Lines or CSV, with the secret key
+         * @description As the dashboard's `importCollection`, for the project of the secret key (the publishable key: 403 `SECRET_KEY_REQUIRED`): send the JSON Lines (`application/x-ndjson`) or CSV (`text/csv`) text as the body, read as it arrives up to the server's import limit (413 past it), with `mode` and `owner` in the query. Rows are checked against the schema and, under row-level security, their owner (an active end user; `owner` for rows without one), and written 500 at a time. `all-or-nothing` (default) removes everything written once a row is refused: 400 `VALIDATION_FAILED` (409 `DUPLICATE_VALUE` when only unique fields refused rows) with the first 100 problems; `skip-invalid` keeps the valid rows: 200 with `rejected` (first 100 problems) and `rejectedRows`. Past the database quota: 403 `QUOTA_EXCEEDED` naming the row.
+         */
+        post: operations["importProjectCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/openapi.json": {
         parameters: {
             query?: never;
@@ -3272,6 +3327,114 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportProjectCollection: {
+        parameters: {
+            query?: {
+                /** @description `jsonl` (default) or `csv`. */
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    importProjectCollection: {
+        parameters: {
+            query?: {
+                /** @description `all-or-nothing` (default) or `skip-invalid` (streamed forms). */
+                mode?: "all-or-nothing" | "skip-invalid";
+                /**
+                 * @description Row-level security only: the end user given to rows that have no owner. Not an active end user of the project: 400.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                owner?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The collection's name.
+                 * @example posts
+                 */
+                collectionName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+                "text/csv": string;
+                "application/json": {
+                    /** @enum {string} */
+                    format: "jsonl" | "csv";
+                    /**
+                     * @default all-or-nothing
+                     * @enum {string}
+                     */
+                    mode?: "all-or-nothing" | "skip-invalid";
+                    /** @description As the `owner` query parameter. */
+                    owner?: string;
+                    /** @description The JSON Lines or CSV text. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Imported. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            imported: number;
+                            /** @description Rows refused (all of them; `rejected` lists the first 100 problems). */
+                            rejectedRows: number;
+                            rejected: {
+                                row: number;
+                                field: string;
+                                reason: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

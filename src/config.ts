@@ -48,6 +48,8 @@ export interface Config {
   /** Resolvers for hosts developers supply (empty: the system's). */
   readonly dnsServers: string[];
   readonly bodyLimitBytes: number;
+  /** The largest collection import, streamed (not bound by the JSON body limit). */
+  readonly importMaxBytes: number;
   readonly queryTimeoutMs: number;
   /** A list request at least this slow is kept as a slow query of its project (shape, count, worst time). */
   readonly slowQueryMs: number;
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     dnsServers: r.list('DNS_SERVERS'),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    importMaxBytes: r.int('IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     slowQueryMs: r.int('SLOW_QUERY_MS', 100, 0, 600_000),
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),

@@ -30,7 +30,7 @@ import { projectContentHandlers } from './project-content.js';
 import { aiHandlers } from './ai.js';
 import { externalDatabaseHandlers, internalHandlers } from './external-database.js';
 import { backupHandlers, publicBackupHandlers } from './backups.js';
-import { collectionIoHandlers } from './collection-io.js';
+import { collectionIoHandlers, publicCollectionIoHandlers } from './collection-io.js';
 
 export function publicHandlers(services: Services) {
   return {
@@ -46,6 +46,7 @@ export function publicHandlers(services: Services) {
     ...publicProjectApiHandlers(services),
     ...internalHandlers(services),
     ...publicBackupHandlers(services),
+    ...publicCollectionIoHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 

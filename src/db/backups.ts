@@ -95,7 +95,7 @@ export async function loadCollection(
 }
 
 /** The rows of a bulk write refused as duplicate keys, or undefined when anything else failed. */
-function duplicateRows(err: unknown) {
+export function duplicateRows(err: unknown) {
   if (!(err instanceof MongoBulkWriteError)) return undefined;
   const errors = [err.writeErrors].flat();
   if (!errors.length || errors.some((e) => e.code !== 11000)) return undefined;

@@ -20,6 +20,8 @@ const MANAGED = /^[uo]_/;
 
 /** Set on a trashed document only (its own `_id`); never shown outside src/db. */
 export const TRASH_KEY = '_trashId';
+/** Set on the rows of a collection import under way (its job id; db/import-rows.ts); never shown. */
+export const IMPORT_KEY = '_importJob';
 
 export interface WantedIndexes {
   /** Top-level fields that must be unique. */

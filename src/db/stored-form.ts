@@ -2,7 +2,7 @@
 // bookkeeping key dropped. Made in place from what the driver returns (src/db/documents.ts).
 import type { Document as MongoDocument } from 'mongodb';
 import { ObjectId } from './ids.js';
-import { TRASH_KEY } from './project-indexes.js';
+import { IMPORT_KEY, TRASH_KEY } from './project-indexes.js';
 
 /** A stored document as the services see it: `_id` and nested object ids as hex strings, Dates as Date. */
 export type StoredDocument = Record<string, unknown> & { _id: string };
@@ -33,4 +33,8 @@ function fromStored(value: unknown): unknown {
 }
 
 /** A document from the driver, or handed over by a service, in the services' form (in place). */
-export const toDocument = (doc: MongoDocument) => fromStored(doc) as StoredDocument;
+export function toDocument(doc: MongoDocument): StoredDocument {
+  // A row of an import under way carries its job's tag at the top level only (import-rows.ts).
+  if (IMPORT_KEY in doc) delete doc[IMPORT_KEY];
+  return fromStored(doc) as StoredDocument;
+}

@@ -48,6 +48,12 @@ export function requestValidator(api: OpenAPIBackend, operation: Operation) {
     .filter((p) => p.in === 'query' && p.schema?.type === 'array')
     .map((p) => p.name);
   const cookieNames = parameters.filter((p) => p.in === 'cookie').map((p) => p.name);
+  // Media types besides JSON that the operation takes as a body its handler reads as a stream (a
+  // collection import): koa-body leaves them unread, and the JSON body's validator (openapi-backend
+  // builds it first) does not apply to them.
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  const streamedTypes =
+    'application/json' in content ? Object.keys(content).filter((t) => t !== 'application/json') : [];
   /** Node's headers are lower-case already; they are copied only when coercion could write into them. */
   const coercedHeaders = parameters.some(
     (p) => p.in === 'header' && (p.schema?.type ?? 'string') !== 'string',
@@ -85,7 +91,10 @@ export function requestValidator(api: OpenAPIBackend, operation: Operation) {
       input.requestBody = body;
     }
     let errors: ErrorObject[] | null = null;
-    for (const validate of validators) {
+    const streamed =
+      streamedTypes.length > 0 && contentType !== undefined && streamedTypes.includes(mediaType(contentType));
+    for (let i = streamed ? 1 : 0; i < validators.length; i++) {
+      const validate = validators[i]!;
       validate(input);
       if (validate.errors) (errors ??= []).push(...validate.errors);
     }

@@ -24,7 +24,7 @@ export interface HandlerInput<O> {
   body: O extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : undefined;
   headers: Record<string, string | string[] | undefined>;
   cookies: { get(name: string): string | undefined };
-  /** The request body stream; unread only for raw (non-JSON) uploads, see RAW_BODY_PATHS. */
+  /** The request body stream; unread for raw uploads (RAW_BODY_PATHS) and any body that is not JSON. */
   rawBody: Readable;
 }
 

@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { jobRunsRepo } from '../db/job-runs.js';
 import { uploadCleanupJob } from './upload-cleanup.js';
+import { importSweepJob } from './import-sweep.js';
 import { trashPurgeJob } from './trash-purge.js';
 import { ttlSweepJob } from './ttl-sweep.js';
 import { usageRecountJob } from './usage-recount.js';
@@ -61,6 +62,7 @@ export function workerJobs(
     );
   return [
     job(uploadCleanupJob(deps, services), (at) => periodOf(at, { minutes: 5 }), 4 * MINUTE),
+    job(importSweepJob(deps, services), (at) => periodOf(at, { minutes: 5 }), 4 * MINUTE),
     job(trashPurgeJob(deps, services), (at) => periodOf(at, 'hour'), 30 * MINUTE),
     job(ttlSweepJob(deps, services), (at) => periodOf(at, { minutes: 1 }), 5 * MINUTE),
     job(usageRecountJob(deps, services), (at) => periodOf(at, 'day'), 60 * MINUTE),

@@ -219,7 +219,7 @@ export function createServices(deps: Deps) {
     planOf,
     /** Marks a project changed for every process's cache (a restore over it has written). */
     changed: (projectId: string) => cached.changed(projectId),
-    io: collectionIo({ projects, data, definition, dbFor }),
+    io: collectionIo({ projects, definition, dbFor, quota, events, platform, config: deps.config }),
   };
   return {
     repos,

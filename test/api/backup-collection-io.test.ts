@@ -48,7 +48,7 @@ describe('backups: export and import of one collection', () => {
     const jsonl = rows.map((r) => JSON.stringify(r)).join('\n');
     const first = await dash.post(`${base('products')}/import`, { format: 'jsonl', content: jsonl });
     expect(first.status, first.text).to.equal(200);
-    expect(first.body.data).to.deep.equal({ imported: 3, rejected: [] });
+    expect(first.body.data).to.deep.equal({ imported: 3, rejected: [], rejectedRows: 0 });
 
     const csv = await dash.get(`${base('products')}/export`, { query: { format: 'csv' } });
     expect(csv.status).to.equal(200);

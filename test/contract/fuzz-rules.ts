@@ -32,6 +32,11 @@ export const EXCLUDED: Record<Role, Record<string, string>> = {
  */
 export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reason: string }>> = {
   public: {
+    importProjectCollection: {
+      statuses: [400],
+      reason:
+        "rows are checked against the collection's own fields (and owners against the project's end users); a CSV needs its header row",
+    },
     verifyEndUserEmail: { statuses: [400], reason: 'the code must be the one the server mailed' },
     resetEndUserPassword: { statuses: [400], reason: 'the code must be the one the server mailed' },
     exchangeSocialLoginCode: { statuses: [400], reason: 'the code must be one the OAuth callback issued' },
@@ -100,7 +105,8 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     listRequestLog: { statuses: [400], reason: 'the cursor must be one this endpoint issued' },
     importCollection: {
       statuses: [400],
-      reason: "rows are checked against the collection's own fields; a CSV needs its header row",
+      reason:
+        "rows are checked against the collection's own fields (and owners against the project's end users); a CSV needs its header row",
     },
     listProjectDocuments: {
       statuses: [400],

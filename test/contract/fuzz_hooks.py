@@ -5,6 +5,10 @@
 # characters, and a 4-byte character is 12 bytes once percent-encoded, so the generator can build
 # query strings the server never reads. Those cases are dropped here.
 #
+# The collection imports take JSON Lines as the body itself (application/x-ndjson), which
+# schemathesis has no serializer for (text/csv goes as text): its bodies are lines of small JSON
+# objects, or a line that is not JSON.
+#
 # logOutDeveloper ends the session it is called with: each call that carries the run's session
 # gets a spare session of the operator instead (made by fuzz.ts, one per call), so the run keeps
 # its own. Nothing else is changed.
@@ -13,9 +17,23 @@ import os
 from urllib.parse import urlencode
 
 import schemathesis
+from hypothesis import strategies as st
 
 MAX_QUERY_BYTES = 8 * 1024
 SESSION_COOKIE = "baas_session"
+
+_json_line = st.one_of(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12)),
+        max_size=4,
+    ).map(json.dumps),
+    st.text(max_size=12).filter(lambda line: "\n" not in line),
+)
+schemathesis.openapi.media_type(
+    "application/x-ndjson",
+    st.lists(_json_line, max_size=5).map(lambda lines: "\n".join(lines).encode()),
+)
 
 _spare_file = os.environ.get("FUZZ_SPARE_SESSIONS")
 SPARE_SESSIONS = json.load(open(_spare_file)) if _spare_file else []

@@ -4,8 +4,9 @@
 // finished, which a Dredd run has no worker to make, and export/import need rows of a collection
 // the other transactions delete: they are skipped here and covered over HTTP, every documented
 // status with its body checked against the spec, by test/api/backups.test.ts,
-// backup-key.test.ts, backup-fs.test.ts, backup-collection-io.test.ts, backup-replace.test.ts,
-// backup-conflicts.test.ts and backup-bucket.test.ts.
+// backup-key.test.ts, backup-fs.test.ts, backup-collection-io.test.ts,
+// backup-collection-io-key.test.ts, backup-collection-import-stream.test.ts,
+// backup-replace.test.ts, backup-conflicts.test.ts and backup-bucket.test.ts.
 module.exports = (hooks) => {
   const { state } = require('./fixtures.cjs');
   const PROJECT = '65f1c2a4b7e8d90012345678';
@@ -15,6 +16,7 @@ module.exports = (hooks) => {
     /^\/api\/projects\/\{projectId\}\/backups\/\{backupId\}/,
     /^\/api\/projects\/\{projectId\}\/restores\//,
     /^\/api\/projects\/\{projectId\}\/collections\/\{collectionName\}\/(export|import)\b/,
+    /^\/api\/collections\/\{collectionName\}\/(export|import)\b/,
   ];
   hooks.beforeEach((transaction, done) => {
     if (SKIPPED.some((re) => re.test(transaction.name))) {

@@ -15,8 +15,8 @@ export interface ApiResponse<T = any> {
 
 export interface RequestOptions {
   body?: unknown;
-  /** Sent as is, for malformed or oversized bodies. */
-  rawBody?: string | Buffer;
+  /** Sent as is, for malformed or oversized bodies; an async iterable is streamed (chunked). */
+  rawBody?: string | Buffer | AsyncIterable<Uint8Array>;
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean>;
 }
@@ -53,12 +53,18 @@ export class ApiClient {
     const url = new URL(path, this.baseUrl);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = { ...this.defaultHeaders, ...options.headers };
-    let body: string | Buffer | undefined = options.rawBody;
+    let body: RequestOptions['rawBody'] = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
+    const streamed = body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body);
+    const res = await fetch(url, {
+      method,
+      headers,
+      body: body as BodyInit | undefined,
+      ...(streamed ? { duplex: 'half' } : {}),
+    } as RequestInit);
     const text = await res.text();
     // JSON, not JSON Lines (application/x-ndjson: a collection export).
     const parsed = /\bjson\b/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text;

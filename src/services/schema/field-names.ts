@@ -2,7 +2,7 @@
 // MongoDB would read as operators or paths, prototype keys and system fields are refused with a 400
 // naming the field, never silently rewritten.
 import { badRequest } from '../../http/errors.js';
-import { TRASH_KEY } from '../../db/project-indexes.js';
+import { IMPORT_KEY, TRASH_KEY } from '../../db/project-indexes.js';
 
 /** Managed by the service on every document; clients cannot set them. */
 export const SYSTEM_FIELDS: ReadonlySet<string> = new Set([
@@ -13,6 +13,8 @@ export const SYSTEM_FIELDS: ReadonlySet<string> = new Set([
   'updatedAt',
   // The trash marker of the unique indexes (db/project-indexes.ts), never shown to clients.
   TRASH_KEY,
+  // The mark of a row of a collection import under way (db/import-rows.ts).
+  IMPORT_KEY,
 ]);
 
 /**
