@@ -1,6 +1,6 @@
 // The expiry sweep's side of the platform database: deletes records whose `expiresAt` has passed
 // (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat
-// sessions, finished webhook deliveries). Their TTL
+// sessions, finished webhook deliveries, project invitations). Their TTL
 // indexes do the same on MongoDB within about a minute; the sweep covers engines without TTL
 // monitors and makes the deletion time deterministic.
 import type { Db } from 'mongodb';
@@ -12,6 +12,7 @@ export const EXPIRING_COLLECTIONS = [
   'user_oauth_grants',
   'ai_sessions',
   'webhook_deliveries',
+  'project_invitations',
 ];
 
 export function expiredRecordsRepo(db: Db) {

@@ -10,6 +10,8 @@ import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
 import { projectCache, invalidating } from './project-cache.js';
 import { membersService } from './members.js';
+import { invitationsService } from './invitations.js';
+import { invitationsRepo } from '../db/invitations.js';
 import { operatorService } from './operator.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
@@ -127,6 +129,8 @@ export function createServices(deps: Deps) {
   // Before the storage settings go: they name the bucket of the archives kept there.
   projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
+  const invitationRecords = invitationsRepo(platform);
+  projects.onDelete((projectId) => invitationRecords.removeAll(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
   const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs, dbFor);
@@ -250,7 +254,15 @@ export function createServices(deps: Deps) {
       log: deps.log,
     }),
     projects,
-    members: membersService(repos.projects, repos.developers, deps.cache),
+    members: membersService(repos.projects, repos.developers),
+    invitations: invitationsService({
+      invitations: invitationRecords,
+      projects: repos.projects,
+      cache: deps.cache,
+      mailer: mail,
+      dashboardUrl: deps.config.dashboardUrl,
+      log: deps.log,
+    }),
     operator: operatorService(repos.developers, repos.projects),
     collections,
     indexes,

@@ -58,7 +58,8 @@ export function useEndUsersSuite(name: string): EndUsersSuite {
     const created = await s.as('admin').post('/api/projects', { name: 'App' });
     s.projectId = created.body.data.project.id;
     s.keys = created.body.data.keys;
-    await s.as('admin').post(`/api/projects/${s.projectId}/members`, { email: 'member@example.com' });
+    const project = await s.apps.dashboard.services.repos.projects.findById(s.projectId);
+    await s.apps.dashboard.services.members.add(project!, 'member@example.com', 'member');
     const collections = `/api/projects/${s.projectId}/collections`;
     for (const body of [
       {

@@ -53,6 +53,10 @@ export function mailbox<T extends { to: string[]; id: string } = SinkMessage>(
     },
     /** All messages so far (for "nothing was sent" checks after a short wait). */
     all: mine,
+    /** Marks the messages already there as seen: `next()` then waits for a newer one. */
+    async skipExisting(): Promise<void> {
+      for (const m of await mine()) seen.add(m.id);
+    },
   };
 }
 
@@ -64,3 +68,11 @@ export function codeOf(message: { raw: string }): string {
 }
 
 export const subjectOf = (message: { raw: string }) => /^Subject: (.*)$/m.exec(message.raw)?.[1] ?? '';
+
+/** The token of the invitation link in an invitation mail (its quoted-printable text decoded). */
+export function invitationTokenOf(message: { raw: string }): string {
+  const text = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const match = /\/invitations\/accept\?token=([\w-]+)/.exec(text);
+  if (!match) throw new Error(`no invitation link in message:\n${message.raw}`);
+  return match[1]!;
+}

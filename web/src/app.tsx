@@ -13,6 +13,7 @@ import { AuthPage } from './pages/auth';
 import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
+import { AcceptInvitationPage } from './pages/invitations/accept';
 
 const AUTH_PATHS = ['/login', '/signup'];
 
@@ -86,6 +87,7 @@ function Shell() {
       />
     );
   } else if (path === '/account') page = <AccountPage />;
+  else if (path === '/invitations/accept') page = <AcceptInvitationPage />;
   else if (path === '/' || path === '/projects') page = <ProjectsPage />;
   else {
     const params = match('/projects/:projectId', path.split('/').slice(0, 3).join('/'));
