@@ -2,6 +2,9 @@
 // transactions run (hooks.beforeAll). Both Dredd runs (public, then dashboard) share one platform
 // database, so the operator (the first account of the installation) signs up once and logs in
 // after that. Other hook files read `state`.
+const { readdir, readFile } = require('node:fs/promises');
+const nodePath = require('node:path');
+
 const PASSWORD = 'correct horse battery staple';
 const state = {};
 
@@ -58,11 +61,48 @@ async function setup() {
     cookie: state.admin.cookie,
   });
   state.doomedProjectId = doomed.json.data.project.id;
-  await call(dash, 'POST', `/api/projects/${state.projectId}/members`, {
-    body: { email: state.member.email },
+  // A member joins by accepting the invitation mailed to them; two more invitations are pending,
+  // one for the resend transaction, one for the revoke one, and the joiner's token is kept for the
+  // accept transaction.
+  await join(dash, state.member);
+  state.joiner = await developer(dash, `joiner-${run}@contract.test`);
+  state.joinerToken = await invite(dash, state.joiner.email);
+  state.resendInvitationId = (await invite(dash, `resend-${run}@contract.test`, true)).id;
+  state.revokeInvitationId = (await invite(dash, `revoke-${run}@contract.test`, true)).id;
+  return state;
+}
+
+/** The token of the newest invitation link mailed to `email`, from the stack's SMTP sink. */
+async function mailedToken(email, after) {
+  const dir = process.env.SMTP_SINK_DIR;
+  if (!dir) throw new Error('SMTP_SINK_DIR is not set: start the test stack');
+  for (let i = 0; i < 100; i++) {
+    const names = (await readdir(dir).catch(() => [])).filter((n) => n.endsWith('.json')).sort();
+    for (const name of names.reverse()) {
+      const message = JSON.parse(await readFile(nodePath.join(dir, name), 'utf8'));
+      if (!message.to.includes(email) || Date.parse(message.receivedAt) < after) continue;
+      const text = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      const match = /\/invitations\/accept\?token=([\w-]+)/.exec(text);
+      if (match) return match[1];
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no invitation mail for ${email}`);
+}
+
+/** Invites `email` to the fixture project; the mailed token, or the invitation when `only`. */
+async function invite(dash, email, only = false) {
+  const since = Date.now() - 1000;
+  const res = await call(dash, 'POST', `/api/projects/${state.projectId}/invitations`, {
+    body: { email },
     cookie: state.admin.cookie,
   });
-  return state;
+  return only ? res.json.data.invitation : mailedToken(email, since);
+}
+
+async function join(dash, who) {
+  const token = await invite(dash, who.email);
+  await call(dash, 'POST', '/api/invitations/accept', { body: { token }, cookie: who.cookie });
 }
 
 module.exports = { state, setup, call };
