@@ -31,10 +31,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a developer account and log in
-         * @description Creates an account (password hashed with argon2id) and opens a dashboard session: the `baas_session` cookie (HttpOnly, SameSite=Lax, Secure behind TLS) is set. The first account of an installation is the operator. Emails are unique, case-insensitively. So that the answer does not tell which addresses have an account, an address that has one gets the same 201 (a developer of a new id, a cookie) but nothing is created or changed: the cookie opens no session, and the owner of the address is told by mail. One client IP (an IPv6 /64) may sign up `DEVELOPER_SIGNUPS_PER_HOUR` (10) times an hour: then 429 with `Retry-After`.
+         * Start a developer sign-up (confirmed by mail)
+         * @description Starts a sign-up and mails the address; no account and no session exist until the address is confirmed. A new address gets a link (`{DASHBOARD_URL}/signup/confirm?token=...`, valid 24 hours, usable once); `POST /api/auth/signup/confirm` with its token and the same password creates the account (password hashed with argon2id) and opens the first session. An address that has an account gets a mail saying so instead ("Sign-up attempt with your address"), and nothing changes. The answer is the same in both cases (201, the address, "check your mail", no cookie), so it does not tell which addresses are registered. At most 3 sign-up mails an hour go to one address. Emails are unique, case-insensitively. One client IP (an IPv6 /64) may sign up `DEVELOPER_SIGNUPS_PER_HOUR` (10) times an hour: then 429 with `Retry-After`.
          */
         post: operations["signUpDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/signup/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a sign-up's address, create the account and log in
+         * @description Takes the token of the link mailed by `POST /api/auth/signup` and the password chosen there (typed again, so that someone who started a sign-up with another person's address cannot own the account that person confirms). Creates the account, opens a dashboard session (the `baas_session` cookie, HttpOnly, SameSite=Lax, Secure behind TLS) and ends every other pending sign-up of the address. The first account of an installation is the operator. A wrong password is a 401 (after 5 the link stops working); an unknown, used or expired link a 404 `SIGNUP_LINK_INVALID`; an address that got an account meanwhile a 409 `EMAIL_TAKEN`.
+         */
+        post: operations["confirmDeveloperSignup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3644,7 +3664,51 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Account created and the session cookie set (or, for an address that has an account, the same answer with nothing created). */
+            /** @description The sign-up is started and a mail is on its way (the same answer for an address that has an account). No cookie is set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @example ada@example.com */
+                            email: string;
+                        };
+                        /** @example Check your mail to finish signing up */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmDeveloperSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `token` parameter of the link in the confirmation mail.
+                     * @example 3q2-7wQk1lY0m3vVxGx4b0Wn7aF1cQe9JtR2uS5pLkA
+                     */
+                    token: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Account created and the session cookie set. */
             201: {
                 headers: {
                     /** @description The `baas_session` cookie. */
@@ -3656,7 +3720,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            429: components["responses"]["TooManyRequests"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

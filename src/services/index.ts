@@ -5,6 +5,8 @@ import { projectsRepo } from '../db/projects.js';
 import { collectionsRepo } from '../db/collections.js';
 import { healthService } from './health.js';
 import { accountsService } from './accounts.js';
+import { signupService } from './signup.js';
+import { developerSignupsRepo } from '../db/developer-signups.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
@@ -130,6 +132,7 @@ export function createServices(deps: Deps) {
   projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const invitationRecords = invitationsRepo(platform);
+  const accounts = accountsService(repos.developers, deps.cache);
   projects.onDelete((projectId) => invitationRecords.removeAll(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
@@ -247,7 +250,12 @@ export function createServices(deps: Deps) {
       async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
       deps.config.rateLimitClientSharePercent,
     ),
-    accounts: accountsService(repos.developers, deps.cache, {
+    accounts,
+    signup: signupService({
+      developers: repos.developers,
+      pending: developerSignupsRepo(platform),
+      cache: deps.cache,
+      openSession: accounts.openSession,
       signupsPerHour: deps.config.developerSignupsPerHour,
       mailer: mail,
       dashboardUrl: deps.config.dashboardUrl,

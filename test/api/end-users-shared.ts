@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
+import { signUpByMail } from '../helpers/signup.js';
 import type { ApiClient } from '../helpers/client.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -33,9 +34,7 @@ export interface EndUsersSuite {
 }
 
 async function developer(dash: ApiClient, email: string) {
-  const res = await dash.post('/api/auth/signup', { email, password: PASSWORD });
-  expect(res.status).to.equal(201);
-  return res.headers.get('set-cookie')!.split(';')[0]!;
+  return (await signUpByMail(dash, email, PASSWORD)).cookie;
 }
 
 export function useEndUsersSuite(name: string): EndUsersSuite {

@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
 import { invitationTokenOf, mailbox } from '../helpers/mail.js';
+import { signUpByMail } from '../helpers/signup.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
 
 async function signUp(client: ApiClient, email: string) {
-  const res = await client.post('/api/auth/signup', { email, password: 'correct horse battery' });
-  expect(res.status).to.equal(201);
-  return { id: res.body.data.developer.id as string, cookie: res.headers.get('set-cookie')!.split(';')[0]! };
+  const { id, cookie } = await signUpByMail(client, email, 'correct horse battery');
+  return { id, cookie };
 }
 
 describe('dashboard projects', () => {

@@ -2,8 +2,7 @@
 // transactions run (hooks.beforeAll). Both Dredd runs (public, then dashboard) share one platform
 // database, so the operator (the first account of the installation) signs up once and logs in
 // after that. Other hook files read `state`.
-const { readdir, readFile } = require('node:fs/promises');
-const nodePath = require('node:path');
+const mail = require('../../scripts/mailed-link.cjs');
 
 const PASSWORD = 'correct horse battery staple';
 const state = {};
@@ -25,12 +24,17 @@ async function call(base, method, path, { body, cookie, key } = {}) {
 }
 
 /**
- * Signs up, then logs in, and returns { id, cookie }. A sign-up with a taken address answers like
- * a new one (a decoy id and a cookie that opens no session), so the id and cookie are the login's.
+ * Logs in, or (the first time) signs up and confirms the address with the mailed link; returns
+ * { id, cookie, email }. Both Dredd runs share one platform database, so the second logs in.
  */
 async function developer(dash, email) {
-  await call(dash, 'POST', '/api/auth/signup', { body: { email, password: PASSWORD } });
-  const res = await call(dash, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } });
+  const body = { email, password: PASSWORD };
+  const res = await call(dash, 'POST', '/api/auth/login', { body }).catch(async () => {
+    const since = Date.now() - 1000;
+    await call(dash, 'POST', '/api/auth/signup', { body });
+    const token = await mailedToken(email, since, '/signup/confirm');
+    return call(dash, 'POST', '/api/auth/signup/confirm', { body: { token, password: PASSWORD } });
+  });
   return { id: res.json.data.developer.id, cookie: res.cookie, email };
 }
 
@@ -69,25 +73,19 @@ async function setup() {
   state.joinerToken = await invite(dash, state.joiner.email);
   state.resendInvitationId = (await invite(dash, `resend-${run}@contract.test`, true)).id;
   state.revokeInvitationId = (await invite(dash, `revoke-${run}@contract.test`, true)).id;
+  // A sign-up waiting for its confirmation, for the confirm transaction.
+  const pendingEmail = `pending-${run}@contract.test`;
+  const since = Date.now() - 1000;
+  await call(dash, 'POST', '/api/auth/signup', { body: { email: pendingEmail, password: PASSWORD } });
+  state.signupToken = await mailedToken(pendingEmail, since, '/signup/confirm');
   return state;
 }
 
-/** The token of the newest invitation link mailed to `email`, from the stack's SMTP sink. */
-async function mailedToken(email, after) {
+/** The token of the newest link to `page` mailed to `email` since `since`, from the stack's SMTP sink. */
+function mailedToken(email, since, page = '/invitations/accept') {
   const dir = process.env.SMTP_SINK_DIR;
   if (!dir) throw new Error('SMTP_SINK_DIR is not set: start the test stack');
-  for (let i = 0; i < 100; i++) {
-    const names = (await readdir(dir).catch(() => [])).filter((n) => n.endsWith('.json')).sort();
-    for (const name of names.reverse()) {
-      const message = JSON.parse(await readFile(nodePath.join(dir, name), 'utf8'));
-      if (!message.to.includes(email) || Date.parse(message.receivedAt) < after) continue;
-      const text = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-      const match = /\/invitations\/accept\?token=([\w-]+)/.exec(text);
-      if (match) return match[1];
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no invitation mail for ${email}`);
+  return mail.mailedToken(dir, email, page, since);
 }
 
 /** Invites `email` to the fixture project; the mailed token, or the invitation when `only`. */

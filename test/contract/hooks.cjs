@@ -52,6 +52,14 @@ hooks.beforeEachValidation((transaction, done) => {
 const PROJECT = '65f1c2a4b7e8d90012345678';
 const DEVELOPER = '65f1c2a4b7e8d90012345679';
 const admin = () => state.admin.cookie;
+use(
+  "/api/auth/signup/confirm > Confirm a sign-up's address, create the account and log in > 201 > application/json",
+  { body: () => ({ token: state.signupToken, password: state.password }) },
+);
+// Sign-up creates no account before its confirmation: the login logs a fixture developer in.
+use('/api/auth/login > Log in to the dashboard > 200 > application/json', {
+  body: () => ({ email: state.member.email, password: state.password }),
+});
 use('/api/user/me > The logged-in developer > 200 > application/json', { cookie: admin });
 use('/api/user/me/password > Change the password > 200 > application/json', {
   cookie: () => state.passwordChanger.cookie,

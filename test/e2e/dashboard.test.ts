@@ -1,9 +1,9 @@
 // The web dashboard in a real browser (Debian's Chromium through playwright-core) against both
-// real HTTP roles on the test stack: a developer signs up, creates a project and copies its keys,
-// creates a collection with a schema (and sees the API's message next to a bad field), adds,
-// edits, trashes and restores a document, uploads and deletes a file, invites a member (who
-// accepts from the mailed link), reads the project's API reference and downloads its document, and
-// sets and removes an AI provider key.
+// real HTTP roles on the test stack: a developer signs up (confirming by mail), creates a project
+// and copies its keys, creates a collection with a schema (and sees the API's message next to a
+// bad field), adds, edits, trashes and restores a document, uploads and deletes a file, invites a
+// member (who accepts from the mailed link), reads the project's API reference and downloads its
+// document, and sets and removes an AI provider key.
 // Screenshots of the main pages go to screenshots/ (git-ignored).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -15,6 +15,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
 import { createDeveloper } from '../helpers/fixtures.js';
 import { invitationTokenOf, mailbox } from '../helpers/mail.js';
+import { signupTokenOf } from '../helpers/signup.js';
 import { repoPath } from '../../src/lib/paths.js';
 
 const SHOTS = repoPath('screenshots');
@@ -109,8 +110,20 @@ describe('web dashboard in a real browser', function () {
     // The API's rule, checked before sending, in words next to the field it concerns.
     await page.locator('.field-error').filter({ hasText: 'At least 8 characters.' }).waitFor();
     await shot('signup');
+    const inbox = mailbox(email);
     await page.getByLabel('Password').fill('correct horse battery staple');
     await page.getByRole('button', { name: 'Sign up' }).click();
+    // No session yet: the account exists once the mailed link is opened and the password typed again.
+    await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+    await page.getByText(`We sent a message to ${email}`).waitFor();
+    await shot('signup-check-mail');
+    await page.goto(`${origin}/signup/confirm?token=${signupTokenOf(await inbox.next())}`);
+    await page.getByRole('heading', { name: 'Finish creating your account' }).waitFor();
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByText('Wrong password: type the password you chose when you signed up').waitFor();
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create my account' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
   });
 

@@ -69,10 +69,15 @@ export function codeOf(message: { raw: string }): string {
 
 export const subjectOf = (message: { raw: string }) => /^Subject: (.*)$/m.exec(message.raw)?.[1] ?? '';
 
-/** The token of the invitation link in an invitation mail (its quoted-printable text decoded). */
-export function invitationTokenOf(message: { raw: string }): string {
+/** The token of a dashboard link (`/invitations/accept`, `/signup/confirm`) in a mail, decoded. */
+export function linkTokenOf(message: { raw: string }, page: string): string | undefined {
   const text = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-  const match = /\/invitations\/accept\?token=([\w-]+)/.exec(text);
-  if (!match) throw new Error(`no invitation link in message:\n${message.raw}`);
-  return match[1]!;
+  return new RegExp(`${page.replace(/\//g, '\\/')}\\?token=([\\w-]+)`).exec(text)?.[1];
+}
+
+/** The token of the invitation link in an invitation mail. */
+export function invitationTokenOf(message: { raw: string }): string {
+  const token = linkTokenOf(message, '/invitations/accept');
+  if (!token) throw new Error(`no invitation link in message:\n${message.raw}`);
+  return token;
 }
