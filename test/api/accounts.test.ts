@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
 import { mailbox, subjectOf } from '../helpers/mail.js';
 import { signUpByMail, signupTokenOf } from '../helpers/signup.js';
+import { SIGNUP_MAILS_PER_HOUR } from '../../src/services/signup.js';
 
 const sessionCookieOf = (res: { headers: Headers }) => {
   const cookie = res.headers.get('set-cookie') ?? '';
@@ -159,6 +160,19 @@ describe('dashboard accounts', () => {
       code: 'EMAIL_TAKEN',
       message: 'An account already uses this email address: log in with its password',
     });
+  });
+
+  it(`sends at most ${SIGNUP_MAILS_PER_HOUR} sign-up mails an hour to one address; the answers stay the same`, async () => {
+    const email = `flood-${randomBytes(5).toString('hex')}@example.com`;
+    const inbox = mailbox(email);
+    for (let i = 0; i <= SIGNUP_MAILS_PER_HOUR; i++) {
+      const res = await client.post('/api/auth/signup', { email, password: 'correct horse 9' });
+      expect(res.status).to.equal(201);
+      expect(res.body.message).to.equal('Check your mail to finish signing up');
+    }
+    for (let i = 0; i < SIGNUP_MAILS_PER_HOUR; i++) await inbox.next();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await inbox.all()).to.have.lengthOf(SIGNUP_MAILS_PER_HOUR);
   });
 
   it('validates sign-up bodies (400 naming the field)', async () => {
