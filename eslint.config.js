@@ -65,7 +65,7 @@ export default tseslint.config(
   layer(['src/db/**/*.ts'], ['mongodb']),
   layer(['src/storage/**/*.ts'], ['s3']),
   {
-    files: ['scripts/**/*.mjs', 'scripts/**/*.js', 'test/contract/**/*.cjs'],
+    files: ['scripts/**/*.mjs', 'scripts/**/*.js', 'scripts/**/*.cjs', 'test/contract/**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

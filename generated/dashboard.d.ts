@@ -31,10 +31,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a developer account and log in
-         * @description Creates an account (password hashed with argon2id) and opens a dashboard session: the `baas_session` cookie (HttpOnly, SameSite=Lax, Secure behind TLS) is set. The first account of an installation is the operator. Emails are unique, case-insensitively. So that the answer does not tell which addresses have an account, an address that has one gets the same 201 (a developer of a new id, a cookie) but nothing is created or changed: the cookie opens no session, and the owner of the address is told by mail. One client IP (an IPv6 /64) may sign up `DEVELOPER_SIGNUPS_PER_HOUR` (10) times an hour: then 429 with `Retry-After`.
+         * Start a developer sign-up (confirmed by mail)
+         * @description Starts a sign-up and mails the address; no account and no session exist until the address is confirmed. A new address gets a link (`{DASHBOARD_URL}/signup/confirm?token=...`, valid 24 hours, usable once); `POST /api/auth/signup/confirm` with its token and the same password creates the account (password hashed with argon2id) and opens the first session. An address that has an account gets a mail saying so instead ("Sign-up attempt with your address"), and nothing changes. The answer is the same in both cases (201, the address, "check your mail", no cookie), so it does not tell which addresses are registered. At most 3 sign-up mails an hour go to one address. Emails are unique, case-insensitively. One client IP (an IPv6 /64) may sign up `DEVELOPER_SIGNUPS_PER_HOUR` (10) times an hour: then 429 with `Retry-After`.
          */
         post: operations["signUpDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/signup/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a sign-up's address, create the account and log in
+         * @description Takes the token of the link mailed by `POST /api/auth/signup` and the password chosen there (typed again, so that someone who started a sign-up with another person's address cannot own the account that person confirms). Creates the account, opens a dashboard session (the `baas_session` cookie, HttpOnly, SameSite=Lax, Secure behind TLS) and ends every other pending sign-up of the address. The first account of an installation is the operator. A wrong password is a 401 (after 5 the link stops working); an unknown, used or expired link a 404 `SIGNUP_LINK_INVALID`; an address that got an account meanwhile a 409 `EMAIL_TAKEN`.
+         */
+        post: operations["confirmDeveloperSignup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1028,15 +1048,123 @@ export interface paths {
         };
         /**
          * Members of a project (members)
-         * @description Every member of the project with their role (`admin` or `member`) and email.
+         * @description Every member of the project with their role (`admin` or `member`) and email. Pending invitations are listed apart (`GET /api/projects/{projectId}/invitations`, admins).
          */
         get: operations["listProjectMembers"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
         /**
-         * Invite an existing developer by email (admins)
-         * @description Adds the developer account that uses `email` with the given role. The answer is the same (202, the email and role as sent, a neutral message) whether or not such an account exists, so the endpoint cannot be used to find out which addresses have accounts; an unknown address adds no one and creates no account; inviting a current member changes nothing (their role stays; see the role endpoint) and gets the same answer too. The member list shows who was added, so one developer may send at most 20 invitations an hour over all their projects (then 429 with `Retry-After`). Admins only.
+         * Pending invitations of a project (admins)
+         * @description The invitations not accepted, revoked or expired yet, oldest first: each with the invited email, the role it gives, who sent it last and when it expires. An invitation leaves the list when it is accepted, revoked or expires. Admins only (anyone else gets the 404 of a project they cannot see).
          */
-        post: operations["addProjectMember"];
+        get: operations["listProjectInvitations"];
+        put?: never;
+        /**
+         * Invite someone by email (admins)
+         * @description Records a pending invitation of `email` with the given role and mails the address a link to accept it (valid 7 days, usable once; the token is stored only as a hash). The answer and the pending entry are the same whether or not a developer account uses the address, and whether or not it is a member already, so inviting cannot be used to find out which addresses have accounts; nobody joins until the developer who uses the address accepts (`POST /api/invitations/accept`). Inviting an address again replaces its pending invitation: the new role, a new link (the old one stops working) and a new expiry. One developer may send at most 20 invitations an hour over all their projects, resends included (then 429 with `Retry-After`). Admins only.
+         */
+        post: operations["inviteProjectMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending invitation (admins)
+         * @description Deletes the invitation: its link stops working at once (accepting it answers 404). An unknown, accepted or expired invitation is a 404 `INVITATION_NOT_FOUND`.
+         */
+        delete: operations["revokeProjectInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/invitations/{invitationId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a pending invitation again (admins)
+         * @description Mails a new link (the previous one stops working) and starts a new 7-day expiry; the role stays. Counted with the invitations of the calling developer (at most 20 an hour, then 429 with `Retry-After`). An unknown, accepted or expired invitation is a 404 `INVITATION_NOT_FOUND`.
+         */
+        post: operations["resendProjectInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation (the invited developer)
+         * @description Makes the logged-in developer a member of the invitation's project with its role, when the invitation was sent to the developer's own email address; the link then stops working. A developer who is a member already keeps their role. Someone without an account signs up with the invited address first, then accepts. Refusals say why in words: 403 `INVITATION_FOR_ANOTHER_EMAIL` (logged in as another developer; the answer does not name the invited address), 404 `INVITATION_NOT_FOUND` (unknown, used, revoked or replaced link), 410 `INVITATION_EXPIRED`.
+         */
+        post: operations["acceptProjectInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2098,6 +2226,53 @@ export interface components {
             success: true;
             data: {
                 members: components["schemas"]["Member"][];
+            };
+            message: string;
+        };
+        Invitation: {
+            /** @example 65f1c2a4b7e8d9001234567c */
+            id: string;
+            /**
+             * Format: email
+             * @description The invited address (lower case).
+             */
+            email: string;
+            /**
+             * @description The role accepting gives.
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @enum {string} */
+            status: "pending";
+            /** @description The id of the developer who sent it last. */
+            invitedBy: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the last mail was sent.
+             */
+            sentAt: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working.
+             */
+            expiresAt: string;
+        };
+        InvitationEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                invitation: components["schemas"]["Invitation"];
+            };
+            /** @example Invitation sent to grace@example.com */
+            message: string;
+        };
+        InvitationsEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                invitations: components["schemas"]["Invitation"][];
             };
             message: string;
         };
@@ -3312,6 +3487,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The resource existed but no longer works (for example an expired link). */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body, or the declared file size, is over the limit. */
         PayloadTooLarge: {
             headers: {
@@ -3389,6 +3573,11 @@ export interface components {
          * @example 65f1c2a4b7e8d9001234567a
          */
         WebhookId: components["schemas"]["ObjectId"];
+        /**
+         * @description The invitation's id (an object id); anything else is a 400.
+         * @example 65f1c2a4b7e8d9001234567c
+         */
+        InvitationId: components["schemas"]["ObjectId"];
         /**
          * @description The Collection Creator session's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567c
@@ -3475,7 +3664,51 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Account created and the session cookie set (or, for an address that has an account, the same answer with nothing created). */
+            /** @description The sign-up is started and a mail is on its way (the same answer for an address that has an account). No cookie is set. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @example ada@example.com */
+                            email: string;
+                        };
+                        /** @example Check your mail to finish signing up */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    confirmDeveloperSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `token` parameter of the link in the confirmation mail.
+                     * @example 3q2-7wQk1lY0m3vVxGx4b0Wn7aF1cQe9JtR2uS5pLkA
+                     */
+                    token: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Account created and the session cookie set. */
             201: {
                 headers: {
                     /** @description The `baas_session` cookie. */
@@ -3487,7 +3720,9 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            429: components["responses"]["TooManyRequests"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -5789,7 +6024,37 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    addProjectMember: {
+    listProjectInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteProjectMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -5819,8 +6084,117 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Taken: the account using this email, if there is one, is now a member (same answer for an unknown address). */
+            /** @description The invitation is pending and its mail is on its way. */
             202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeProjectInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resendProjectInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation with its new expiry; the mail is on its way. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptProjectInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `token` parameter of the link in the invitation mail.
+                     * @example 3q2-7wQk1lY0m3vVxGx4b0Wn7aF1cQe9JtR2uS5pLkA
+                     */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The developer is a member of the project. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5829,15 +6203,16 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @example grace@example.com */
-                            email: string;
-                            /**
-                             * @example member
-                             * @enum {string}
-                             */
-                            role: "admin" | "member";
+                            project: {
+                                /** @example 65f1c2a4b7e8d90012345678 */
+                                id: string;
+                                /** @example Shop */
+                                name: string;
+                                /** @enum {string} */
+                                role: "admin" | "member";
+                            };
                         };
-                        /** @example If a developer account uses this email, it is now a member of the project */
+                        /** @example You are now a member of Shop */
                         message: string;
                     };
                 };
@@ -5846,7 +6221,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            410: components["responses"]["Gone"];
             500: components["responses"]["InternalError"];
         };
     };

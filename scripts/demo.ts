@@ -3,6 +3,17 @@
 // of `npm start`: PUBLIC_URL / DASHBOARD_URL, else http://localhost:<PUBLIC_PORT|DASHBOARD_PORT>
 // (3000 / 3001), from the environment or .env.dev (scripts/demo.sh loads it).
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const { signUpConfirmed } = createRequire(import.meta.url)('./mailed-link.cjs') as {
+  signUpConfirmed: (
+    post: (path: string, body: unknown) => Promise<unknown>,
+    dir: string,
+    email: string,
+    password: string,
+  ) => Promise<unknown>;
+};
 
 const base = (url: string | undefined, port: string | undefined, fallback: number) =>
   (url || `http://localhost:${port || fallback}`).replace(/\/+$/, '');
@@ -48,7 +59,20 @@ async function main() {
   const email = `demo-${run}@example.com`;
   const password = randomBytes(12).toString('base64url');
 
-  const signup = await call(`${dashboardUrl}/api/auth/signup`, 'POST', { email, password });
+  // Sign-up confirms the address by mail: without SMTP_URL the service writes its mail to the
+  // outbox folder, where the link is read.
+  if (process.env.SMTP_URL) {
+    throw new Error(
+      'the demo reads the sign-up link from MAIL_OUTBOX_DIR: run it on a service without SMTP_URL',
+    );
+  }
+  const outbox = path.resolve(process.env.MAIL_OUTBOX_DIR || '.data/outbox');
+  const signup = (await signUpConfirmed(
+    (urlPath: string, body: unknown) => call(`${dashboardUrl}${urlPath}`, 'POST', body),
+    outbox,
+    email,
+    password,
+  )) as Answer;
   const session = { cookie: signup.cookie ?? '' };
   const created = await call(`${dashboardUrl}/api/projects`, 'POST', { name: 'Demo' }, session);
   const projectId = created.body.data.project.id as string;

@@ -1,4 +1,5 @@
-// Developer accounts and dashboard sessions: sign-up, login, logout, me, password change.
+// Developer accounts and dashboard sessions: sign-up (confirmed by mail), login, logout, me,
+// password change.
 import type { operations } from '../../generated/dashboard.js';
 import type { CookieToSet, Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
@@ -22,14 +23,17 @@ const developerView = (d: Developer) => ({
   updatedAt: d.updatedAt.toISOString(),
 });
 
-export function accountHandlers({ accounts }: Services) {
+export function accountHandlers({ accounts, signup }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
-    const { developer, sessionToken } = await accounts.signup(
-      body.email,
-      body.password,
-      body.name ?? null,
-      ctx.ip,
-    );
+    const email = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
+    return {
+      status: 201,
+      body: { success: true, data: { email }, message: 'Check your mail to finish signing up' },
+    };
+  };
+
+  const confirmDeveloperSignup: Handler<Ops['confirmDeveloperSignup']> = async ({ body }) => {
+    const { developer, sessionToken } = await signup.confirm(body.token, body.password);
     return {
       status: 201,
       body: { success: true, data: { developer: developerView(developer) }, message: 'Account created' },
@@ -70,7 +74,14 @@ export function accountHandlers({ accounts }: Services) {
     return { status: 200, body: { success: true, data: {}, message: 'Password changed' } };
   };
 
-  return { signUpDeveloper, logInDeveloper, logOutDeveloper, getCurrentDeveloper, changeDeveloperPassword };
+  return {
+    signUpDeveloper,
+    confirmDeveloperSignup,
+    logInDeveloper,
+    logOutDeveloper,
+    getCurrentDeveloper,
+    changeDeveloperPassword,
+  };
 }
 
 export { developerView };

@@ -7,6 +7,7 @@ import type { Services } from '../services/index.js';
 import { healthHandlers } from './health.js';
 import { accountHandlers } from './accounts.js';
 import { projectHandlers } from './projects.js';
+import { invitationHandlers } from './invitations.js';
 import { collectionHandlers } from './collections.js';
 import { schemaHandlers } from './schemas.js';
 import {
@@ -55,6 +56,7 @@ export function dashboardHandlers(services: Services) {
     ...healthHandlers(services),
     ...accountHandlers(services),
     ...projectHandlers(services),
+    ...invitationHandlers(services),
     ...collectionHandlers(services),
     ...dashboardIndexHandlers(services),
     ...slowQueryHandlers(services),

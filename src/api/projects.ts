@@ -1,5 +1,5 @@
 // Projects on the dashboard: create (keys shown once), list, get, update, delete, key rotation,
-// members, and the operator's limit overrides.
+// members (invitations: ./invitations.ts), and the operator's limit overrides.
 import type { operations } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
@@ -10,8 +10,6 @@ import type { Project } from '../services/types.js';
 import { developerView } from './accounts.js';
 
 type Ops = operations;
-
-const INVITE_MESSAGE = 'If a developer account uses this email, it is now a member of the project';
 
 export function projectHandlers({ projects, members, operator }: Services) {
   async function view(project: Project, ctx: RequestContext) {
@@ -95,16 +93,6 @@ export function projectHandlers({ projects, members, operator }: Services) {
     return { status: 200, body: membersBody(await members.view(project), '') };
   };
 
-  const addProjectMember: Handler<Ops['addProjectMember']> = async ({ params, body }, ctx) => {
-    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
-    const role = body.role ?? 'member';
-    await members.add(project, body.email, role, requireDeveloper(ctx).id);
-    return {
-      status: 202,
-      body: { success: true, data: { email: body.email, role }, message: INVITE_MESSAGE },
-    };
-  };
-
   const changeProjectMemberRole: Handler<Ops['changeProjectMemberRole']> = async ({ params, body }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'admin');
     return {
@@ -143,7 +131,6 @@ export function projectHandlers({ projects, members, operator }: Services) {
     deleteProject,
     rotateProjectKey,
     listProjectMembers,
-    addProjectMember,
     changeProjectMemberRole,
     removeProjectMember,
     setDeveloperPlan,

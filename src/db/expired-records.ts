@@ -1,8 +1,8 @@
 // The expiry sweep's side of the platform database: deletes records whose `expiresAt` has passed
 // (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat
-// sessions, finished webhook deliveries). Their TTL
-// indexes do the same on MongoDB within about a minute; the sweep covers engines without TTL
-// monitors and makes the deletion time deterministic.
+// sessions, finished webhook deliveries, project invitations, unconfirmed developer sign-ups).
+// Their TTL indexes do the same on MongoDB within about a minute; the sweep covers engines without
+// TTL monitors and makes the deletion time deterministic.
 import type { Db } from 'mongodb';
 
 export const EXPIRING_COLLECTIONS = [
@@ -12,6 +12,8 @@ export const EXPIRING_COLLECTIONS = [
   'user_oauth_grants',
   'ai_sessions',
   'webhook_deliveries',
+  'project_invitations',
+  'developer_signups',
 ];
 
 export function expiredRecordsRepo(db: Db) {

@@ -1,16 +1,13 @@
-// Developer accounts and dashboard sessions: sign-up (limited per client IP; an address that has
-// an account gets the same answer, with a cookie that opens nothing, and its owner a mail), login
-// (rate-limited per email and per IP, without telling whether the email exists), logout, password
-// change (ends the other sessions).
-import { randomBytes } from 'node:crypto';
+// Developer accounts and dashboard sessions: login (rate-limited per email and per IP, without
+// telling whether the email exists), logout, password change (ends the other sessions). Sign-up
+// over HTTP confirms the address by mail first (./signup.ts); `signup` here is the direct way
+// for fixtures and tools.
 import { tooManyRequests, unauthorized } from '../http/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/passwords.js';
 import { clientIpKey } from '../lib/client-ip.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
 import type { DevelopersRepo } from '../db/developers.js';
-import type { Mailer } from '../mail/sender.js';
-import type { Logger } from '../lib/logger.js';
 import type { Developer } from './types.js';
 
 export const SESSION_COOKIE = 'baas_session';
@@ -18,88 +15,31 @@ export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 const MAX_FAILURES_PER_EMAIL = 5;
 const MAX_FAILURES_PER_IP = 50;
-const SIGNUP_WINDOW_SECONDS = 3600;
-/** Mails to the owner of an address someone tried to sign up with, per address and hour. */
-const TAKEN_MAILS_PER_HOUR = 3;
-
-export interface AccountsOptions {
-  /** Sign-ups per client IP (an IPv6 /64) and hour, over HTTP (DEVELOPER_SIGNUPS_PER_HOUR). */
-  signupsPerHour?: number;
-  /** Tells the owner of an address that someone tried to sign up with it. */
-  mailer?: Mailer;
-  dashboardUrl?: string;
-  log?: Logger;
-}
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export function accountsService(developers: DevelopersRepo, cache: Cache, options: AccountsOptions = {}) {
-  const signupsPerHour = options.signupsPerHour ?? Infinity;
+export function accountsService(developers: DevelopersRepo, cache: Cache) {
   async function openSession(developer: Developer) {
     const token = randomToken();
     await developers.createSession(sha256(token), developer.id, SESSION_TTL_MS);
     return { developer, sessionToken: token };
   }
 
-  /**
-   * The answer to a sign-up with an address that has an account: shaped like a new account's (a
-   * fresh id, a token), but nothing is stored and the token opens no session. The owner is told by
-   * mail (at most a few times an hour), after the answer.
-   */
-  async function decoy(email: string, name: string | null) {
-    const now = new Date();
-    const developer: Developer = {
-      id: randomBytes(12).toString('hex'),
-      email,
-      name,
-      plan: 'free',
-      isOperator: false,
-      hasAiProviderKey: false,
-      createdAt: now,
-      updatedAt: now,
-    };
-    void tellOwner(email).catch((err: unknown) =>
-      options.log?.error({ err }, 'could not tell an account owner of a sign-up attempt'),
-    );
-    return { developer, sessionToken: randomToken() };
-  }
-
-  async function tellOwner(email: string): Promise<void> {
-    if (!options.mailer) return;
-    const sent = await cache.incr(`signup:taken:${sha256(email)}`, SIGNUP_WINDOW_SECONDS);
-    if (sent > TAKEN_MAILS_PER_HOUR) return;
-    const where = options.dashboardUrl ? ` at ${options.dashboardUrl}` : '';
-    const text =
-      `Someone, perhaps you, tried to create a developer account${where} with this address.\n\n` +
-      `You already have an account: log in with your password. Nothing was changed, and if it was ` +
-      `not you, you can ignore this message.\n`;
-    await options.mailer.sendMail({
-      to: email,
-      subject: 'Sign-up attempt with your address',
-      text,
-      html: `<p>${text.replace(/\n\n/g, '</p><p>').replace(/\n/g, '')}</p>`,
-    });
-  }
-
   return {
-    /** `ip`: the client's address over HTTP, whose sign-ups per hour are limited. */
-    async signup(email: string, password: string, name: string | null, ip?: string) {
-      if (ip !== undefined) {
-        const count = await cache.incr(`signup:ip:${clientIpKey(ip)}`, SIGNUP_WINDOW_SECONDS);
-        if (count > signupsPerHour) {
-          throw tooManyRequests(
-            SIGNUP_WINDOW_SECONDS,
-            'Too many sign-ups from this address; try again later',
-          );
-        }
-      }
-      const normalized = normalizeEmail(email);
+    openSession,
+
+    /**
+     * Creates an account without a mail round trip and opens a session (a taken address throws).
+     * Not reachable over HTTP (sign-up there confirms the address
+     * first): for test fixtures and tools acting for the installation.
+     */
+    async signup(email: string, password: string, name: string | null) {
       const developer = await developers.create({
-        email: normalized,
+        email: normalizeEmail(email),
         name,
         passwordHash: await hashPassword(password),
       });
-      if (!developer) return decoy(normalized, name);
+      if (!developer) throw new Error(`an account already uses ${email}`);
       return openSession(developer);
     },
 

@@ -5,11 +5,15 @@ import { projectsRepo } from '../db/projects.js';
 import { collectionsRepo } from '../db/collections.js';
 import { healthService } from './health.js';
 import { accountsService } from './accounts.js';
+import { signupService } from './signup.js';
+import { developerSignupsRepo } from '../db/developer-signups.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
 import { projectCache, invalidating } from './project-cache.js';
 import { membersService } from './members.js';
+import { invitationsService } from './invitations.js';
+import { invitationsRepo } from '../db/invitations.js';
 import { operatorService } from './operator.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
@@ -127,6 +131,9 @@ export function createServices(deps: Deps) {
   // Before the storage settings go: they name the bucket of the archives kept there.
   projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
+  const invitationRecords = invitationsRepo(platform);
+  const accounts = accountsService(repos.developers, deps.cache);
+  projects.onDelete((projectId) => invitationRecords.removeAll(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
   const documents = documentsRepo(deps.db, deps.config.queryTimeoutMs, dbFor);
@@ -243,14 +250,27 @@ export function createServices(deps: Deps) {
       async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
       deps.config.rateLimitClientSharePercent,
     ),
-    accounts: accountsService(repos.developers, deps.cache, {
+    accounts,
+    signup: signupService({
+      developers: repos.developers,
+      pending: developerSignupsRepo(platform),
+      cache: deps.cache,
+      openSession: accounts.openSession,
       signupsPerHour: deps.config.developerSignupsPerHour,
       mailer: mail,
       dashboardUrl: deps.config.dashboardUrl,
       log: deps.log,
     }),
     projects,
-    members: membersService(repos.projects, repos.developers, deps.cache),
+    members: membersService(repos.projects, repos.developers),
+    invitations: invitationsService({
+      invitations: invitationRecords,
+      projects: repos.projects,
+      cache: deps.cache,
+      mailer: mail,
+      dashboardUrl: deps.config.dashboardUrl,
+      log: deps.log,
+    }),
     operator: operatorService(repos.developers, repos.projects),
     collections,
     indexes,

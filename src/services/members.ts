@@ -1,9 +1,6 @@
-// Project members: admins invite existing developers by email (the answer does not tell whether
-// an account uses the address, nor whether it is a member already; invitations per inviting
-// developer and hour are limited, since the member list still shows who was added), change roles
-// and remove members; any member may leave; a project always keeps at least one admin.
-import { badRequest, conflict, forbidden, notFound, tooManyRequests } from '../http/errors.js';
-import type { Cache } from '../cache/index.js';
+// Project members: admins change roles and remove members; any member may leave; a project
+// always keeps at least one admin. Joining goes through an invitation (./invitations.ts).
+import { badRequest, conflict, forbidden, notFound } from '../http/errors.js';
 import { isObjectId } from '../db/ids.js';
 import type { DevelopersRepo } from '../db/developers.js';
 import type { ProjectsRepo } from '../db/projects.js';
@@ -28,15 +25,7 @@ function checkDeveloperId(developerId: string): void {
   }
 }
 
-/** Invitations one developer may send per hour, over all their projects. */
-export const INVITES_PER_HOUR = 20;
-const HOUR_SECONDS = 3600;
-
-export function membersService(
-  projects: ProjectsRepo,
-  developers: DevelopersRepo,
-  cache?: Pick<Cache, 'incr'>,
-) {
+export function membersService(projects: ProjectsRepo, developers: DevelopersRepo) {
   async function view(project: Project): Promise<MemberView[]> {
     const people = new Map(
       (await developers.findByIds(project.members.map((m) => m.developerId))).map((d) => [d.id, d]),
@@ -63,24 +52,14 @@ export function membersService(
     view,
 
     /**
-     * Adds the developer using `email`, if there is one and it is not a member yet (a member keeps
-     * their role). The caller gets the same answer in every case, so inviting cannot be used to
-     * find out which addresses have an account. `inviterId`: whose invitations are counted.
+     * Adds the developer using `email` at once, if there is one and it is not a member yet. Not
+     * reachable over HTTP (an invitation there must be accepted by its addressee): for fixtures
+     * and tools that act for the installation.
      */
-    async add(project: Project, email: string, role: MemberRole, inviterId?: string): Promise<void> {
-      if (cache && inviterId) {
-        const sent = await cache.incr(`invites:dev:${inviterId}`, HOUR_SECONDS);
-        if (sent > INVITES_PER_HOUR) {
-          throw tooManyRequests(
-            HOUR_SECONDS,
-            `At most ${INVITES_PER_HOUR} invitations an hour; try again later`,
-          );
-        }
-      }
+    async add(project: Project, email: string, role: MemberRole): Promise<void> {
       const developer = await developers.findByEmail(normalizeEmail(email));
-      if (!developer || roleOf(project, developer.id)) return;
-      // Null when the developer became a member meanwhile: the same answer.
-      await projects.addMember(project.id, developer.id, role);
+      if (developer && !roleOf(project, developer.id))
+        await projects.addMember(project.id, developer.id, role);
     },
 
     async changeRole(project: Project, developerId: string, role: MemberRole): Promise<MemberView[]> {

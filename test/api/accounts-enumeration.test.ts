@@ -1,11 +1,12 @@
 // Finding out which developer accounts exist, slowed down (issue 29 #9, #12, #17): sign-ups per
 // client IP (DEVELOPER_SIGNUPS_PER_HOUR, an IPv6 client counted by its /64; client addresses from
-// X-Forwarded-For with TRUST_PROXY) and invitations per inviting developer and hour.
+// X-Forwarded-For with TRUST_PROXY) and invitation mails (invites and resends) per inviting
+// developer and hour.
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createProjectFixture } from '../helpers/fixtures.js';
-import { INVITES_PER_HOUR } from '../../src/services/members.js';
+import { INVITES_PER_HOUR } from '../../src/services/invitations.js';
 
 describe('developer accounts: sign-up and invitation limits', () => {
   let app: TestApp;
@@ -51,20 +52,27 @@ describe('developer accounts: sign-up and invitation limits', () => {
     );
     const admin = app.client.with({ cookie: owner.cookie });
     const invite = (projectId: string, i: number) =>
-      admin.post(`/api/projects/${projectId}/members`, { email: `probe-${i}@example.com` });
+      admin.post(`/api/projects/${projectId}/invitations`, { email: `probe-${i}@example.com` });
+    let last = '';
     for (let i = 0; i < INVITES_PER_HOUR; i++) {
       const projectId = i % 2 ? second.project.id : owner.project.id;
-      expect((await invite(projectId, i)).status).to.equal(202);
+      const res = await invite(projectId, i);
+      expect(res.status).to.equal(202);
+      last = res.body.data.invitation.id;
     }
     const refused = await invite(second.project.id, INVITES_PER_HOUR);
     expect(refused.status).to.equal(429);
     expect(refused.body.message).to.include(`At most ${INVITES_PER_HOUR} invitations an hour`);
     expect(refused.headers.get('retry-after')).to.equal('3600');
+    // A resend is one more mail: counted the same.
+    const resend = await admin.post(`/api/projects/${second.project.id}/invitations/${last}/resend`);
+    expect(resend.status).to.equal(429);
+    expect(resend.body.message).to.include(`At most ${INVITES_PER_HOUR} invitations an hour`);
     // Another developer's invitations are counted apart.
     const other = await createProjectFixture(app.services);
     const res = await app.client
       .with({ cookie: other.cookie })
-      .post(`/api/projects/${other.project.id}/members`, { email: 'probe@example.com' });
+      .post(`/api/projects/${other.project.id}/invitations`, { email: 'probe@example.com' });
     expect(res.status).to.equal(202);
   });
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
+import { signUpByMail } from '../helpers/signup.js';
 import type { ApiClient } from '../helpers/client.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -33,9 +34,7 @@ export interface EndUsersSuite {
 }
 
 async function developer(dash: ApiClient, email: string) {
-  const res = await dash.post('/api/auth/signup', { email, password: PASSWORD });
-  expect(res.status).to.equal(201);
-  return res.headers.get('set-cookie')!.split(';')[0]!;
+  return (await signUpByMail(dash, email, PASSWORD)).cookie;
 }
 
 export function useEndUsersSuite(name: string): EndUsersSuite {
@@ -58,7 +57,8 @@ export function useEndUsersSuite(name: string): EndUsersSuite {
     const created = await s.as('admin').post('/api/projects', { name: 'App' });
     s.projectId = created.body.data.project.id;
     s.keys = created.body.data.keys;
-    await s.as('admin').post(`/api/projects/${s.projectId}/members`, { email: 'member@example.com' });
+    const project = await s.apps.dashboard.services.repos.projects.findById(s.projectId);
+    await s.apps.dashboard.services.members.add(project!, 'member@example.com', 'member');
     const collections = `/api/projects/${s.projectId}/collections`;
     for (const body of [
       {

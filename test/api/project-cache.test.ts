@@ -1,6 +1,7 @@
 // The project cache (src/services/project-cache.ts) must never serve a stale key or definition:
 // a change made through one process is seen by every other process on the next request.
 import { expect } from 'chai';
+import { signUpByMail } from '../helpers/signup.js';
 import { startTestApp, startTestApps, type TestApp } from '../helpers/app.js';
 import { testEnv } from '../helpers/env.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -19,11 +20,8 @@ describe('project cache across processes', () => {
     other = await startTestApp('public', 'project_cache', {
       PLATFORM_DB: apps.public.deps.config.platformDb,
     });
-    const signup = await apps.dashboard.client.post('/api/auth/signup', {
-      email: 'cache@example.com',
-      password: 'correct horse battery',
-    });
-    dash = apps.dashboard.client.with({ cookie: signup.headers.get('set-cookie')!.split(';')[0]! });
+    const signup = await signUpByMail(apps.dashboard.client, 'cache@example.com', 'correct horse battery');
+    dash = apps.dashboard.client.with({ cookie: signup.cookie });
     const created = await dash.post('/api/projects', { name: 'Cached' });
     projectId = created.body.data.project.id;
     keys = created.body.data.keys;

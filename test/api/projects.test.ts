@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import type { ApiClient } from '../helpers/client.js';
+import { invitationTokenOf, mailbox } from '../helpers/mail.js';
+import { signUpByMail } from '../helpers/signup.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
 
 async function signUp(client: ApiClient, email: string) {
-  const res = await client.post('/api/auth/signup', { email, password: 'correct horse battery' });
-  expect(res.status).to.equal(201);
-  return { id: res.body.data.developer.id as string, cookie: res.headers.get('set-cookie')!.split(';')[0]! };
+  const { id, cookie } = await signUpByMail(client, email, 'correct horse battery');
+  return { id, cookie };
 }
 
 describe('dashboard projects', () => {
@@ -35,10 +36,15 @@ describe('dashboard projects', () => {
     expect(created.status).to.equal(201);
     projectId = created.body.data.project.id;
     keys = created.body.data.keys;
-    const added = await as('admin').post(`/api/projects/${projectId}/members`, {
+    const inbox = mailbox('member@example.com');
+    await inbox.skipExisting(); // the sink is shared by every run
+    const invited = await as('admin').post(`/api/projects/${projectId}/invitations`, {
       email: 'member@example.com',
     });
-    expect(added.status).to.equal(202);
+    expect(invited.status).to.equal(202);
+    const token = invitationTokenOf(await inbox.next());
+    const accepted = await as('member').post('/api/invitations/accept', { token });
+    expect(accepted.status).to.equal(200);
   });
   after(() => apps.close());
 
@@ -116,7 +122,7 @@ describe('dashboard projects', () => {
       as('admin').delete(`/api/projects/${bad}`),
       as('admin').post(`/api/projects/${bad}/keys/secret/rotate`),
       as('admin').get(`/api/projects/${bad}/members`),
-      as('admin').post(`/api/projects/${bad}/members`, { email: 'x@example.com' }),
+      as('admin').post(`/api/projects/${bad}/invitations`, { email: 'x@example.com' }),
       as('admin').patch(`/api/projects/${bad}/members/${people.member.id}`, { role: 'admin' }),
       as('admin').delete(`/api/projects/${bad}/members/${people.member.id}`),
       as('operator').put(`/api/admin/projects/${bad}/limits`, { limits: {} }),
@@ -144,7 +150,7 @@ describe('dashboard projects', () => {
       evil.patch(`/api/projects/${projectId}`, { name: 'x' }),
       evil.delete(`/api/projects/${projectId}`),
       evil.post(`/api/projects/${projectId}/keys/secret/rotate`),
-      evil.post(`/api/projects/${projectId}/members`, { email: 'other@example.com' }),
+      evil.post(`/api/projects/${projectId}/invitations`, { email: 'other@example.com' }),
       evil.patch(`/api/projects/${projectId}/members/${people.member.id}`, { role: 'admin' }),
       evil.delete(`/api/projects/${projectId}/members/${people.member.id}`),
     ];
@@ -186,17 +192,25 @@ describe('dashboard projects', () => {
   });
 
   describe('members', () => {
-    it('invites existing developers only, without telling which emails have accounts or are members', async () => {
+    it('invites any address as a pending invitation: nobody joins before accepting', async () => {
       const before = await as('admin').get(`/api/projects/${projectId}/members`);
-      const ghost = await as('admin').post(`/api/projects/${projectId}/members`, {
+      const ghost = await as('admin').post(`/api/projects/${projectId}/invitations`, {
         email: 'ghost@example.com',
       });
       expect(ghost.status).to.equal(202);
-      expect(ghost.body).to.deep.equal({
-        success: true,
-        data: { email: 'ghost@example.com', role: 'member' },
-        message: 'If a developer account uses this email, it is now a member of the project',
+      expect(ghost.body.data.invitation).to.include({
+        email: 'ghost@example.com',
+        role: 'member',
+        status: 'pending',
       });
+      expect(ghost.body.message).to.equal('Invitation sent to ghost@example.com');
+      // A current member: the same answer, and their role stays until they accept.
+      const again = await as('admin').post(`/api/projects/${projectId}/invitations`, {
+        email: 'MEMBER@example.com',
+        role: 'admin',
+      });
+      expect(again.status).to.equal(202);
+      expect(again.body.data.invitation).to.include({ email: 'member@example.com', role: 'admin' });
       const after = await as('admin').get(`/api/projects/${projectId}/members`);
       expect(after.body.data.members).to.deep.equal(before.body.data.members);
       expect(
@@ -204,24 +218,16 @@ describe('dashboard projects', () => {
           .collection('developers')
           .countDocuments({ email: 'ghost@example.com' }),
       ).to.equal(0);
-      // A current member: the same answer, and their role stays.
-      const again = await as('admin').post(`/api/projects/${projectId}/members`, {
-        email: 'MEMBER@example.com',
-        role: 'admin',
-      });
-      expect(again.status).to.equal(202);
-      expect(again.body.message).to.equal(ghost.body.message);
-      const unchanged = await as('admin').get(`/api/projects/${projectId}/members`);
-      expect(unchanged.body.data.members).to.deep.equal(before.body.data.members);
       expect(
-        (await as('member').post(`/api/projects/${projectId}/members`, { email: 'other@example.com' }))
+        (await as('member').post(`/api/projects/${projectId}/invitations`, { email: 'other@example.com' }))
           .status,
       ).to.equal(404);
       expect(
-        (await as('none').post(`/api/projects/${projectId}/members`, { email: 'other@example.com' })).status,
+        (await as('none').post(`/api/projects/${projectId}/invitations`, { email: 'other@example.com' }))
+          .status,
       ).to.equal(401);
       expect(
-        (await as('admin').post(`/api/projects/${projectId}/members`, { email: 'bad' })).status,
+        (await as('admin').post(`/api/projects/${projectId}/invitations`, { email: 'bad' })).status,
       ).to.equal(400);
     });
 

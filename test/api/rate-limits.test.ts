@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, startTestApps, suiteDatabase, type TestApp } from '../helpers/app.js';
+import { signUpByMail } from '../helpers/signup.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { validatorFor } from '../helpers/client.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
@@ -125,12 +126,9 @@ describe('rate limits of the public API', () => {
     let operatorCookie: string;
     before(async () => {
       apps = await startTestApps('rate_limits_op');
-      const signup = await apps.dashboard.client.post('/api/auth/signup', {
-        email: 'operator@example.com',
-        password: 'correct horse battery',
-      });
-      expect(signup.status).to.equal(201);
-      operatorCookie = signup.headers.get('set-cookie')!.split(';')[0]!;
+      operatorCookie = (
+        await signUpByMail(apps.dashboard.client, 'operator@example.com', 'correct horse battery')
+      ).cookie;
     });
     after(() => apps.close());
 

@@ -14,6 +14,8 @@ import {
   typedClientWorkspace,
   type TypedClientWorkspace,
 } from '../helpers/typed-client.js';
+import { mailbox } from '../helpers/mail.js';
+import { signupTokenOf } from '../helpers/signup.js';
 
 // The shape of test/typed-client/flow.ts, which the project's own compilation leaves out (its
 // types exist only in the workspace).
@@ -22,6 +24,7 @@ type RunFlow = (input: {
   dashboardUrl: string;
   email: string;
   password: string;
+  confirmationToken: (email: string) => Promise<string>;
 }) => Promise<{
   projectId: string;
   userId: string;
@@ -83,11 +86,15 @@ describe('typed client generated from the published OpenAPI documents', function
 
   it('runs the flow over HTTP: sign-up, project, collection, end user, insert, query, upload, delete', async () => {
     const { runFlow } = (await import(pathToFileURL(workspace.file('flow.ts')).href)) as { runFlow: RunFlow };
+    const email = `typed-${Date.now()}@example.com`;
+    const inbox = mailbox(email);
+    await inbox.skipExisting();
     const result = await runFlow({
       publicUrl: apps.public.url,
       dashboardUrl: apps.dashboard.url,
-      email: `typed-${Date.now()}@example.com`,
+      email,
       password: 'correct horse battery staple',
+      confirmationToken: async () => signupTokenOf(await inbox.next())!,
     });
     expect(result.projectId).to.match(/^[0-9a-f]{24}$/);
     expect(result.listed).to.deep.equal([{ _id: result.noteId, text: 'typed hello', userId: result.userId }]);

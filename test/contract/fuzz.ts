@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoPath } from '../../src/lib/paths.js';
 import { startTestApps } from '../helpers/app.js';
@@ -15,6 +16,16 @@ import { startFixtureAiProvider } from '../helpers/ai-provider.js';
 import { randomToken, sha256 } from '../../src/lib/secrets.js';
 import { SESSION_TTL_MS } from '../../src/services/accounts.js';
 import { CHECKS_LEFT_OUT, EXCLUDED, STATE_RULES, type Role } from './fuzz-rules.js';
+import { testEnv } from '../helpers/env.js';
+
+const { signUpConfirmed } = createRequire(import.meta.url)('../../scripts/mailed-link.cjs') as {
+  signUpConfirmed: (
+    post: (path: string, body: unknown) => Promise<unknown>,
+    dir: string | undefined,
+    email: string,
+    password: string,
+  ) => Promise<unknown>;
+};
 
 const ST = process.env.SCHEMATHESIS_BIN ?? repoPath('.stack', 'tools', 'schemathesis', 'bin', 'st');
 // Test cases per operation and mode in the fuzzing phase (the coverage phase adds its own). With
@@ -77,13 +88,16 @@ const END_USER = 'ada@fuzz.test';
 
 /**
  * A project with a flexible `posts` collection, a `users` collection, documents, end users, a
- * webhook with a delivery, a stored file and an AI session: one valid value for every path
+ * webhook with a delivery, a stored file, an AI session and pending invitations: one valid value for every path
  * parameter of both documents, and a second ("doomed") value for the operations that destroy it.
  */
 async function fixtures(dash: string, pub: string) {
-  const signup = await call(dash, 'POST', '/api/auth/signup', {
-    body: { email: OPERATOR, password: PASSWORD },
-  });
+  const signup = (await signUpConfirmed(
+    (urlPath: string, body: unknown) => call(dash, 'POST', urlPath, { body }),
+    testEnv.SMTP_SINK_DIR,
+    OPERATOR,
+    PASSWORD,
+  )) as Answer;
   const cookie = signup.cookie!;
   const operatorId = dataOf(signup).developer.id as string;
   await call(dash, 'PUT', `/api/admin/developers/${operatorId}/plan`, { body: { plan: 'pro' }, cookie });
@@ -173,6 +187,12 @@ async function fixtures(dash: string, pub: string) {
       return session.session.id as string;
     });
   const sessionId = await aiSession();
+  // Pending invitations: one to resend, one to revoke.
+  const invite = async (email: string) =>
+    dataOf(await call(dash, 'POST', `/api/projects/${projectId}/invitations`, { body: { email }, cookie }))
+      .invitation.id as string;
+  const invitationId = await invite('invited@fuzz.test');
+  const doomedInvitationId = await invite('revoked@fuzz.test');
   return {
     cookie,
     operatorId,
@@ -189,6 +209,8 @@ async function fixtures(dash: string, pub: string) {
     deliveryId,
     fileName,
     sessionId,
+    invitationId,
+    doomedInvitationId,
   };
 }
 
@@ -271,6 +293,7 @@ function config(role: Role, f: Fixtures): string {
     ...param('webhookId', f.webhookId),
     ...param('deliveryId', f.deliveryId),
     ...param('fileName', f.fileName),
+    ...param('invitationId', f.invitationId),
     ...param('username', 'ada'),
   ];
   if (role === 'public') {
@@ -298,6 +321,10 @@ function config(role: Role, f: Fixtures): string {
     ...paramsOf(['deleteProject'], { projectId: f.doomedProjectId }),
     ...paramsOf(['deleteCollection'], { projectId: f.projectId, collectionName: DOOMED_COLLECTIONS[1] }),
     ...paramsOf(['restoreProjectDocument'], { projectId: f.projectId, id: f.trashed[1]! }),
+    ...paramsOf(['revokeProjectInvitation'], {
+      projectId: f.projectId,
+      invitationId: f.doomedInvitationId,
+    }),
     // Only messages get the fixture session: confirming ends a session, and the stateful phase
     // confirms the sessions it creates through the documents' links.
     ...(f.sessionId

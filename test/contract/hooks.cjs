@@ -52,6 +52,14 @@ hooks.beforeEachValidation((transaction, done) => {
 const PROJECT = '65f1c2a4b7e8d90012345678';
 const DEVELOPER = '65f1c2a4b7e8d90012345679';
 const admin = () => state.admin.cookie;
+use(
+  "/api/auth/signup/confirm > Confirm a sign-up's address, create the account and log in > 201 > application/json",
+  { body: () => ({ token: state.signupToken, password: state.password }) },
+);
+// Sign-up creates no account before its confirmation: the login logs a fixture developer in.
+use('/api/auth/login > Log in to the dashboard > 200 > application/json', {
+  body: () => ({ email: state.member.email, password: state.password }),
+});
 use('/api/user/me > The logged-in developer > 200 > application/json', { cookie: admin });
 use('/api/user/me/password > Change the password > 200 > application/json', {
   cookie: () => state.passwordChanger.cookie,
@@ -86,13 +94,36 @@ use('/api/projects/{projectId}/members > Members of a project (members) > 200 > 
   path: { [PROJECT]: () => state.projectId },
 });
 use(
-  '/api/projects/{projectId}/members > Invite an existing developer by email (admins) > 202 > application/json',
+  '/api/projects/{projectId}/invitations > Pending invitations of a project (admins) > 200 > application/json',
   {
     cookie: admin,
     path: { [PROJECT]: () => state.projectId },
-    body: () => ({ email: state.invitee.email, role: 'member' }),
   },
 );
+use('/api/projects/{projectId}/invitations > Invite someone by email (admins) > 202 > application/json', {
+  cookie: admin,
+  path: { [PROJECT]: () => state.projectId },
+  body: () => ({ email: state.invitee.email, role: 'member' }),
+});
+const INVITATION = '65f1c2a4b7e8d9001234567c';
+use(
+  '/api/projects/{projectId}/invitations/{invitationId} > Revoke a pending invitation (admins) > 200 > application/json',
+  {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId, [INVITATION]: () => state.revokeInvitationId },
+  },
+);
+use(
+  '/api/projects/{projectId}/invitations/{invitationId}/resend > Mail a pending invitation again (admins) > 202 > application/json',
+  {
+    cookie: admin,
+    path: { [PROJECT]: () => state.projectId, [INVITATION]: () => state.resendInvitationId },
+  },
+);
+use('/api/invitations/accept > Accept an invitation (the invited developer) > 200 > application/json', {
+  cookie: () => state.joiner.cookie,
+  body: () => ({ token: state.joinerToken }),
+});
 use(
   "/api/projects/{projectId}/members/{developerId} > Change a member's role (admins) > 200 > application/json",
   {

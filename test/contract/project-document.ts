@@ -8,6 +8,15 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { COLLECTIONS } = require('./project-fixture.cjs') as { COLLECTIONS: object[] };
+// Sign-up confirms the address by mail: the link is read from the test stack's SMTP sink.
+const { signUpConfirmed } = require('../../scripts/mailed-link.cjs') as {
+  signUpConfirmed: (
+    post: (path: string, body: unknown) => Promise<unknown>,
+    dir: string | undefined,
+    email: string,
+    password: string,
+  ) => Promise<unknown>;
+};
 
 async function call(
   url: string,
@@ -23,10 +32,12 @@ async function call(
 }
 
 export async function projectDocument(dashboardUrl: string, publicUrl: string, dir: string) {
-  const signup = await call(`${dashboardUrl}/api/auth/signup`, {
-    method: 'POST',
-    body: { email: `project-doc-${Date.now()}@contract.test`, password: 'correct horse battery staple' },
-  });
+  const signup = (await signUpConfirmed(
+    (urlPath: string, body: unknown) => call(`${dashboardUrl}${urlPath}`, { method: 'POST', body }),
+    process.env.SMTP_SINK_DIR,
+    `project-doc-${Date.now()}@contract.test`,
+    'correct horse battery staple',
+  )) as { cookie?: string };
   const cookie = { cookie: signup.cookie! };
   const project = await call(`${dashboardUrl}/api/projects`, {
     method: 'POST',

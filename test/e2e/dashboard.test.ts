@@ -1,8 +1,9 @@
 // The web dashboard in a real browser (Debian's Chromium through playwright-core) against both
-// real HTTP roles on the test stack: a developer signs up, creates a project and copies its keys,
-// creates a collection with a schema (and sees the API's message next to a bad field), adds,
-// edits, trashes and restores a document, uploads and deletes a file, invites a member, reads the
-// project's API reference and downloads its document, and sets and removes an AI provider key.
+// real HTTP roles on the test stack: a developer signs up (confirming by mail), creates a project
+// and copies its keys, creates a collection with a schema (and sees the API's message next to a
+// bad field), adds, edits, trashes and restores a document, uploads and deletes a file, invites a
+// member (who accepts from the mailed link), reads the project's API reference and downloads its
+// document, and sets and removes an AI provider key.
 // Screenshots of the main pages go to screenshots/ (git-ignored).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -13,6 +14,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
 import { createDeveloper } from '../helpers/fixtures.js';
+import { invitationTokenOf, mailbox } from '../helpers/mail.js';
+import { signupTokenOf } from '../helpers/signup.js';
 import { repoPath } from '../../src/lib/paths.js';
 
 const SHOTS = repoPath('screenshots');
@@ -107,8 +110,20 @@ describe('web dashboard in a real browser', function () {
     // The API's rule, checked before sending, in words next to the field it concerns.
     await page.locator('.field-error').filter({ hasText: 'At least 8 characters.' }).waitFor();
     await shot('signup');
+    const inbox = mailbox(email);
     await page.getByLabel('Password').fill('correct horse battery staple');
     await page.getByRole('button', { name: 'Sign up' }).click();
+    // No session yet: the account exists once the mailed link is opened and the password typed again.
+    await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
+    await page.getByText(`We sent a message to ${email}`).waitFor();
+    await shot('signup-check-mail');
+    await page.goto(`${origin}/signup/confirm?token=${signupTokenOf(await inbox.next())}`);
+    await page.getByRole('heading', { name: 'Finish creating your account' }).waitFor();
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.getByText('Wrong password: type the password you chose when you signed up').waitFor();
+    await page.getByLabel('Password').fill('correct horse battery staple');
+    await page.getByRole('button', { name: 'Create my account' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
   });
 
@@ -206,13 +221,62 @@ describe('web dashboard in a real browser', function () {
     await page.getByText('No files yet.').waitFor();
   });
 
-  it('invites a member', async () => {
+  it('invites a member, who accepts from the mailed link after logging in; revokes another', async () => {
     const invitee = await createDeveloper(dashboard.services);
+    const inbox = mailbox(invitee.developer.email);
     await go('Members');
     await page.getByLabel('Email').fill(invitee.developer.email);
     await page.getByRole('button', { name: 'Invite' }).click();
-    await page.getByRole('rowheader', { name: new RegExp(invitee.developer.email) }).waitFor();
+    await page.getByText(`Invitation sent to ${invitee.developer.email}`).waitFor();
+    const pending = page.getByRole('table', { name: 'Pending invitations' });
+    const row = pending.getByRole('row', { name: new RegExp(invitee.developer.email) });
+    await row.getByText('invited, pending').waitFor();
+    expect(await page.getByRole('table', { name: 'Members' }).textContent()).not.to.include(
+      invitee.developer.email,
+    );
     await shot('members');
+
+    // The invitee opens the mail's link in their own browser, logs in, and accepts.
+    const link = `${origin}/invitations/accept?token=${invitationTokenOf(await inbox.next())}`;
+    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const their = await theirs.newPage();
+      await their.goto(link);
+      await their.waitForURL(/\/login\?next=/);
+      await their.getByLabel('Email').fill(invitee.developer.email);
+      await their.getByLabel('Password').fill(invitee.password);
+      await their.getByRole('button', { name: 'Log in' }).click();
+      await their.getByRole('heading', { name: 'Project invitation' }).waitFor();
+      await their.getByRole('button', { name: 'Accept the invitation' }).click();
+      await their.getByText('You are now a member of Shop').waitFor();
+      await their.screenshot({ path: path.join(SHOTS, 'invitation-accepted.png'), fullPage: true });
+      await their.getByRole('link', { name: 'Open Shop' }).click();
+      await their.getByText('Against your plan limits').waitFor();
+      // The same link a second time: refused in words.
+      await their.goto(link);
+      await their.getByRole('button', { name: 'Accept the invitation' }).click();
+      await their.getByText('This invitation link is not valid').waitFor();
+    } finally {
+      await theirs.close();
+    }
+
+    await page.reload();
+    await page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('rowheader', { name: new RegExp(invitee.developer.email) })
+      .waitFor();
+    await page.getByText('No pending invitations.').waitFor();
+
+    const ghost = `ghost-${Date.now()}@example.test`;
+    await page.getByLabel('Email').fill(ghost);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('button', { name: `Revoke the invitation of ${ghost}` }).click();
+    await page
+      .getByRole('alertdialog', { name: `Revoke the invitation of ${ghost}?` })
+      .getByRole('button', { name: 'Revoke invitation' })
+      .click();
+    await page.getByText(`The invitation of ${ghost} was revoked.`).waitFor();
+    await page.getByText('No pending invitations.').waitFor();
   });
 
   it('shows the project’s API reference with the collection’s fields, and downloads its document', async () => {

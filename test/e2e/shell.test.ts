@@ -56,6 +56,20 @@ describe('web dashboard: shell, forms and sessions', function () {
     }
   });
 
+  it('asks for the password again on the mailed sign-up link, and says in words when it is not valid', async () => {
+    const fresh = await e2e.browser.newPage();
+    try {
+      await fresh.goto(`${e2e.origin}/signup/confirm?token=${'x'.repeat(43)}`);
+      await fresh.getByRole('heading', { name: 'Finish creating your account' }).waitFor();
+      await fresh.getByLabel('Password').fill('correct horse battery staple');
+      await fresh.getByRole('button', { name: 'Create my account' }).click();
+      await fresh.getByText('This confirmation link is not valid').waitFor();
+      expect(await axeViolations(fresh)).to.deep.equal([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('says how long a locked-out log-in must wait', async () => {
     const fresh = await e2e.browser.newPage();
     try {
@@ -198,6 +212,11 @@ describe('web dashboard: shell, forms and sessions', function () {
     await page.goto(`${e2e.origin}/account`);
     await page.getByRole('form', { name: 'Personal AI key' }).waitFor();
     await e2e.checkPage('account');
+    // The page an invitation mail links to (a token that is no longer valid: its refusal shows).
+    await page.goto(`${e2e.origin}/invitations/accept?token=${'x'.repeat(43)}`);
+    await page.getByRole('button', { name: 'Accept the invitation' }).click();
+    await page.getByRole('alert').filter({ hasText: 'This invitation link is not valid' }).waitFor();
+    await e2e.checkPage('invitation-accept');
   });
 
   it('sends an ended session back to log-in with a notice, then to the page asked for', async () => {

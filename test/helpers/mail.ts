@@ -53,6 +53,10 @@ export function mailbox<T extends { to: string[]; id: string } = SinkMessage>(
     },
     /** All messages so far (for "nothing was sent" checks after a short wait). */
     all: mine,
+    /** Marks the messages already there as seen: `next()` then waits for a newer one. */
+    async skipExisting(): Promise<void> {
+      for (const m of await mine()) seen.add(m.id);
+    },
   };
 }
 
@@ -64,3 +68,16 @@ export function codeOf(message: { raw: string }): string {
 }
 
 export const subjectOf = (message: { raw: string }) => /^Subject: (.*)$/m.exec(message.raw)?.[1] ?? '';
+
+/** The token of a dashboard link (`/invitations/accept`, `/signup/confirm`) in a mail, decoded. */
+export function linkTokenOf(message: { raw: string }, page: string): string | undefined {
+  const text = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  return new RegExp(`${page.replace(/\//g, '\\/')}\\?token=([\\w-]+)`).exec(text)?.[1];
+}
+
+/** The token of the invitation link in an invitation mail. */
+export function invitationTokenOf(message: { raw: string }): string {
+  const token = linkTokenOf(message, '/invitations/accept');
+  if (!token) throw new Error(`no invitation link in message:\n${message.raw}`);
+  return token;
+}

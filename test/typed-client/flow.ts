@@ -11,6 +11,8 @@ export interface FlowInput {
   dashboardUrl: string;
   email: string;
   password: string;
+  /** The token of the confirmation link mailed to `email` (the integrator reads their mail). */
+  confirmationToken: (email: string) => Promise<string>;
 }
 
 export interface FlowResult {
@@ -38,11 +40,16 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
   const dashboard = createClient<DashboardPaths>({ baseUrl: input.dashboardUrl });
   const api = createClient<PublicPaths>({ baseUrl: input.publicUrl });
 
-  // Developer sign-up: the session comes back as a cookie, sent on every dashboard call.
-  const signup = await dashboard.POST('/api/auth/signup', {
+  // Developer sign-up, confirmed with the mailed link: the session comes back as a cookie, sent
+  // on every dashboard call.
+  const started = await dashboard.POST('/api/auth/signup', {
     body: { email: input.email, password: input.password },
   });
-  must(signup, 'developer sign-up');
+  must(started, 'developer sign-up');
+  const signup = await dashboard.POST('/api/auth/signup/confirm', {
+    body: { token: await input.confirmationToken(input.email), password: input.password },
+  });
+  must(signup, 'sign-up confirmation');
   const cookie = (signup.response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const session = { headers: { cookie } };
 

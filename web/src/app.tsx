@@ -1,5 +1,5 @@
 // The shell: the session, the top bar, and the page for the current path. Signed-out visitors
-// see the log-in and sign-up pages only; an ended session comes back to log-in with a notice and,
+// see the log-in and sign-up pages (and the page a sign-up mail links to) only; an ended session comes back to log-in with a notice and,
 // after it, to the page that was asked for.
 import { useEffect, useState } from 'react';
 import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
@@ -10,11 +10,13 @@ import { SessionContext } from './session';
 import { meKey, useMe, useSetMe } from './data/account';
 import { ErrorBox, Link, Progress } from './components/ui';
 import { AuthPage } from './pages/auth';
+import { ConfirmSignupPage } from './pages/auth/confirm';
 import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
+import { AcceptInvitationPage } from './pages/invitations/accept';
 
-const AUTH_PATHS = ['/login', '/signup'];
+const AUTH_PATHS = ['/login', '/signup', '/signup/confirm'];
 
 /** Where to go after log-in: the `next` of the address when it is a page of this app. */
 function nextPage(): string {
@@ -78,7 +80,8 @@ function Shell() {
   if (developer === undefined) return <Progress label="Loading the dashboard…" />;
 
   let page;
-  if (!developer) {
+  if (!developer && path === '/signup/confirm') page = <ConfirmSignupPage />;
+  else if (!developer) {
     page = (
       <AuthPage
         mode={path === '/signup' ? 'signup' : 'login'}
@@ -86,6 +89,7 @@ function Shell() {
       />
     );
   } else if (path === '/account') page = <AccountPage />;
+  else if (path === '/invitations/accept') page = <AcceptInvitationPage />;
   else if (path === '/' || path === '/projects') page = <ProjectsPage />;
   else {
     const params = match('/projects/:projectId', path.split('/').slice(0, 3).join('/'));

@@ -1,6 +1,8 @@
 // Sign up and log in. The form is checked with the API's own schema before it is sent (every
-// problem at once, under its field); the API's refusals (a taken email, wrong credentials, a
-// lockout with the time to wait) are shown once, where they belong.
+// problem at once, under its field); the API's refusals (wrong credentials, a lockout with the
+// time to wait) are shown once, where they belong. A sign-up ends with "check your mail": the
+// account exists once the mailed link is opened (./confirm.tsx).
+import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { api, call } from '../../api';
 import { useSetMe } from '../../data/account';
@@ -27,18 +29,39 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
     resolver: apiResolver<Values>(signup ? 'signUpDeveloper' : 'logInDeveloper', (v) => bodyOf(v, signup)),
   });
   const { errors, isSubmitting } = form.formState;
+  const [mailedTo, setMailedTo] = useState<string>();
 
   const submit = form.handleSubmit(async (values) => {
     try {
       const body = bodyOf(values, signup);
-      const done = signup
-        ? await call(api.POST('/api/auth/signup', { body }))
-        : await call(api.POST('/api/auth/login', { body }));
-      setMe(done.data.developer);
+      if (signup) {
+        setMailedTo((await call(api.POST('/api/auth/signup', { body }))).data.email);
+        return;
+      }
+      setMe((await call(api.POST('/api/auth/login', { body }))).data.developer);
     } catch (err) {
       showFailure(form, err, signup ? ['email', 'password', 'name'] : []);
     }
   });
+
+  if (signup && mailedTo) {
+    return (
+      <main id="main" className="narrow">
+        <h1>Check your mail</h1>
+        <Notice>
+          We sent a message to {mailedTo}. Open its link within 24 hours and type your password again to
+          finish creating your account.
+        </Notice>
+        <p className="muted">
+          Nothing came? Check the spam folder, or{' '}
+          <button type="button" className="link" onClick={() => setMailedTo(undefined)}>
+            sign up again
+          </button>
+          .
+        </p>
+      </main>
+    );
+  }
 
   return (
     <main id="main" className="narrow">

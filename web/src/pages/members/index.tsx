@@ -1,11 +1,12 @@
-// Members and roles: admins invite existing developers by email, change roles and remove
-// members; anyone may leave. One message at a time: a refusal replaces the last success.
+// Members and roles: admins invite by email (a pending invitation until its addressee accepts;
+// resend, revoke), change roles and remove members; anyone may leave. One message at a time: a
+// refusal replaces the last success.
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { errorText } from '../../api';
 import { navigate } from '../../router';
 import { useSession } from '../../session';
-import { useMemberActions, useMembers, type Role } from '../../data/members';
+import { useInvitations, useMemberActions, useMembers, type Invitation, type Role } from '../../data/members';
 import { ErrorBox, Field, Notice, Progress } from '../../components/ui';
 import { ConfirmDialog } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
@@ -18,9 +19,11 @@ export function MembersPage({ project }: ProjectPageProps) {
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const [leaving, setLeaving] = useState<{ developerId: string; email: string } | null>(null);
   const isAdmin = project.role === 'admin';
+  const invitations = useInvitations(project.id, isAdmin);
+  const [revoking, setRevoking] = useState<Invitation | null>(null);
   const form = useForm<{ email: string; role: Role }>({
     defaultValues: { email: '', role: 'member' },
-    resolver: apiResolver<{ email: string; role: Role }>('addProjectMember', (v) => ({
+    resolver: apiResolver<{ email: string; role: Role }>('inviteProjectMember', (v) => ({
       ...v,
       email: v.email.trim(),
     })),
@@ -54,6 +57,20 @@ export function MembersPage({ project }: ProjectPageProps) {
     const self = developerId === developer?.id;
     actions.remove.mutate(developerId, {
       onSuccess: () => (self ? navigate('/') : setNotice({ text: `${email} removed.` })),
+      onError: fail,
+    });
+  };
+  const resend = (invitation: Invitation) => {
+    setNotice(undefined);
+    actions.resend.mutate(invitation.id, {
+      onSuccess: () => setNotice({ text: `A new link was sent to ${invitation.email}.` }),
+      onError: fail,
+    });
+  };
+  const revoke = (invitation: Invitation) => {
+    setNotice(undefined);
+    actions.revoke.mutate(invitation.id, {
+      onSuccess: () => setNotice({ text: `The invitation of ${invitation.email} was revoked.` }),
       onError: fail,
     });
   };
@@ -138,9 +155,73 @@ export function MembersPage({ project }: ProjectPageProps) {
         </p>
       </ConfirmDialog>
       {isAdmin && (
+        <section aria-labelledby="invitations-heading">
+          <h2 id="invitations-heading">Pending invitations</h2>
+          <ErrorBox error={invitations.error} />
+          {invitations.data?.length === 0 && <p className="muted">No pending invitations.</p>}
+          {invitations.data && invitations.data.length > 0 && (
+            <div className="table-wrap">
+              <table>
+                <caption className="sr-only">Pending invitations</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {invitations.data.map((i) => (
+                    <tr key={i.id}>
+                      <th scope="row">{i.email}</th>
+                      <td>{i.role}</td>
+                      <td>
+                        invited, pending{' '}
+                        <span className="muted">(expires {new Date(i.expiresAt).toLocaleDateString()})</span>
+                      </td>
+                      <td className="actions">
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Resend the invitation of ${i.email}`}
+                          onClick={() => resend(i)}
+                        >
+                          Resend
+                        </button>
+                        <button
+                          type="button"
+                          className="secondary danger"
+                          aria-label={`Revoke the invitation of ${i.email}`}
+                          onClick={() => setRevoking(i)}
+                        >
+                          Revoke
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        onOpenChange={(open) => !open && setRevoking(null)}
+        title={`Revoke the invitation of ${revoking?.email ?? ''}?`}
+        action="Revoke invitation"
+        onConfirm={() => revoking && revoke(revoking)}
+      >
+        <p>The link in their mail stops working. You can invite the address again later.</p>
+      </ConfirmDialog>
+      {isAdmin && (
         <section className="card" aria-labelledby="invite-heading">
           <h2 id="invite-heading">Invite a developer</h2>
-          <p className="muted">They need a dashboard account with this email address.</p>
+          <p className="muted">
+            We mail the address a link that works once, for 7 days. They accept it logged in with this address
+            (or after signing up with it); until then the invitation is listed as pending.
+          </p>
           <form onSubmit={invite} onChange={() => form.clearErrors('root')} className="inline" noValidate>
             <Field label="Email" type="email" {...form.register('email')} error={errors.email?.message} />
             <div className="field">
