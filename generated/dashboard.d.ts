@@ -1245,7 +1245,7 @@ export interface paths {
         get?: never;
         /**
          * Override a project's plan limits (operator only)
-         * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override.
+         * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override. A limit is a whole number from 0 to 2^53 - 1 (9007199254740991, the largest a JSON number carries exactly).
          */
         put: operations["setProjectLimits"];
         post?: never;
@@ -7537,7 +7537,12 @@ export interface operations {
                     name?: components["schemas"]["ProjectName"];
                     /** @description With `target` `same`, the project's name exactly, to confirm the replace. */
                     confirm?: string;
-                };
+                } & (({
+                    name: string;
+                } | {
+                    /** @enum {unknown} */
+                    target: "same";
+                }) & unknown);
             };
         };
         responses: {

@@ -141,6 +141,12 @@ describe('dashboard projects', () => {
       limits: {},
     });
     expect(noProject.status).to.equal(404);
+    // A limit past what a JSON number carries exactly would come back as a float.
+    const huge = await as('operator').put(`/api/admin/projects/${projectId}/limits`, {
+      limits: { storageBytes: 2.989011733453734e33 },
+    });
+    expect(huge.status).to.equal(400);
+    expect(huge.body.message).to.equal('Validation failed: limits.storageBytes must be <= 9007199254740991');
   });
 
   it('refuses cross-site cookie writes on every project write (403)', async () => {

@@ -103,6 +103,10 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
     streamProjectDocuments: { statuses: [400], reason: "filters name the collection's own fields" },
     listRequestLog: { statuses: [400], reason: 'the cursor must be one this endpoint issued' },
+    restoreBackup: {
+      statuses: [400],
+      reason: "a restore over the project is confirmed with the project's current name (`confirm`)",
+    },
     importCollection: {
       statuses: [400],
       reason:

@@ -5,9 +5,11 @@
 # characters, and a 4-byte character is 12 bytes once percent-encoded, so the generator can build
 # query strings the server never reads. Those cases are dropped here.
 #
-# The collection imports take JSON Lines as the body itself (application/x-ndjson), which
-# schemathesis has no serializer for (text/csv goes as text): its bodies are lines of small JSON
-# objects, or a line that is not JSON.
+# The collection imports take JSON Lines (application/x-ndjson) or CSV (text/csv) as the body
+# itself, which schemathesis has no serializer for: JSON Lines bodies are lines of small JSON
+# objects, or a line that is not JSON; CSV bodies are rows of cells. Any text is a string on the
+# wire, so a CSV body is never schema-violating: without this, "negative" CSV bodies were objects
+# sent as their JSON text, which is a CSV of one header row (0 rows imported, a 200).
 #
 # logOutDeveloper ends the session it is called with: each call that carries the run's session
 # gets a spare session of the operator instead (made by fuzz.ts, one per call), so the run keeps
@@ -33,6 +35,14 @@ _json_line = st.one_of(
 schemathesis.openapi.media_type(
     "application/x-ndjson",
     st.lists(_json_line, max_size=5).map(lambda lines: "\n".join(lines).encode()),
+)
+
+_csv_cell = st.text(alphabet=st.characters(blacklist_characters='\r\n",', blacklist_categories=("Cs",)), max_size=8)
+schemathesis.openapi.media_type(
+    "text/csv",
+    st.lists(st.lists(_csv_cell, min_size=1, max_size=4).map(",".join), max_size=5).map(
+        lambda rows: "\r\n".join(rows).encode()
+    ),
 )
 
 _spare_file = os.environ.get("FUZZ_SPARE_SESSIONS")
