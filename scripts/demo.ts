@@ -59,14 +59,17 @@ async function main() {
   const email = `demo-${run}@example.com`;
   const password = randomBytes(12).toString('base64url');
 
-  // Sign-up confirms the address by mail: without SMTP_URL the service writes its mail to the
-  // outbox folder, where the link is read.
-  if (process.env.SMTP_URL) {
+  // Sign-up confirms the address by mail, whose link is read from a folder: the outbox a service
+  // without SMTP_URL writes to, or (SMTP_SINK_DIR) the folder of the test stack's SMTP sink.
+  const outbox = process.env.SMTP_URL
+    ? process.env.SMTP_SINK_DIR
+    : path.resolve(process.env.MAIL_OUTBOX_DIR || '.data/outbox');
+  if (!outbox) {
     throw new Error(
-      'the demo reads the sign-up link from MAIL_OUTBOX_DIR: run it on a service without SMTP_URL',
+      'the demo reads the sign-up link from the mail outbox (MAIL_OUTBOX_DIR): run it on a service ' +
+        "without SMTP_URL, or set SMTP_SINK_DIR to the folder of an SMTP sink's messages",
     );
   }
-  const outbox = path.resolve(process.env.MAIL_OUTBOX_DIR || '.data/outbox');
   const signup = (await signUpConfirmed(
     (urlPath: string, body: unknown) => call(`${dashboardUrl}${urlPath}`, 'POST', body),
     outbox,
