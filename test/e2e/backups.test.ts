@@ -19,6 +19,8 @@ import { backupRunner } from '../../src/jobs/backup-runner.js';
 import type { BackupJob } from '../../src/db/backup-jobs.js';
 import { checkAxe, shot, sidewaysOverflow, startRig, type DataBrowserRig } from './data-shared.js';
 
+const BODY_LIMIT = 65_536;
+
 /** A gate the runner waits at (its onProgress seam) until the test opens it. */
 function gate(stopAt: (job: BackupJob, done: number) => boolean) {
   let reach!: () => void;
@@ -57,7 +59,8 @@ describe('Backups page in a real browser', function () {
   const listCalls: string[] = [];
 
   before(async () => {
-    rig = await startRig('web_backups');
+    // A small JSON body limit: the import below sends a file larger than it, streamed.
+    rig = await startRig('web_backups', { BODY_LIMIT_BYTES: String(BODY_LIMIT) });
     page = rig.page;
     const { fx, dashboard } = rig;
     const ctx = contextFor({ developer: fx.developer });
@@ -330,7 +333,7 @@ describe('Backups page in a real browser', function () {
     }
   });
 
-  it('exports a collection as CSV and imports it into another, the invalid row named', async () => {
+  it('exports a collection as CSV and imports it into another, the invalid row named, and a file past the body limit', async () => {
     const dataUrl = (name: string) => `${rig.origin}/projects/${rig.fx.project.id}/data/${name}`;
     await page.goto(dataUrl('products'));
     await page.getByRole('heading', { name: 'Export and import' }).waitFor();
@@ -389,6 +392,18 @@ describe('Backups page in a real browser', function () {
     await page.getByText('3 documents on this page').waitFor();
     await checkAxe(page, 'import with a skipped row');
     await shot(page, 'import-skipped');
+
+    // A file past the JSON body limit: the card sends the file itself as the body, streamed.
+    const lines = Array.from({ length: 2500 }, (_, i) => `,Bulk item ${i},bulk-${i},${i},,`);
+    const big = `_id,name,sku,price,createdAt,updatedAt\r\n${lines.join('\r\n')}\r\n`;
+    expect(Buffer.byteLength(big)).to.be.above(BODY_LIMIT);
+    await form.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'bulk.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(big),
+    });
+    await form.getByRole('button', { name: 'Import' }).click();
+    await result.getByRole('status').getByText('2500 rows imported.').waitFor();
 
     await page.setViewportSize({ width: 390, height: 844 });
     try {

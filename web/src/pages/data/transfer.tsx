@@ -103,7 +103,7 @@ function Transfer({ projectId, name }: { projectId: string; name: string }) {
     if (!file) return setProblem('Choose a file to import.');
     setProblem('');
     try {
-      const result = await importRows.mutateAsync({ format, mode, content: await file.text() });
+      const result = await importRows.mutateAsync({ file, format, mode });
       setOutcome(result);
     } catch (err) {
       if (err instanceof ApiFailure && err.code === 'VALIDATION_FAILED' && rejectedOf(err).length)
