@@ -20,6 +20,16 @@ const view = (i: Invitation) => ({
 });
 
 export function invitationHandlers({ projects, invitations }: Services) {
+  /** The answer to an invitation (re)sent: the same for every address. */
+  const sent = (invitation: Parameters<typeof view>[0]) => ({
+    status: 202 as const,
+    body: {
+      success: true as const,
+      data: { invitation: view(invitation) },
+      message: `Invitation sent to ${invitation.email}`,
+    },
+  });
+
   const inviteProjectMember: Handler<Ops['inviteProjectMember']> = async ({ params, body }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'admin');
     const invitation = await invitations.invite(
@@ -28,14 +38,7 @@ export function invitationHandlers({ projects, invitations }: Services) {
       body.email,
       body.role ?? 'member',
     );
-    return {
-      status: 202,
-      body: {
-        success: true,
-        data: { invitation: view(invitation) },
-        message: `Invitation sent to ${invitation.email}`,
-      },
-    };
+    return sent(invitation);
   };
 
   const listProjectInvitations: Handler<Ops['listProjectInvitations']> = async ({ params }, ctx) => {
@@ -47,14 +50,7 @@ export function invitationHandlers({ projects, invitations }: Services) {
   const resendProjectInvitation: Handler<Ops['resendProjectInvitation']> = async ({ params }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'admin');
     const invitation = await invitations.resend(project, requireDeveloper(ctx), params.invitationId);
-    return {
-      status: 202,
-      body: {
-        success: true,
-        data: { invitation: view(invitation) },
-        message: `Invitation sent to ${invitation.email}`,
-      },
-    };
+    return sent(invitation);
   };
 
   const revokeProjectInvitation: Handler<Ops['revokeProjectInvitation']> = async ({ params }, ctx) => {
