@@ -103,13 +103,60 @@ describe('request log', () => {
   it('keeps at most REQUEST_LOG_MAX_ENTRIES per project, the newest', async () => {
     for (let i = 0; i < MAX + 5; i++) await secret.get(`/api/data/posts?n=${i}`);
     await flushed();
-    const stored = await apps.dashboard.deps.db.platform
+    // Stored as one document per project and written batch: the entries are counted.
+    const buckets = await apps.dashboard.deps.db.platform
       .collection('request_logs')
-      .countDocuments({ projectId: fx.project.id });
-    expect(stored).to.equal(MAX);
+      .find({ projectId: fx.project.id })
+      .toArray();
+    const rows = buckets.map((b) => JSON.parse(b.entries) as unknown[]);
+    expect(rows.reduce((sum, r) => sum + r.length, 0)).to.equal(MAX);
+    expect(buckets.every((b, i) => b.count === rows[i]!.length)).to.equal(true);
     const res = await member.get(path, { query: { limit: 200 } });
     expect(res.body.data.entries).to.have.length(MAX);
     expect(res.body.data.entries.every((e: { path: string }) => e.path === '/api/data/posts')).to.equal(true);
+  });
+
+  it('pages newest first across buckets written by two processes, each entry once', async () => {
+    const repo = requestLogsRepo(apps.dashboard.deps.db.platform);
+    const projectId = newId();
+    const now = Math.floor(Date.now() / 1000);
+    // Ids as two processes make them (their own random part), written in interleaved batches.
+    const ids = Array.from({ length: 12 }, (_, i) => {
+      const hex = ObjectId.createFromTime(now - 60 + i).toHexString();
+      return `${hex.slice(0, 8)}${i % 2 ? 'aaaaaaaaaa' : '0000000000'}${hex.slice(18)}`;
+    });
+    const entry = (id: string) => ({
+      id,
+      projectId,
+      at: new Date(),
+      method: 'GET',
+      path: `/api/data/p${id.slice(-4)}`,
+      status: 200,
+      durationMs: 1,
+      keyKind: 'secret' as const,
+      userId: null,
+      requestId: id,
+    });
+    for (const batch of [
+      [0, 2, 4, 6],
+      [1, 3, 5],
+      [8, 7, 10],
+      [9, 11],
+    ])
+      await repo.insertMany(batch.map((i) => entry(ids[i]!)));
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const rows = await repo.list(projectId, { since: new Date(Date.now() - 3_600_000), limit: 5, before });
+      const shown = rows.slice(0, 5);
+      seen.push(...shown.map((r) => r.id));
+      if (rows.length <= 5) break;
+      before = shown[shown.length - 1]!.id;
+    }
+    expect(seen).to.deep.equal([...ids].sort().reverse());
+    expect(await repo.trim(projectId, 5)).to.equal(7);
+    const kept = await repo.list(projectId, { since: new Date(Date.now() - 3_600_000), limit: 50 });
+    expect(kept.map((r) => r.id)).to.deep.equal([...ids].sort().reverse().slice(0, 5));
   });
 
   it('sweeps entries past their age, and never lists them', async () => {
@@ -135,7 +182,7 @@ describe('request log', () => {
     const deleted = await apps.dashboard.services.requestLog.sweep(new Date());
     expect(deleted).to.equal(1);
     expect(
-      await apps.dashboard.deps.db.platform.collection('request_logs').countDocuments({ requestId: 'old' }),
+      await apps.dashboard.deps.db.platform.collection('request_logs').countDocuments({ entries: /"old"/ }),
     ).to.equal(0);
   });
 
