@@ -73,7 +73,9 @@ const entryOf = (projectId: string, r: Row): RequestLogEntry => ({
   userId: r[7],
   requestId: r[8],
 });
-const rowsOf = (bucket: Pick<BucketDoc, 'entries'>) => JSON.parse(bucket.entries) as Row[];
+/** A bucket's rows; none for a document of the format before buckets (the age sweep removes those). */
+const rowsOf = (bucket: Pick<BucketDoc, 'entries'>) =>
+  typeof bucket.entries === 'string' ? (JSON.parse(bucket.entries) as Row[]) : [];
 
 export interface RequestLogQuery {
   /** Inclusive lower and exclusive upper bound of the status. */
@@ -142,6 +144,7 @@ export function requestLogsRepo(db: Db) {
       const whole: ObjectId[] = [];
       const buckets = collection.find({ projectId }, { projection: { count: 1 } }).sort({ _id: -1 });
       for await (const bucket of buckets) {
+        if (typeof bucket.count !== 'number') continue; // the format before buckets: swept by age
         if (kept >= keep) {
           whole.push(bucket._id);
           removed += bucket.count;
@@ -171,7 +174,8 @@ export function requestLogsRepo(db: Db) {
       const old = await collection.find(filter, { projection: { count: 1 } }).toArray();
       if (!old.length) return 0;
       await collection.deleteMany({ _id: { $in: old.map((b) => b._id) } });
-      return old.reduce((sum, b) => sum + b.count, 0);
+      // A document of the format before buckets held one entry.
+      return old.reduce((sum, b) => sum + (typeof b.count === 'number' ? b.count : 1), 0);
     },
 
     async deleteProject(projectId: string): Promise<void> {

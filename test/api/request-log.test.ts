@@ -159,6 +159,31 @@ describe('request log', () => {
     expect(kept.map((r) => r.id)).to.deep.equal([...ids].sort().reverse().slice(0, 5));
   });
 
+  it('lists past, and sweeps by age, documents of the format before buckets (one per request)', async () => {
+    const platform = apps.dashboard.deps.db.platform.collection('request_logs');
+    const oldFormat = (at: Date) => ({
+      _id: ObjectId.createFromTime(Math.floor(at.getTime() / 1000)),
+      projectId: fx.project.id,
+      at,
+      method: 'GET',
+      path: '/api/data/legacy',
+      status: 200,
+      durationMs: 1,
+      keyKind: 'secret',
+      userId: null,
+      requestId: 'legacy',
+    });
+    await platform.insertMany([oldFormat(new Date()), oldFormat(new Date(Date.now() - 8 * 86_400_000))]);
+    const listed = await member.get(path, { query: { limit: 200 } });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.data.entries.some((e: { requestId: string }) => e.requestId === 'legacy')).to.equal(
+      false,
+    );
+    expect(await apps.dashboard.services.requestLog.sweep(new Date())).to.equal(1);
+    expect(await platform.countDocuments({ requestId: 'legacy' })).to.equal(1);
+    await platform.deleteMany({ requestId: 'legacy' });
+  });
+
   it('sweeps entries past their age, and never lists them', async () => {
     const repo = requestLogsRepo(apps.dashboard.deps.db.platform);
     const old = new Date(Date.now() - 8 * 86_400_000);
