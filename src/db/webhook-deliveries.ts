@@ -100,6 +100,41 @@ export const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
   updatedAt: doc.updatedAt,
 });
 
+/**
+ * The upsert that writes a new entry of the outbox once per (webhook, event): a delivery due now,
+ * or (webhook-intents.ts) an intent; `fields` are what differs between the two.
+ */
+export function newDeliveryUpsert(
+  item: { projectId: string; webhookId: string; eventKey: string; event: string },
+  fields: Pick<DeliveryDoc, 'body' | 'collection' | 'documentId'> & {
+    status: DeliveryDoc['status'];
+    eventAt?: Date;
+  },
+  now: Date,
+) {
+  return {
+    updateOne: {
+      filter: { webhookId: toObjectId(item.webhookId)!, eventKey: item.eventKey },
+      update: {
+        $setOnInsert: {
+          projectId: toObjectId(item.projectId)!,
+          event: item.event,
+          ...fields,
+          attempts: [],
+          round: 0,
+          // An intent's "due" time is when it was written: the recovery looks at old ones.
+          nextAttemptAt: now,
+          leaseUntil: EPOCH,
+          leaseToken: null,
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
+      upsert: true,
+    },
+  };
+}
+
 export function webhookDeliveriesRepo(db: Db) {
   const deliveries = db.collection<DeliveryDoc>(DELIVERIES);
 
@@ -109,32 +144,18 @@ export function webhookDeliveriesRepo(db: Db) {
       if (!items.length) return;
       const now = new Date();
       await deliveries.bulkWrite(
-        items.map((item) => {
-          const webhookId = toObjectId(item.webhookId)!;
-          return {
-            updateOne: {
-              filter: { webhookId, eventKey: item.eventKey },
-              update: {
-                $setOnInsert: {
-                  projectId: toObjectId(item.projectId)!,
-                  event: item.event,
-                  body: item.body,
-                  collection: item.collection ?? null,
-                  documentId: item.documentId ?? null,
-                  status: 'pending' as const,
-                  attempts: [],
-                  round: 0,
-                  nextAttemptAt: now,
-                  leaseUntil: EPOCH,
-                  leaseToken: null,
-                  createdAt: now,
-                  updatedAt: now,
-                },
-              },
-              upsert: true,
+        items.map((item) =>
+          newDeliveryUpsert(
+            item,
+            {
+              body: item.body,
+              status: 'pending',
+              collection: item.collection ?? null,
+              documentId: item.documentId ?? null,
             },
-          };
-        }),
+            now,
+          ),
+        ),
         { ordered: false },
       );
     },

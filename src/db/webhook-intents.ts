@@ -6,7 +6,7 @@
 import type { Db } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { toObjectId } from './ids.js';
-import { DELIVERIES, EPOCH, type DeliveryDoc } from './webhook-deliveries.js';
+import { DELIVERIES, EPOCH, newDeliveryUpsert, type DeliveryDoc } from './webhook-deliveries.js';
 
 export interface NewIntent {
   projectId: string;
@@ -48,31 +48,19 @@ export function webhookIntentsRepo(db: Db) {
       if (!items.length) return;
       const now = new Date();
       await deliveries.bulkWrite(
-        items.map((item) => ({
-          updateOne: {
-            filter: { webhookId: toObjectId(item.webhookId)!, eventKey: item.eventKey },
-            update: {
-              $setOnInsert: {
-                projectId: toObjectId(item.projectId)!,
-                event: item.event,
-                body: '',
-                status: 'intent' as const,
-                collection: item.collection,
-                documentId: item.documentId,
-                eventAt: item.eventAt,
-                attempts: [],
-                round: 0,
-                // An intent's "due" time is when it was written: the recovery looks at old ones.
-                nextAttemptAt: now,
-                leaseUntil: EPOCH,
-                leaseToken: null,
-                createdAt: now,
-                updatedAt: now,
-              },
+        items.map((item) =>
+          newDeliveryUpsert(
+            item,
+            {
+              body: '',
+              status: 'intent',
+              collection: item.collection,
+              documentId: item.documentId,
+              eventAt: item.eventAt,
             },
-            upsert: true,
-          },
-        })),
+            now,
+          ),
+        ),
         { ordered: false },
       );
     },
