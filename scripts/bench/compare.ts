@@ -2,12 +2,12 @@
 // server: the raw driver doing the work, the thin reference server (thin-server.ts: Koa and the
 // same driver calls, nothing else) and the public API over HTTP (a separate process, as deployed,
 // with Redis), for get by id, a filtered and sorted list of 20, create and update, plus an RLS
-// read with a Bearer token on the API, and get by id once more on a second API process with the
-// request log off (REQUEST_LOG_ENABLED=false), measured beside the first in every round (each
-// first in turn), so the table shows what the log costs. Writes bench/RESULTS.md (or --out).
+// read with a Bearer token on the API; then what the request log costs get by id: two more API
+// processes, the log on in one and off in the other, measured in turn in many short pairs, the
+// change estimated with its 95 % interval (log-cost.ts). Writes bench/RESULTS.md (or --out).
 //
-//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--gc] [--calibrate 25,50,100]
-//                    [--out bench/RESULTS.md]
+//   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--log-pairs 60] [--log-control] [--gc]
+//                    [--calibrate 25,50,100] [--out bench/RESULTS.md]
 //
 // With --calibrate the run is a calibration instead (calibrate.ts), written to bench/CALIBRATION.md.
 //
@@ -32,6 +32,7 @@ import { benchProject, createBody, freePort, listQuery, pick, start, startApi, s
 import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
 import { gcSection, gcTrace } from './gc-trace.js';
 import { calibrate, calibrationSection } from './calibrate.js';
+import { logCostLine, logCostSection, requestLogCost, type LogCostResult } from './log-cost.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +40,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16,64' },
     /** Measures per operation, concurrency and target, taken in turn; the report shows medians. */
     rounds: { type: 'string', default: '1' },
+    /** Pairs of 1 s measures of the request log's cost per concurrency (log-cost.ts). */
+    'log-pairs': { type: 'string', default: '60' },
+    /** The request log on in both processes of its cost: the method's own bias. */
+    'log-control': { type: 'boolean', default: false },
     /** Default: bench/RESULTS.md, or bench/CALIBRATION.md with --calibrate. */
     out: { type: 'string', default: '' },
     label: { type: 'string', default: '' },
@@ -55,6 +60,8 @@ const { values } = parseArgs({
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
 const ROUNDS = Math.min(Math.max(Math.floor(Number(values.rounds)) || 1, 1), 9);
+const LOG_PAIRS = Math.min(Math.max(Math.floor(Number(values['log-pairs'])) || 60, 4), 400);
+const LOG_SECONDS = 1;
 const SEEDED = 2000;
 const WARMUP_SECONDS = 3;
 
@@ -118,10 +125,6 @@ const thin = await start(
 );
 const apiPort = await freePort();
 const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
-/** The same API with the request log off: get by id on both shows what the log costs. */
-const logOffPort = await freePort();
-const logOff = await startApi(platformDb, logOffPort, [], { REQUEST_LOG_ENABLED: 'false' });
-const LOG_OFF = 'get by id, request log off';
 const only = values.only.split(',').filter(Boolean);
 const matches = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 /** With --calibrate the run is the calibration alone (calibrate.ts), on a database nothing else has written to. */
@@ -140,7 +143,6 @@ const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
 const thinUrl = `http://127.0.0.1:${thinPort}/items`;
 const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
-const logOffUrl = `http://127.0.0.1:${logOffPort}/api/data`;
 const http = async (
   url: string,
   headers: Record<string, string>,
@@ -149,18 +151,35 @@ const http = async (
   op: (typeof ops)[0],
 ) => {
   const isThin = url.startsWith(thinUrl);
-  const isLogOff = url.startsWith(logOffUrl);
-  const trace = isThin ? traces?.thin : isLogOff ? undefined : traces?.api;
+  const trace = isThin ? traces?.thin : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
-    isThin ? thin.pid : isLogOff ? logOff.pid : api.pid,
+    isThin ? thin.pid : api.pid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
   return measure;
 };
 
 const secret = { 'x-api-key': secretKey };
+// What the request log costs, first: the creates and updates measured later grow the collection
+// and the database server's heap, and its pauses then move a 1 s measure's rate by 20 % and more
+// (a run that measured it last read an interval of -24 % to +30 % on the rate).
+const getById = ops[0]!;
+const logCost: LogCostResult[] = wanted(getById.name)
+  ? await requestLogCost({
+      platformDb,
+      headers: secret,
+      path: '/items',
+      request: getById.http,
+      concurrency: CONCURRENCY,
+      pairs: LOG_PAIRS,
+      seconds: LOG_SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      control: values['log-control'],
+    })
+  : [];
+for (const result of logCost) console.log(logCostLine(result));
 const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
 const kb = (m: Measure | undefined) => (m?.gc ? m.gc.promotedKb.toFixed(1) : '');
 const rls = {
@@ -184,32 +203,15 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   // compile, so a short warm-up showed mostly that in the first operation's CPU per request.
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
-  const withLogOff = op.name === 'get by id';
-  if (withLogOff) await http(`${logOffUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[]; off: Measure[] } = {
-      raw: [],
-      thin: [],
-      api: [],
-      off: [],
-    };
+    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[] } = { raw: [], thin: [], api: [] };
     for (let round = 0; round < ROUNDS; round++) {
       taken.raw.push(await loop(c, SECONDS, rawWork[op.name]!));
       taken.thin.push(await http(thinUrl, {}, c, SECONDS, op));
-      // With the log-off process, the two take turns being measured first (ABBA): the place in a
-      // round moved a process's CPU per request by up to 20 % in a control run.
-      const offFirst = withLogOff && round % 2 === 1;
-      if (offFirst) taken.off.push(await http(`${logOffUrl}/items`, secret, c, SECONDS, op));
       taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op));
-      if (withLogOff && !offFirst) taken.off.push(await http(`${logOffUrl}/items`, secret, c, SECONDS, op));
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
-    if (withLogOff) {
-      const off = median(taken.off);
-      rows.push({ op: LOG_OFF, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: off });
-      console.log(`${LOG_OFF} c=${c}: api ${off.rps.toFixed(0)} req/s; CPU per request ${cpu(off)} µs`);
-    }
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
         `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs` +
@@ -248,7 +250,7 @@ const buildInfo = (await raw
   .db('admin')
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
-await Promise.all([stop(thin), stop(api), stop(logOff)]);
+await Promise.all([stop(thin), stop(api)]);
 // The traces (the API's stdout, its access log included) are read; they can take tens of MB.
 if (gcDir) rmSync(gcDir, { recursive: true, force: true });
 await raw.close();
@@ -271,30 +273,15 @@ const lines = [
   `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, thin and API in turn), the median of each column` : ''} after ${spins.length ? `a ${WARMUP_SECONDS} s warm-up of every server per operation` : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
   '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
   '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others;',
-  `  "${LOG_OFF}" is a second API process with REQUEST_LOG_ENABLED=false, measured beside the first in every round, each first in turn`,
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
   '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
   '  server is the price of its features; the rest of a request is waiting for the database.',
   '',
   ...(rows.length ? resultsTable() : []),
-  ...logCostLines(),
+  ...logCostSection(logCost, { seconds: LOG_SECONDS, control: values['log-control'] }),
   ...(values.gc ? gcSection(rows) : []),
   ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, ROUNDS) : []),
 ];
-/** What the request log costs get by id: the API's CPU per request with it on against off. */
-function logCostLines(): string[] {
-  return rows
-    .filter((r) => r.op === LOG_OFF)
-    .flatMap((off) => {
-      const on = rows.find((r) => r.op === 'get by id' && r.concurrency === off.concurrency);
-      if (on?.api.cpuMicros === undefined || off.api.cpuMicros === undefined) return [];
-      const change = ((on.api.cpuMicros - off.api.cpuMicros) / off.api.cpuMicros) * 100;
-      return [
-        `Request log, get by id at concurrency ${off.concurrency}: ${f(on.api.cpuMicros)} µs of CPU per request with it on, ${f(off.api.cpuMicros)} µs off (${change >= 0 ? '+' : ''}${f(change, 1)} %); ${f(on.api.rps)} and ${f(off.api.rps)} req/s.`,
-        '',
-      ];
-    });
-}
 /** The main table: one row per operation and concurrency. */
 function resultsTable(): string[] {
   return [
