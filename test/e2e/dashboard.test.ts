@@ -2,7 +2,7 @@
 // real HTTP roles on the test stack: a developer signs up (confirming by mail), creates a project
 // and copies its keys, creates a collection with a schema (and sees the API's message next to a
 // bad field), adds, edits, trashes and restores a document, uploads and deletes a file, invites a
-// member (who accepts from the mailed link), reads the project's API reference and downloads its
+// member (who accepts from the mailed link, after logging in or after signing up from it), reads the project's API reference and downloads its
 // document, and sets and removes an AI provider key.
 // Screenshots of the main pages go to screenshots/ (git-ignored).
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -277,6 +277,48 @@ describe('web dashboard in a real browser', function () {
       .click();
     await page.getByText(`The invitation of ${ghost} was revoked.`).waitFor();
     await page.getByText('No pending invitations.').waitFor();
+  });
+
+  it('invites an address without an account: the sign-up from the link ends on the invitation', async () => {
+    const newcomer = `newcomer-${Date.now()}@example.test`;
+    const inbox = mailbox(newcomer);
+    await go('Members');
+    await page.getByLabel('Email').fill(newcomer);
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText(`Invitation sent to ${newcomer}`).waitFor();
+    const link = `${origin}/invitations/accept?token=${invitationTokenOf(await inbox.next())}`;
+    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const their = await theirs.newPage();
+      await their.goto(link);
+      await their.waitForURL(/\/login\?next=/);
+      await their.getByRole('link', { name: 'Create an account' }).click();
+      await their.waitForURL(/\/signup\?next=/);
+      await their.getByLabel('Email').fill(newcomer);
+      await their.getByLabel('Password').fill('newcomer password 1');
+      await their.getByRole('button', { name: 'Sign up' }).click();
+      await their.getByRole('heading', { name: 'Check your mail' }).waitFor();
+      await their.getByText('Its link then brings you back to the page you asked for.').waitFor();
+      // The sign-up mail's link opens in a new tab of the same browser, whose address has no `next`.
+      const confirm = await theirs.newPage();
+      await confirm.goto(`${origin}/signup/confirm?token=${signupTokenOf(await inbox.next())}`);
+      await confirm.getByLabel('Password').fill('newcomer password 1');
+      await confirm.getByRole('button', { name: 'Create my account' }).click();
+      await confirm.getByRole('heading', { name: 'Project invitation' }).waitFor();
+      expect(new URL(confirm.url()).pathname).to.equal('/invitations/accept');
+      await confirm.getByText(`You are logged in as ${newcomer}`).waitFor();
+      await confirm.getByRole('button', { name: 'Accept the invitation' }).click();
+      await confirm.getByText('You are now a member of Shop').waitFor();
+      // Kept once: the next log-in in this browser goes to the home page as usual.
+      expect(await confirm.evaluate(() => localStorage.getItem('baas:next-after-signup'))).to.equal(null);
+    } finally {
+      await theirs.close();
+    }
+    await page.reload();
+    await page
+      .getByRole('table', { name: 'Members' })
+      .getByRole('rowheader', { name: new RegExp(newcomer) })
+      .waitFor();
   });
 
   it('shows the project’s API reference with the collection’s fields, and downloads its document', async () => {

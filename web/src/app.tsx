@@ -15,14 +15,7 @@ import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
 import { AcceptInvitationPage } from './pages/invitations/accept';
-
-const AUTH_PATHS = ['/login', '/signup', '/signup/confirm'];
-
-/** Where to go after log-in: the `next` of the address when it is a page of this app. */
-function nextPage(): string {
-  const next = new URLSearchParams(location.search).get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && !AUTH_PATHS.includes(next) ? next : '/';
-}
+import { AUTH_PATHS, pageAfterLogin } from './next-page';
 
 export function App() {
   return (
@@ -56,7 +49,7 @@ function Shell() {
     }
     if (developer && AUTH_PATHS.includes(path)) {
       setEnded(false);
-      navigate(nextPage(), true);
+      navigate(pageAfterLogin(path, developer.email), true);
     }
   }, [developer, path]);
 

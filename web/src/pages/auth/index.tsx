@@ -8,6 +8,7 @@ import { api, call } from '../../api';
 import { useSetMe } from '../../data/account';
 import { Field, Link, Notice } from '../../components/ui';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
+import { askedPage, rememberForSignup } from '../../next-page';
 
 interface Values {
   email: string;
@@ -35,7 +36,9 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
     try {
       const body = bodyOf(values, signup);
       if (signup) {
-        setMailedTo((await call(api.POST('/api/auth/signup', { body }))).data.email);
+        const { email } = (await call(api.POST('/api/auth/signup', { body }))).data;
+        rememberForSignup(email);
+        setMailedTo(email);
         return;
       }
       setMe((await call(api.POST('/api/auth/login', { body }))).data.developer);
@@ -51,6 +54,7 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
         <Notice>
           We sent a message to {mailedTo}. Open its link within 24 hours and type your password again to
           finish creating your account.
+          {askedPage() ? ' Its link then brings you back to the page you asked for.' : ''}
         </Notice>
         <p className="muted">
           Nothing came? Check the spam folder, or{' '}

@@ -1,6 +1,7 @@
 // The page an invitation mail links to (`/invitations/accept?token=...`): the logged-in developer
 // accepts with one button and goes to the project. A visitor who is not logged in comes back here
-// after log-in or sign-up (the shell keeps the address in `next`).
+// after log-in, or after the sign-up's confirmation mail (the shell keeps the address in `next`,
+// and the sign-up form keeps it for the confirmation: next-page.ts).
 import { useState } from 'react';
 import { errorText } from '../../api';
 import { useAcceptInvitation } from '../../data/members';
