@@ -2076,7 +2076,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. */
+        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. With an API key: `PROJECT_RESTORING` while a restore replaces the project's data (queued or running), with `Retry-After`; the project's backup operations still answer. */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -3363,6 +3363,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     importProjectCollection: {
@@ -3436,6 +3437,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getProjectApiDocument: {

@@ -48,6 +48,8 @@ export interface ProjectDoc {
   storageCharges?: { fileId: string; bytes: number }[];
   /** The project's AI provider key, encrypted (src/db/ai-keys.ts). */
   aiKeyEnc?: string | null;
+  /** A restore over the project is queued or running (its job id): the public API holds back. */
+  restoringId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -80,6 +82,7 @@ function toProject(doc: ProjectDoc): Project {
     limits: doc.limits ?? {},
     usage: { databaseUsed: doc.usage?.databaseUsed ?? 0, storageUsed: doc.usage?.storageUsed ?? 0 },
     hasAiProviderKey: Boolean(doc.aiKeyEnc),
+    ...(doc.restoringId ? { restoringId: doc.restoringId } : {}),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -159,6 +162,17 @@ export function projectsRepo(db: Db) {
           after,
         ));
       return doc ? toProject(doc) : undefined;
+    },
+    /** Marks a restore over the project queued or running (its job id). */
+    async setRestoring(id: string, restoreId: string): Promise<void> {
+      const filter = byId(id);
+      if (filter) await projects.updateOne(filter, { $set: { restoringId: restoreId } });
+    },
+    /** Removes the mark of that restore (not of a later one). */
+    async clearRestoring(id: string, restoreId: string): Promise<void> {
+      const filter = byId(id);
+      if (filter)
+        await projects.updateOne({ ...filter, restoringId: restoreId }, { $unset: { restoringId: '' } });
     },
     async setLimits(id: string, limits: Partial<PlanLimits>): Promise<Project | undefined> {
       const filter = byId(id);

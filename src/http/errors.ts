@@ -34,6 +34,15 @@ export const quotaExceeded = (message: string) => new ApiError(403, 'QUOTA_EXCEE
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests') =>
   new ApiError(429, 'RATE_LIMITED', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
 export const serviceUnavailable = (message: string) => new ApiError(503, 'SERVICE_UNAVAILABLE', message);
+/** A restore over the project is queued or running (docs/backups.md): its clients wait. */
+export const projectRestoring = () =>
+  new ApiError(
+    503,
+    'PROJECT_RESTORING',
+    'The project is being restored from a backup; retry once the restore ends',
+    undefined,
+    { 'Retry-After': '10' },
+  );
 
 /**
  * A dependency (MongoDB, Redis) cannot be reached: a 503 naming it, the driver's error kept as

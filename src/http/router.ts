@@ -25,13 +25,20 @@ interface OperationEntry {
   method: (typeof METHODS)[number];
   path: string;
   security: SecurityRequirement[];
+  /** `x-during-restore: true`: answered while a restore replaces the project's data (its backups). */
+  duringRestore: boolean;
 }
 
 export function listOperations(spec: Document): OperationEntry[] {
   const entries: OperationEntry[] = [];
   for (const [path, item] of Object.entries(spec.paths ?? {})) {
     for (const method of METHODS) {
-      const op = (item as Record<string, { operationId?: string; security?: SecurityRequirement[] }>)[method];
+      const op = (
+        item as Record<
+          string,
+          { operationId?: string; security?: SecurityRequirement[]; 'x-during-restore'?: boolean }
+        >
+      )[method];
       if (!op) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       entries.push({
@@ -39,6 +46,7 @@ export function listOperations(spec: Document): OperationEntry[] {
         method,
         path,
         security: op.security ?? (spec.security as SecurityRequirement[] | undefined) ?? [],
+        duringRestore: op['x-during-restore'] === true,
       });
     }
   }
@@ -119,6 +127,7 @@ export function buildRouter({
         queryToken: tokenInQuery ? takeQueryParam(ctx, 'access_token') : undefined,
         cookies,
         ip: ctx.ip,
+        duringRestore: entry.duringRestore,
       };
       // Kept on the request's state as soon as it is known, for the request log: a request the
       // rate limit then refuses is logged under its project too.

@@ -10,7 +10,7 @@
 import type { Services } from '../services/index.js';
 import { SESSION_COOKIE } from '../services/accounts.js';
 import { ORIGIN_NOT_ALLOWED } from './cors.js';
-import { forbidden, unauthorized } from './errors.js';
+import { forbidden, projectRestoring, unauthorized } from './errors.js';
 import type { Principal } from '../services/context.js';
 import type { SecurityInput, SecurityResolver } from './types.js';
 import { firstHeader } from './headers.js';
@@ -38,6 +38,10 @@ export function securityResolvers(
 
   async function projectFromKey(key: string, input: SecurityInput) {
     const { project, kind } = await services.projects.resolveApiKey(key);
+    // Clients are held back while a restore replaces the data: a write would be cleared or
+    // mixed with the backup's, a read would see it half loaded.
+    if (project.restoringId && !input.duringRestore && (await services.backups.stillRestoring(project)))
+      throw projectRestoring();
     const origin = header(input, 'origin');
     const allowed = project.settings.allowedOrigins;
     if (kind === 'publishable' && origin && allowed.length > 0 && !allowed.includes(origin)) {

@@ -71,6 +71,8 @@ export interface SecurityInput {
   queryToken: string | undefined;
   cookies: { get(name: string): string | undefined };
   ip: string;
+  /** The operation is answered while a restore replaces the project's data (`x-during-restore`). */
+  duringRestore?: boolean;
 }
 
 /**

@@ -38,6 +38,8 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         await recount.recountProject(projectId);
       },
       changed: (projectId) => services.backups.changed(projectId),
+      setRestoring: (projectId, restoreId) => services.repos.projects.setRestoring(projectId, restoreId),
+      clearRestoring: (projectId, restoreId) => services.repos.projects.clearRestoring(projectId, restoreId),
       ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
       refs: restoreRefsRepo(deps.db.platform),
       applyRetention: async (projectId) => {

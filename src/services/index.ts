@@ -76,7 +76,16 @@ export function createServices(deps: Deps) {
     },
     projects: invalidating(
       projectsRepo(platform),
-      ['update', 'setKey', 'setLimits', 'addMember', 'changeMember', 'delete'],
+      [
+        'update',
+        'setKey',
+        'setLimits',
+        'setRestoring',
+        'clearRestoring',
+        'addMember',
+        'changeMember',
+        'delete',
+      ],
       cached,
     ),
     collections: invalidating(

@@ -116,6 +116,11 @@ export function projectsService(
       return { project: updated, key };
     },
 
+    /** Holds the project's public API back while this restore replaces its data. */
+    setRestoring: (projectId: string, restoreId: string) => repo.setRestoring(projectId, restoreId),
+    /** Lets it go once that restore ended. */
+    clearRestoring: (projectId: string, restoreId: string) => repo.clearRestoring(projectId, restoreId),
+
     async delete(project: Project): Promise<void> {
       for (const cleanup of cleanups) await cleanup(project.id);
       await repo.delete(project.id);

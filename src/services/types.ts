@@ -78,6 +78,8 @@ export interface Project {
   usage: ProjectUsage;
   /** An AI provider key is stored for the project (never the key itself). */
   hasAiProviderKey: boolean;
+  /** A restore over the project is queued or running: this job's id (docs/backups.md). */
+  restoringId?: string;
   createdAt: Date;
   updatedAt: Date;
 }

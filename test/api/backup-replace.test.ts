@@ -3,7 +3,8 @@
 // then replace and read back: documents deep-equal, what was added since the backup gone (a
 // document, a collection, an end user, a file and its bytes, a webhook), old passwords work, the
 // project's keys still work, usage recomputed; run again, and stopped halfway then taken over,
-// it gives the same result.
+// it gives the same result; while it is queued or running the project's clients get a 503
+// PROJECT_RESTORING (its backups still answer), and a failed or ended restore lets them go.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -126,6 +127,29 @@ describe('backups: restore over the same project, with a replace confirmation', 
   });
   after(() => apps?.close());
 
+  const count = (name: string) => db().collection(name).countDocuments({});
+  /** Every kind of client request of the project is refused with a 503 saying why and when to retry. */
+  async function expectHeld() {
+    const held = {
+      write: await keyed.post('/api/data/notes', { title: 'During the restore' }),
+      read: await keyed.get('/api/data/notes'),
+      login: await endUsers().post('/api/userAuth/login', ada),
+      export: await keyed.get('/api/collections/notes/export'),
+      import: await keyed.post('/api/collections/notes/import', {
+        format: 'jsonl',
+        content: '{"title":"x"}\n',
+      }),
+    };
+    for (const [what, res] of Object.entries(held)) {
+      expect(res.status, what).to.equal(503);
+      expect(res.body.code, what).to.equal('PROJECT_RESTORING');
+      expect(res.body.message).to.equal(
+        'The project is being restored from a backup; retry once the restore ends',
+      );
+      expect(res.headers.get('retry-after'), what).to.equal('10');
+    }
+  }
+
   it('is refused without the exact confirmation (400 saying what to send), nothing changed', async () => {
     const before = await state();
     const refusals: [unknown, RegExp][] = [
@@ -197,6 +221,12 @@ describe('backups: restore over the same project, with a replace confirmation', 
     // One at a time, and no backup of a project being replaced.
     expect((await dash.post(restorePath(), { target: 'same', confirm: 'Home' })).status).to.equal(409);
     expect((await dash.post(`/api/projects/${fx.project.id}/backups`, {})).status).to.equal(409);
+    // Until the job ends the project's clients wait, reads and writes alike (a write would be
+    // cleared or mixed with the backup's, a read would see it half loaded); its backups answer.
+    await expectHeld();
+    expect(await count('notes')).to.equal(13);
+    expect((await keyed.get('/api/backups')).status).to.equal(200);
+    expect((await keyed.get(`/api/backups/${backupId}`)).status).to.equal(200);
 
     expect(await runner().drain()).to.equal(1);
     const restore = await dash.get(`/api/projects/${fx.project.id}/restores/${restoreId}`);
@@ -254,6 +284,7 @@ describe('backups: restore over the same project, with a replace confirmation', 
     });
     const firstRun = first.drain();
     await stopped;
+    await expectHeld();
     const later = () => new Date(Date.now() + 120_000);
     const second = backupRunner(apps.dashboard.deps, apps.dashboard.services, {
       owner: 'worker-b',
@@ -266,6 +297,28 @@ describe('backups: restore over the same project, with a replace confirmation', 
     expect(job).to.deep.include({ state: 'done', attempts: 2, error: null });
     expect(await dumpDatabase(db())).to.deep.equal(snapshot);
     expect(await lists()).to.deep.equal(listed);
+    expect((await keyed.get('/api/data/notes?limit=1')).status).to.equal(200);
+  });
+
+  it('lets the clients go when the restore fails, and past a mark that an ended job left', async () => {
+    const res = await dash.post(restorePath(), { target: 'same', confirm: 'Home' });
+    expect(res.status, res.text).to.equal(202);
+    const restoreId = res.body.data.restore.id;
+    await expectHeld();
+    // Its archive gone before a worker takes it: the job fails, nothing was cleared.
+    await jobs().updateOne({ _id: new ObjectId(restoreId) }, { $set: { key: 'gone/archive.tar.gz' } });
+    await runner().drain();
+    const failed = (await dash.get(`/api/projects/${fx.project.id}/restores/${restoreId}`)).body.data.restore;
+    expect(failed).to.deep.include({ state: 'failed', error: 'the backup archive is gone' });
+    expect((await keyed.get('/api/data/notes?limit=1')).status).to.equal(200);
+    expect(await dumpDatabase(db())).to.deep.equal(snapshot);
+
+    // A worker that died between recording the end and removing the mark: the next request
+    // finds the job ended, removes the mark and is answered.
+    await apps.dashboard.services.repos.projects.setRestoring(fx.project.id, restoreId);
+    expect((await keyed.get('/api/data/notes?limit=1')).status).to.equal(200);
+    const projects = apps.dashboard.deps.db.platform.collection('projects');
+    expect(await projects.findOne({ _id: new ObjectId(fx.project.id) })).not.to.have.property('restoringId');
   });
 });
 

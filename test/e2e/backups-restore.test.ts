@@ -101,7 +101,8 @@ describe('Backups page: restore over the same project, and export failures, in a
       'its end users (with their passwords as they were then)',
       'its webhooks and mail templates',
       'its files (those uploaded since are deleted) and its settings',
-      'the API keys (clients keep working), the members and the project’s name',
+      'the API keys (clients work on with them), the members and the project’s name',
+      'Until the restore ends, the project’s apps are answered “The project is being restored from a backup” (503)',
     ])
       await dialog.getByText(words, { exact: false }).waitFor();
     const sent: string[] = [];

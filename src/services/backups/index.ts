@@ -153,7 +153,21 @@ export function backupService(deps: BackupServiceDeps) {
         sha256: job.sha256,
         replace: same,
       });
+      // From now until the job ends, the project's clients are held back (503 PROJECT_RESTORING).
+      if (same) await deps.projects.setRestoring(project.id, restore.id);
       return { project: created?.project ?? project, keys: created?.keys, restore };
+    },
+
+    /**
+     * Whether the restore the project is marked with is still queued or running; a mark left by a
+     * job that ended (its worker died between recording the end and removing the mark) is removed.
+     */
+    async stillRestoring(project: Project): Promise<boolean> {
+      if (!project.restoringId) return false;
+      const job = await deps.jobs.get(project.id, project.restoringId);
+      if (job && (job.state === 'queued' || job.state === 'running')) return true;
+      await deps.projects.clearRestoring(project.id, project.restoringId);
+      return false;
     },
 
     async getRestore(project: Project, id: string) {

@@ -33,6 +33,9 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
   const opened = job.key ? await source?.open(job.key) : undefined;
   if (!opened) throw new Error('the backup archive is gone');
   const db = await deps.dbFor(target);
+  // Set by the request that queued it too; again here, so that no client write lands while the
+  // project is cleared and loaded even when that request died before marking it.
+  if (job.replace) await deps.setRestoring(target, job.id);
   const progress = { done: 0, total: 0 };
   // Where a run taken over after a crash starts again (the job's copy is of when it was claimed).
   const resume = { ...job.resume };
@@ -132,5 +135,6 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
   await recountSlots(deps.platform, target);
   await deps.recountUsage(target);
   await deps.changed(target);
+  if (job.replace) await deps.clearRestoring(target, job.id);
   await finish({ state: 'done', progress, conflicts: conflicts.snapshot() });
 }

@@ -37,6 +37,10 @@ export interface RunDeps {
   applyRetention(projectId: string): Promise<void>;
   /** Tells every process that the project's definitions and settings changed (their caches). */
   changed(projectId: string): Promise<void>;
+  /** Holds the project's public API back while this restore replaces its data. */
+  setRestoring(projectId: string, restoreId: string): Promise<void>;
+  /** Lets it go once that restore ended. */
+  clearRestoring(projectId: string, restoreId: string): Promise<void>;
   /** Builds the end users' own indexes (unique email) before a restore loads them. */
   ensureUserIndexes(projectId: string): Promise<void>;
   refs: RestoreRefsRepo;
@@ -138,6 +142,9 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const recorded = await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+      // Only the worker that still had the job lets the project go (another may be loading it);
+      // a crash right here leaves the mark to the public API's check of the job (stillRestoring).
+      if (recorded && job.kind === 'restore' && job.replace) await deps.clearRestoring(job.projectId, job.id);
       // A failed restore is not retried: its pending Refs are of no use (unless another worker has it).
       if (recorded && job.kind === 'restore') await deps.refs.clear(job.id).catch(() => undefined);
       throw err;

@@ -35,7 +35,11 @@ function WhatChanges({ backup, when }: { backup: BackupJob; when: string }) {
       </ul>
       <p>
         What was added since is gone; what was deleted since comes back. <strong>Stay:</strong> the API keys
-        (clients keep working), the members and the project’s name.
+        (clients work on with them), the members and the project’s name.
+      </p>
+      <p>
+        Until the restore ends, the project’s apps are answered “The project is being restored from a backup”
+        (503) and should retry later; nothing they send is written.
       </p>
     </div>
   );
