@@ -49,6 +49,16 @@ describe('web dashboard in a real browser', function () {
     await page.getByRole('link', { name, exact: true }).first().click();
   };
 
+  /** The invitee's own browser on the mailed invitation link, which sends them to log in first. */
+  const openInvitation = async (inbox: { next(): Promise<{ raw: string }> }) => {
+    const link = `${origin}/invitations/accept?token=${invitationTokenOf(await inbox.next())}`;
+    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const their = await theirs.newPage();
+    await their.goto(link);
+    await their.waitForURL(/\/login\?next=/);
+    return { link, theirs, their };
+  };
+
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
     dir = await mkdtemp(path.join(tmpdir(), 'baas-e2e-'));
@@ -237,12 +247,8 @@ describe('web dashboard in a real browser', function () {
     await shot('members');
 
     // The invitee opens the mail's link in their own browser, logs in, and accepts.
-    const link = `${origin}/invitations/accept?token=${invitationTokenOf(await inbox.next())}`;
-    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const { link, theirs, their } = await openInvitation(inbox);
     try {
-      const their = await theirs.newPage();
-      await their.goto(link);
-      await their.waitForURL(/\/login\?next=/);
       await their.getByLabel('Email').fill(invitee.developer.email);
       await their.getByLabel('Password').fill(invitee.password);
       await their.getByRole('button', { name: 'Log in' }).click();
@@ -286,12 +292,8 @@ describe('web dashboard in a real browser', function () {
     await page.getByLabel('Email').fill(newcomer);
     await page.getByRole('button', { name: 'Invite' }).click();
     await page.getByText(`Invitation sent to ${newcomer}`).waitFor();
-    const link = `${origin}/invitations/accept?token=${invitationTokenOf(await inbox.next())}`;
-    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const { theirs, their } = await openInvitation(inbox);
     try {
-      const their = await theirs.newPage();
-      await their.goto(link);
-      await their.waitForURL(/\/login\?next=/);
       await their.getByRole('link', { name: 'Create an account' }).click();
       await their.waitForURL(/\/signup\?next=/);
       await their.getByLabel('Email').fill(newcomer);
