@@ -73,12 +73,13 @@ export function estimate(ratios: number[]): Estimate {
 
 export async function requestLogCost(options: LogCostOptions): Promise<LogCostResult[]> {
   const { headers, request } = options;
-  const servers: { on: boolean; child: ChildProcess; url: string }[] = [];
+  // The first has the log on; the second has it off (on too in the control).
+  const servers: { child: ChildProcess; url: string }[] = [];
   try {
     for (const on of [true, options.control]) {
       const port = await freePort();
       const child = await startApi(options.platformDb, port, [], { REQUEST_LOG_ENABLED: String(on) });
-      servers.push({ on, child, url: `http://127.0.0.1:${port}/api/data${options.path}` });
+      servers.push({ child, url: `http://127.0.0.1:${port}/api/data${options.path}` });
     }
     const [first, second] = servers as [(typeof servers)[0], (typeof servers)[0]];
     const load = (server: typeof first, c: number, seconds: number) =>

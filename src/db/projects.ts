@@ -49,7 +49,7 @@ export interface ProjectDoc {
   /** The project's AI provider key, encrypted (src/db/ai-keys.ts). */
   aiKeyEnc?: string | null;
   /** A restore over the project is queued or running (its job id): the public API holds back. */
-  restoringId?: string | null;
+  restoringId?: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -4,9 +4,10 @@
 // text of rows (`[id, at ms, method, path, status, durationMs, keyKind, userId, requestId]`,
 // oldest first): the database stores and indexes one document per project and batch and parses
 // one string, not one document per request, since the log's work shares the machine with the
-// requests it records. Filters run here, on the rows of the newest buckets. Bounded per project by count (trim keeps
-// the newest entries) and by age (deleteOlderThan, from the worker's expiry sweep). An entry's id
-// is made when it is written (a second at most after its request), so ages are read from ids.
+// requests it records. Filters run here, on the rows of the newest buckets. Bounded per project
+// by count (trim keeps the newest entries) and by age (deleteOlderThan, from the worker's expiry
+// sweep). An entry's id is made when it is written (a second at most after its request), so ages
+// are read from ids.
 import type { Db } from 'mongodb';
 import { ObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';

@@ -132,7 +132,6 @@ export function useRestore(projectId: string, restoreId: string) {
   });
 }
 
-/** Rows into one collection; the collection's pages are refreshed after. */
 /** What an import sends: the chosen file itself, as the request body. */
 export interface ImportFile {
   file: File;
@@ -141,8 +140,9 @@ export interface ImportFile {
 }
 
 /**
- * A collection's import. The file is the body (CSV or JSON Lines), which the browser streams from
- * disk and the server reads as it arrives: a file larger than the JSON body limit imports too.
+ * Rows into one collection; the collection's pages are refreshed after. The file is the body (CSV
+ * or JSON Lines), which the browser streams from disk and the server reads as it arrives: a file
+ * larger than the JSON body limit imports too.
  */
 export function useImport(projectId: string, name: string) {
   const client = useQueryClient();
