@@ -53,6 +53,8 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** A list request at least this slow is kept as a slow query of its project (shape, count, worst time). */
   readonly slowQueryMs: number;
+  /** Dashboard API requests per minute allowed to one personal access token. */
+  readonly accessTokenRequestsPerMinute: number;
   /** The database is the embedded development engine (`npm start` without MONGODB_URI). */
   readonly embeddedDatabase: boolean;
   /** How long a request waits for MongoDB or Redis to be reachable before it fails with 503. */
@@ -229,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: r.int('IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     slowQueryMs: r.int('SLOW_QUERY_MS', 100, 0, 600_000),
+    accessTokenRequestsPerMinute: r.int('ACCESS_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),

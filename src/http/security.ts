@@ -7,6 +7,8 @@
 // - bearerAuth / accessTokenQuery: an end-user access token (header, or `?access_token=` where an
 //   operation accepts it), verified against the API key's project.
 // - internalSecret: the dashboard service calling the public one (INTERNAL_API_SECRET).
+// - personalAccessToken: a developer's access token on the dashboard API (scripts, CI); no CSRF
+//   check, since a browser never sends it by itself.
 import type { Services } from '../services/index.js';
 import { SESSION_COOKIE } from '../services/accounts.js';
 import { ORIGIN_NOT_ALLOWED } from './cors.js';
@@ -90,6 +92,14 @@ export function securityResolvers(
         throw unauthorized('Only a publishable key may be sent as a query parameter', 'INVALID_API_KEY');
       }
       return projectFromKey(input.queryKey, input);
+    },
+
+    async personalAccessToken(input) {
+      const authorization = header(input, 'authorization');
+      if (!authorization) return undefined;
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      if (!match) throw unauthorized('Authorization must be "Bearer <access token>"', 'INVALID_ACCESS_TOKEN');
+      return services.accessTokens.authenticate(match[1]!, input.method);
     },
 
     async internalSecret(input) {

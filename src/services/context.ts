@@ -2,14 +2,17 @@
 // (the API key's project, the end-user token, the dashboard session), and the request id for logs.
 import type { Logger } from '../lib/logger.js';
 import type { Developer, KeyKind, Project } from './types.js';
+import type { AccessTokenGrant } from './access-tokens.js';
 
 /**
  * Credentials resolved from the operation's security schemes, one facet per scheme, merged when
  * a requirement combines schemes (API key + Bearer). Empty for operations without security.
  */
 export interface Principal {
-  /** From the `baas_session` cookie (dashboard). */
+  /** From the `baas_session` cookie or a personal access token (dashboard). */
   developer?: Developer;
+  /** From `Authorization: Bearer mbp_...` (dashboard): what the token may reach. */
+  accessToken?: AccessTokenGrant;
   /** From `x-api-key` or `?key=` (public API). */
   project?: Project;
   keyKind?: KeyKind;

@@ -55,6 +55,8 @@ import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
 import { archivePlaces, removeBucketArchives } from './backups/places.js';
+import { accessTokensService } from './access-tokens.js';
+import { accessTokensRepo } from '../db/access-tokens.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -260,6 +262,13 @@ export function createServices(deps: Deps) {
       deps.config.rateLimitClientSharePercent,
     ),
     accounts,
+    accessTokens: accessTokensService(
+      accessTokensRepo(platform),
+      repos.developers,
+      repos.projects,
+      deps.cache,
+      deps.config.accessTokenRequestsPerMinute,
+    ),
     signup: signupService({
       developers: repos.developers,
       pending: developerSignupsRepo(platform),

@@ -72,7 +72,11 @@ export function projectsService(
     async requireAccess(ctx: RequestContext, projectId: string, role: MemberRole): Promise<Project> {
       const developer = requireDeveloper(ctx);
       if (!isObjectId(projectId)) throw badRequest('Invalid project ID', undefined, 'INVALID_PROJECT_ID');
-      const project = await repo.findById(projectId);
+      const grant = ctx.principal.accessToken;
+      const project =
+        grant?.projectIds && !grant.projectIds.includes(projectId)
+          ? undefined
+          : await repo.findById(projectId);
       const member = project?.members.find((m) => m.developerId === developer.id);
       if (!project || !member || (role === 'admin' && member.role !== 'admin')) {
         throw notFound(ACCESS_DENIED, 'PROJECT_NOT_FOUND');
@@ -82,6 +86,11 @@ export function projectsService(
 
     async create(ctx: RequestContext, name: string, settings: Partial<ProjectSettings>) {
       const developer = requireDeveloper(ctx);
+      if (ctx.principal.accessToken?.projectIds)
+        throw forbidden(
+          'This access token is limited to some projects: it cannot create one',
+          'ACCESS_TOKEN_PROJECTS',
+        );
       const limits = projectLimits({ limits: {} }, developer.plan);
       if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
         throw forbidden(
@@ -101,7 +110,11 @@ export function projectsService(
       return { project, keys: { publishable: publishable.key, secret: secret.key } };
     },
 
-    list: (ctx: RequestContext) => repo.listForDeveloper(requireDeveloper(ctx).id),
+    async list(ctx: RequestContext) {
+      const list = await repo.listForDeveloper(requireDeveloper(ctx).id);
+      const allowed = ctx.principal.accessToken?.projectIds;
+      return allowed ? list.filter((project) => allowed.includes(project.id)) : list;
+    },
 
     async update(project: Project, changes: { name?: string; settings?: Partial<ProjectSettings> }) {
       // The schema refuses an all-space name; the spaces around a real one are not part of it.

@@ -64,6 +64,33 @@ use('/api/user/me > The logged-in developer > 200 > application/json', { cookie:
 use('/api/user/me/password > Change the password > 200 > application/json', {
   cookie: () => state.passwordChanger.cookie,
 });
+const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
+use('/api/user/me/tokens > List your personal access tokens > 200 > application/json', { cookie: admin });
+use('/api/user/me/tokens > Create a personal access token > 201 > application/json', {
+  cookie: admin,
+  body: () => ({ name: 'contract', scope: 'read', expiresAt: inADay() }),
+});
+hooks.before(
+  '/api/user/me/tokens/{tokenId} > Revoke a personal access token > 200 > application/json',
+  (transaction, done) => {
+    const { call } = require('./fixtures.cjs');
+    call(state.dashboardUrl, 'POST', '/api/user/me/tokens', {
+      body: { name: 'doomed', scope: 'read', expiresAt: inADay() },
+      cookie: state.admin.cookie,
+    }).then(({ json }) => {
+      transaction.fullPath = transaction.fullPath.replace(
+        '65f1c2a4b7e8d9001234567a',
+        json.data.accessToken.id,
+      );
+      transaction.request.uri = transaction.request.uri.replace(
+        '65f1c2a4b7e8d9001234567a',
+        json.data.accessToken.id,
+      );
+      transaction.request.headers.Cookie = state.admin.cookie;
+      done();
+    }, done);
+  },
+);
 use('/api/projects > Create a project > 201 > application/json', { cookie: admin });
 use('/api/projects > Projects the caller is a member of > 200 > application/json', { cookie: admin });
 use('/api/projects/{projectId} > One project (members) > 200 > application/json', {

@@ -1,0 +1,158 @@
+// Personal access tokens: a developer's credential for scripts and CI on the dashboard API
+// (`Authorization: Bearer mbp_...`). Created with a name, an expiry of at most a year, a scope
+// (`read`: safe methods only; `write`: everything a session may do but change the account) and
+// optionally a list of projects; shown once, stored as a SHA-256; each token has its own rate
+// limit. Membership is still checked on every request (projects.requireAccess), so a developer
+// removed from a project loses it through every token at once.
+import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../http/errors.js';
+import { randomToken, sha256 } from '../lib/secrets.js';
+import type { Cache } from '../cache/index.js';
+import type { RateBucket } from '../cache/rate-limit.js';
+import type { AccessToken, AccessTokenScope, AccessTokensRepo } from '../db/access-tokens.js';
+import type { DevelopersRepo } from '../db/developers.js';
+import type { ProjectsRepo } from '../db/projects.js';
+import type { Developer } from './types.js';
+
+export const ACCESS_TOKEN_PREFIX = 'mbp_';
+const SHOWN_PREFIX_LENGTH = ACCESS_TOKEN_PREFIX.length + 8;
+export const MAX_TOKEN_LIFETIME_DAYS = 366;
+export const MAX_LIVE_TOKENS = 50;
+/** `lastUsedAt` is written at most this often per token and process. */
+const TOUCH_EVERY_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** The request facet of a token: its limits on what the request may reach. */
+export interface AccessTokenGrant {
+  id: string;
+  scope: AccessTokenScope;
+  projectIds: string[] | null;
+}
+
+export interface NewAccessToken {
+  name: string;
+  scope: AccessTokenScope;
+  expiresAt: string;
+  projectIds?: string[];
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+export function accessTokensService(
+  repo: AccessTokensRepo,
+  developers: DevelopersRepo,
+  projects: Pick<ProjectsRepo, 'listForDeveloper'>,
+  cache: Cache,
+  requestsPerMinute: number,
+) {
+  const touched = new Map<string, number>();
+  const buckets = new Map<string, RateBucket>();
+  const bucketOf = (id: string) => {
+    let bucket = buckets.get(id);
+    if (!bucket) {
+      if (buckets.size >= 10_000) buckets.clear();
+      buckets.set(id, (bucket = { key: `pat:${id}`, limit: requestsPerMinute, periodMs: 60_000 }));
+    }
+    return bucket;
+  };
+
+  async function charge(token: AccessToken) {
+    const decision = await cache.consume([bucketOf(token.id)]);
+    if (!decision.allowed) {
+      const seconds = Math.max(1, Math.ceil(decision.states[0]!.retryAfterMs / 1000));
+      throw tooManyRequests(
+        seconds,
+        `Rate limit reached: ${requestsPerMinute} requests per minute for this access token; retry after ${seconds} s`,
+      );
+    }
+  }
+
+  function touch(token: AccessToken, now: number) {
+    if (now - (touched.get(token.id) ?? 0) < TOUCH_EVERY_MS) return;
+    if (touched.size >= 10_000) touched.clear();
+    touched.set(token.id, now);
+    void repo.touch(token.id, new Date(now)).catch(() => undefined);
+  }
+
+  return {
+    async create(developer: Developer, input: NewAccessToken) {
+      const expiresAt = new Date(input.expiresAt);
+      const now = Date.now();
+      if (expiresAt.getTime() <= now)
+        throw badRequest('expiresAt must be in the future', [
+          { path: 'expiresAt', message: 'must be in the future' },
+        ]);
+      if (expiresAt.getTime() > now + MAX_TOKEN_LIFETIME_DAYS * 86_400_000)
+        throw badRequest('An access token lives at most one year: choose an earlier expiresAt', [
+          { path: 'expiresAt', message: `must be at most ${MAX_TOKEN_LIFETIME_DAYS} days from now` },
+        ]);
+      let projectIds: string[] | null = null;
+      if (input.projectIds) {
+        const member = new Set((await projects.listForDeveloper(developer.id)).map((p) => p.id));
+        const unknown = input.projectIds.filter((id) => !member.has(id));
+        if (unknown.length > 0)
+          throw badRequest(`You are not a member of project ${unknown[0]}`, [
+            { path: 'projectIds', message: `not a project of yours: ${unknown.join(', ')}` },
+          ]);
+        projectIds = [...new Set(input.projectIds)];
+      }
+      if ((await repo.countLive(developer.id)) >= MAX_LIVE_TOKENS)
+        throw forbidden(
+          `An account has at most ${MAX_LIVE_TOKENS} live access tokens; revoke one first`,
+          'ACCESS_TOKEN_LIMIT',
+        );
+      const token = ACCESS_TOKEN_PREFIX + randomToken(32);
+      const record = await repo.create({
+        developerId: developer.id,
+        name: input.name.trim(),
+        prefix: token.slice(0, SHOWN_PREFIX_LENGTH),
+        hash: sha256(token),
+        scope: input.scope,
+        projectIds,
+        expiresAt,
+      });
+      return { record, token };
+    },
+
+    list: (developer: Developer) => repo.list(developer.id),
+
+    async revoke(developer: Developer, id: string): Promise<void> {
+      if (!(await repo.revoke(developer.id, id)))
+        throw notFound('Access token not found or already revoked', 'ACCESS_TOKEN_NOT_FOUND');
+    },
+
+    /** The developer and grant of a bearer token on a dashboard request, or a 401/403/429. */
+    async authenticate(
+      token: string,
+      method: string,
+    ): Promise<{ developer: Developer; accessToken: AccessTokenGrant }> {
+      const found = token.startsWith(ACCESS_TOKEN_PREFIX) ? await repo.findByHash(sha256(token)) : undefined;
+      if (!found) throw unauthorized('Invalid access token', 'INVALID_ACCESS_TOKEN');
+      if (found.revokedAt)
+        throw unauthorized(
+          `This access token was revoked on ${day(found.revokedAt)}`,
+          'ACCESS_TOKEN_REVOKED',
+        );
+      const now = Date.now();
+      if (found.expiresAt.getTime() <= now)
+        throw unauthorized(
+          `This access token expired on ${day(found.expiresAt)}; create a new one on the Account page`,
+          'ACCESS_TOKEN_EXPIRED',
+        );
+      const developer = await developers.findById(found.developerId);
+      if (!developer) throw unauthorized('Invalid access token', 'INVALID_ACCESS_TOKEN');
+      await charge(found);
+      if (found.scope === 'read' && !SAFE_METHODS.has(method))
+        throw forbidden(
+          'This access token is read-only: it cannot change anything',
+          'ACCESS_TOKEN_READ_ONLY',
+        );
+      touch(found, now);
+      return {
+        developer,
+        accessToken: { id: found.id, scope: found.scope, projectIds: found.projectIds },
+      };
+    },
+  };
+}
+
+export type AccessTokensService = ReturnType<typeof accessTokensService>;
