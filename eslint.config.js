@@ -31,7 +31,16 @@ const layer = (files, allowed = [], ignores = []) => ({
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', 'generated/', '.stack/', 'coverage/', '.data/', 'test/typed-client/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'cli/dist/',
+      'generated/',
+      '.stack/',
+      'coverage/',
+      '.data/',
+      'test/typed-client/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { projectConfigSchema } from './project-config-schema.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specDir = path.join(root, 'openapi');
@@ -155,6 +156,20 @@ for (const role of ROLES) {
     if (current === content) continue;
     if (check) stale.push(name);
     else writeFileSync(file, content);
+  }
+}
+// The CLI's definition file schema, published with the CLI package (cli/schema/).
+{
+  const dashboard = bundle('dashboard') as { components: { schemas: { [name: string]: Json } } };
+  const file = path.join(root, 'cli', 'schema', 'project-config.schema.json');
+  const content = JSON.stringify(projectConfigSchema(dashboard.components.schemas, BANNER), null, 2) + '\n';
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  if (current !== content) {
+    if (check) stale.push('cli/schema/project-config.schema.json');
+    else {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
   }
 }
 if (stale.length) {
