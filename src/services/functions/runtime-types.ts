@@ -1,0 +1,75 @@
+// The contract between the trigger service (hooks, HTTP runtime, write paths) and the hosted
+// JavaScript runtime (src/sandbox). Fields may be added; none renamed or removed
+// (/work/notes/contract.md): both sides build against this file at the same time.
+
+export type InvocationStatus = 'ok' | 'error' | 'refused' | 'timeout' | 'memory' | 'crashed';
+
+export interface InvocationLimits {
+  /** Whole invocation, wall clock. */
+  deadlineMs: number;
+  /** Heap limit inside the runner. */
+  memoryBytes: number;
+  /** ctx.fetch calls per invocation. */
+  maxFetches: number;
+  /** ctx.db writes+reads per invocation. */
+  maxDbCalls: number;
+  /** Serialized return value. */
+  maxResultBytes: number;
+  /** Captured console output (truncated past it, marked). */
+  maxLogBytes: number;
+}
+
+export interface LogLine {
+  level: 'log' | 'info' | 'warn' | 'error';
+  message: string;
+  atMs: number;
+}
+
+export interface InvocationOutcome {
+  status: InvocationStatus;
+  /** JSON value returned by the code (status 'ok'). */
+  value?: unknown;
+  /** Stack mapped to the source lines where possible. */
+  error?: { message: string; stack?: string };
+  logs: LogLine[];
+  durationMs: number;
+}
+
+/** What `ctx` offers hosted code, already bound to ONE project and ONE caller by the service. */
+export interface HostedHost {
+  db(op: {
+    action: 'list' | 'get' | 'create' | 'update' | 'delete' | 'count' | 'aggregate';
+    collection: string;
+    id?: string;
+    query?: Record<string, string>;
+    body?: unknown;
+    pipeline?: unknown[];
+  }): Promise<unknown>;
+  fetch(req: {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+}
+
+export interface HostedInvocation {
+  projectId: string;
+  functionId: string;
+  version: number;
+  codeHash: string;
+  code: string;
+  /** e.g. 'beforeCreate', 'callable', 'schedule'. */
+  trigger: string;
+  /** JSON, shape per trigger (docs/functions.md, "Events"). */
+  event: unknown;
+  /** Decrypted secrets, only for this call. */
+  env: Record<string, string>;
+  limits: InvocationLimits;
+  host: HostedHost;
+}
+
+export interface HostedRuntime {
+  invoke(call: HostedInvocation): Promise<InvocationOutcome>;
+  close(): Promise<void>;
+}
