@@ -1,11 +1,12 @@
 // Account settings: who is logged in, the password change (which ends every other session) and
-// the personal AI provider key.
+// the personal AI provider key, and the personal access tokens.
 import { useState, type FormEvent } from 'react';
-import { api, ApiFailure, call } from '../api';
-import { useSession } from '../session';
-import { ErrorBox, Field, Notice } from '../components/ui';
-import { useAction } from '../hooks';
-import { AiKeyForm } from '../components/ai-key';
+import { api, ApiFailure, call } from '../../api';
+import { useSession } from '../../session';
+import { ErrorBox, Field, Notice } from '../../components/ui';
+import { useAction } from '../../hooks';
+import { AiKeyForm } from '../../components/ai-key';
+import { AccessTokens } from './access-tokens';
 
 export function AccountPage() {
   const { developer, refresh } = useSession();
@@ -85,6 +86,7 @@ export function AccountPage() {
           </p>
         </AiKeyForm>
       )}
+      <AccessTokens />
     </main>
   );
 }
