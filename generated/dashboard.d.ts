@@ -298,7 +298,7 @@ export interface paths {
         put?: never;
         /**
          * Register a collection (members)
-         * @description Registers a collection with its mode, fields and RLS settings, creates its MongoDB collection in the project database, a unique index (`u_<field>`, sparse) for every unique field and an index on the RLS owner field. Limited by the plan (collections per project): 403 `PLAN_LIMIT`. A name already taken in the project: 409 `COLLECTION_EXISTS`. Every rule of the definition is a 400 naming the field, for example `At least one field is required` or `Default is only allowed on non-required String, Number and Boolean fields (publishedAt is a Date)`.
+         * @description Registers a collection with its mode, fields and RLS settings, creates its MongoDB collection in the project database, a unique index (`u_<field>`, sparse) for every unique field and an index on the RLS owner field. Limited by the plan (collections per project): 403 `PLAN_LIMIT`. A name already taken in the project: 409 `COLLECTION_EXISTS`. Every rule of the definition is a 400 naming the field, for example `At least one field is required` (schema mode; a flexible collection may have no field) or `Default is only allowed on non-required String, Number and Boolean fields (publishedAt is a Date)`.
          */
         post: operations["createCollection"];
         delete?: never;
@@ -2646,7 +2646,7 @@ export interface components {
             type: "String" | "Number" | "Boolean" | "Date" | "Object" | "Ref";
             ref?: string;
         };
-        /** @description Row-level security. `public-read`: anyone with the publishable key reads, only the owner writes. `private`: only the owner reads and writes (a Bearer token is needed). The owner field is a String or Ref field of the collection and is indexed. */
+        /** @description Row-level security. `public-read`: anyone with the publishable key reads, only the owner writes. `private`: only the owner reads and writes (a Bearer token is needed). The owner field is a String field of the collection, or a Ref to `users` (it holds an end user's id), and is indexed. */
         RlsSettings: {
             enabled: boolean;
             /** @enum {string} */
@@ -2654,14 +2654,14 @@ export interface components {
             /** @example userId */
             ownerField: string;
         };
-        /** @description Parts left out keep their value (on create: `enabled: false`, `mode: public-read`, `ownerField: userId`). When enabled, `ownerField` must name a String or Ref field. */
+        /** @description Parts left out keep their value (on create: `enabled: false`, `mode: public-read`, `ownerField: userId`). When enabled, `ownerField` must name a String field or a Ref to `users`. */
         RlsSettingsInput: {
             enabled?: boolean;
             /** @enum {string} */
             mode?: "public-read" | "private";
             ownerField?: string;
         };
-        /** @description A new collection. `fields` must hold at least one field in both modes (400 `At least one field is required`). The name `users` is reserved for end-user accounts: its `email` (String, required, unique) and `password` (String, required) fields are added when left out and cannot be removed, retyped or made optional; more fields may be added. */
+        /** @description A new collection. In `schema` mode `fields` must hold at least one field (400 `At least one field is required`); a `flexible` collection has no schema to be empty and may have no field (`fields` empty or left out). The name `users` is reserved for end-user accounts: its `email` (String, required, unique) and `password` (String, required) fields are added when left out and cannot be removed, retyped or made optional; more fields may be added. */
         CollectionInput: {
             /**
              * @description 1 to 64 letters, digits, `_` or `-`, starting with a letter; fixed once created.

@@ -93,8 +93,8 @@ describe('AI Collection Creator', () => {
         /"collection" must be an object/,
       ],
       [
-        'no fields',
-        { json: { reply: 'ok', collection: { name: 'things', fields: [] } } },
+        'no fields in schema mode',
+        { json: { reply: 'ok', collection: { name: 'things', mode: 'schema', fields: [] } } },
         /At least one field is required/,
       ],
       [
@@ -167,7 +167,9 @@ describe('AI Collection Creator', () => {
       const { fx, dash } = await suite.project('free');
       suite.provider.queue({ json: products() });
       const { id } = (await start(dash, fx.project.id)).body.data.session;
-      suite.provider.queue({ json: { reply: 'ok', collection: { name: 'products', fields: [] } } });
+      suite.provider.queue({
+        json: { reply: 'ok', collection: { name: 'products', mode: 'schema', fields: [] } },
+      });
       const bad = await send(dash, fx.project.id, id);
       expect(bad.status).to.equal(502);
       suite.provider.queue({ json: { reply: 'still here', collection: null } });

@@ -216,19 +216,40 @@ describe('collections (dashboard)', () => {
       else expect(res.body.message).to.match(message);
     };
 
-    it('needs at least one field, on create and on update, in both modes', async () => {
-      for (const mode of ['flexible', 'schema']) {
-        await expect400(
-          await client.post(base, { name: fresh(), mode, fields: [] }),
-          'At least one field is required',
-        );
-      }
-      await expect400(await client.post(base, { name: fresh() }), 'At least one field is required');
+    it('needs at least one field in schema mode, on create and on update', async () => {
+      await expect400(
+        await client.post(base, { name: fresh(), mode: 'schema', fields: [] }),
+        'At least one field is required',
+      );
+      await expect400(
+        await client.post(base, { name: fresh(), mode: 'schema' }),
+        'At least one field is required',
+      );
       const name = fresh();
-      await create({ name, fields: [{ name: 'a', type: 'String' }] });
+      await create({ name, mode: 'schema', fields: [{ name: 'a', type: 'String' }] });
       await expect400(await client.put(`${base}/${name}`, { fields: [] }), 'At least one field is required');
       await expect400(
         await client.put(`${base}/${name}`, { mode: 'schema' }),
+        'At least one field is required',
+      );
+    });
+
+    it('lets a flexible collection have no field, and stores any JSON in it', async () => {
+      const name = fresh();
+      const made = await client.post(base, { name, mode: 'flexible', fields: [] });
+      expect(made.status, made.text).to.equal(201);
+      expect(made.body.data.collection).to.deep.include({ mode: 'flexible', fields: [] });
+      expect((await create({ name: fresh() })).fields).to.deep.equal([]);
+      // Emptied again on update; switching it to schema mode with no field is still refused.
+      const other = fresh();
+      await create({ name: other, fields: [{ name: 'a', type: 'String' }] });
+      const emptied = await client.put(`${base}/${other}`, { fields: [] });
+      expect(emptied.status, emptied.text).to.equal(200);
+      expect(emptied.body.data.collection.fields).to.deep.equal([]);
+      const stored = await app.services.repos.collections.findByName(owner.project.id, other);
+      expect(stored?.fields).to.deep.equal([]);
+      await expect400(
+        await client.put(`${base}/${other}`, { mode: 'schema', fields: [] }),
         'At least one field is required',
       );
     });
@@ -316,6 +337,16 @@ describe('collections (dashboard)', () => {
           rls: { enabled: true, ownerField: 'owner' },
         }),
         'RLS owner field "owner" must be a String or Ref field (it is a Number)',
+      );
+      // A Ref to another collection can never hold an end user's id.
+      const selfRef = fresh();
+      await expect400(
+        await client.post(base, {
+          name: selfRef,
+          fields: [{ name: 'owner', type: 'Ref', ref: selfRef }],
+          rls: { enabled: true, ownerField: 'owner' },
+        }),
+        `RLS owner field "owner" refers to "${selfRef}": an owner field holds an end user's id, so a Ref must point at users`,
       );
       const name = fresh();
       await create({ name, fields: [{ name: 'userId', type: 'String' }], rls: { enabled: true } });

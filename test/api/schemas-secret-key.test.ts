@@ -43,7 +43,7 @@ describe('/api/schemas with the secret key (public)', () => {
   });
 
   it('applies the dashboard rules: 400 on an invalid definition, 409 on a taken name', async () => {
-    const empty = await secret.post('/api/schemas', { name: 'empty', fields: [] });
+    const empty = await secret.post('/api/schemas', { name: 'empty', mode: 'schema', fields: [] });
     expect(empty.status).to.equal(400);
     expect(empty.body.message).to.equal('At least one field is required');
     const badRef = await secret.post('/api/schemas', {

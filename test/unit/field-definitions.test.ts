@@ -64,11 +64,26 @@ describe('collection definitions', () => {
       );
     });
 
-    for (const mode of ['flexible', 'schema'])
-      for (const fields of [[], undefined, 'x'])
-        it(`needs at least one field (${mode}, ${JSON.stringify(fields)})`, () => {
-          expect(refuse({ name: 'posts', mode, fields }).message).to.equal('At least one field is required');
-        });
+    for (const fields of [[], undefined, 'x'])
+      it(`needs at least one field in schema mode (${JSON.stringify(fields)})`, () => {
+        expect(refuse({ name: 'posts', mode: 'schema', fields }).message).to.equal(
+          'At least one field is required',
+        );
+      });
+
+    it('lets a flexible collection have no field (it has no schema to be empty)', () => {
+      expect(check({ name: 'posts', mode: 'flexible', fields: [] }).fields).to.deep.equal([]);
+      expect(check({ name: 'posts' }).fields).to.deep.equal([]);
+      expect(refuse({ name: 'posts', mode: 'flexible', fields: 'x' }).message).to.equal(
+        'At least one field is required',
+      );
+      // On update the body replaces the fields: leaving them out must not wipe them.
+      const update = { existingCollections: new Set<string>(), operation: 'update' as const };
+      expect(check({ name: 'posts', mode: 'flexible', fields: [] }, update).fields).to.deep.equal([]);
+      expect(() => check({ name: 'posts', mode: 'flexible' }, update)).to.throw(
+        'At least one field is required',
+      );
+    });
 
     it('refuses duplicate names, at every level', () => {
       expect(
@@ -374,6 +389,15 @@ describe('collection definitions', () => {
       expect(
         refuse(withFields([{ name: 'userId', type: 'Number' }], { rls: { enabled: true } })).message,
       ).to.equal('RLS owner field "userId" must be a String or Ref field (it is a Number)');
+    });
+
+    it('refuses a Ref owner field that does not point at users', () => {
+      expect(
+        refuse(withFields([{ name: 'userId', type: 'Ref', ref: 'posts' }], { rls: { enabled: true } }))
+          .message,
+      ).to.equal(
+        'RLS owner field "userId" refers to "posts": an owner field holds an end user\'s id, so a Ref must point at users',
+      );
     });
 
     it('does not check the owner field while RLS is off', () => {

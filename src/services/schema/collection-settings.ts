@@ -124,6 +124,13 @@ export function checkRls(raw: unknown, fields: FieldDef[], current: RlsSettings 
         'rls.ownerField',
       );
     }
+    // The owner field holds an end user's id: a Ref elsewhere could never match one.
+    if (owner.type === 'Ref' && owner.ref !== 'users') {
+      throw fail(
+        `RLS owner field "${rls.ownerField}" refers to "${owner.ref}": an owner field holds an end user's id, so a Ref must point at users`,
+        'rls.ownerField',
+      );
+    }
   }
   return rls;
 }

@@ -246,14 +246,17 @@ export function checkCollectionInput(input: RawCollectionInput, ctx: DefinitionC
   const name = checkCollectionName(input.name);
   const mode = input.mode ?? ctx.currentMode ?? 'flexible';
   if (mode !== 'flexible' && mode !== 'schema') throw fail('mode must be "flexible" or "schema"', 'mode');
-  if (!Array.isArray(input.fields) || input.fields.length === 0) {
+  // A flexible collection has no schema to be empty: it may have no field at all. On update,
+  // fields left out stay an error (the body replaces them; an omission must not wipe them).
+  const given: unknown = input.fields === undefined && ctx.operation === 'create' ? [] : input.fields;
+  if (!Array.isArray(given) || (given.length === 0 && mode !== 'flexible')) {
     throw badRequest(
       'At least one field is required',
       [{ path: 'fields', message: 'At least one field is required' }],
       'VALIDATION_FAILED',
     );
   }
-  const rawFields = name === USERS ? structuredClone(input.fields) : input.fields;
+  const rawFields = name === USERS ? structuredClone(given) : given;
   if (name === USERS) impliedUsersFlags(rawFields);
   let fields = checkFieldList(rawFields, 'fields', 1, ctx, name);
   if (name === USERS) fields = applyUsersContract(fields, ctx.operation);

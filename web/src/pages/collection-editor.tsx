@@ -8,6 +8,11 @@ import { FieldEditor, newField, type DraftField } from '../components/field-edit
 import { ErrorBox, Field, FieldError, Notice, Progress } from '../components/ui';
 import { Confirm } from '../components/confirm';
 import { problemsOf } from '../forms/validate';
+import {
+  definitionProblems,
+  mergeProblems,
+  ownerChoices as ownerChoicesOf,
+} from '../forms/definition-problems';
 import { queryClient } from '../query';
 import { collectionsKey, useCollections } from '../data/collections';
 import { useAction } from '../hooks';
@@ -17,6 +22,7 @@ import { RlsOwnerField } from '../components/rls-owner-field';
 
 type Rls = Collection['rls'];
 const USERS_FIXED = new Set(['email', 'password']);
+const isBlank = (f: DraftField) => !f.name.trim() && !f.ref && !f.defaultValue && !f.fields.length;
 
 export function CollectionEditorPage({ project, name }: ProjectPageProps & { name?: string }) {
   const projectId = project.id;
@@ -25,11 +31,12 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
   const [draftName, setName] = useState('');
   const [mode, setMode] = useState<'flexible' | 'schema'>('schema');
   const [fields, setFields] = useState<DraftField[]>([newField()]);
-  const [rls, setRls] = useState<Rls>({ enabled: false, mode: 'public-read', ownerField: 'userId' });
+  // No owner preselected: a hidden `userId` would be refused, naming a field the user never saw.
+  const [rls, setRls] = useState<Rls>({ enabled: false, mode: 'public-read', ownerField: '' });
   const [saved, setSaved] = useState(false);
+  const [tried, setTried] = useState(false);
   const { busy, error, run } = useAction();
   const remove = useAction();
-  const failure = error instanceof ApiFailure ? error : undefined;
 
   useEffect(() => {
     if (!existing) return;
@@ -44,19 +51,43 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
   if (name && !existing) return <ErrorBox error={new Error(`There is no collection named “${name}”.`)} />;
 
   const targets = [...new Set([...all.data.map((c) => c.name), draftName].filter(Boolean))];
-  const ownerChoices = fields
-    .filter((f) => f.name && (f.type === 'String' || f.type === 'Ref'))
-    .map((f) => f.name);
+  const ownerChoices = ownerChoicesOf(fields.map((f) => ({ ...f, name: f.name.trim() })));
+  const addOwnerField = () => {
+    const name = fields.some((f) => f.name.trim() === 'ownerId') ? 'ownerUserId' : 'ownerId';
+    setFields([...fields, { ...newField(), name }]);
+    setRls({ ...rls, ownerField: name });
+  };
+  const chooseMode = (next: 'flexible' | 'schema') => {
+    setMode(next);
+    // A flexible collection needs no field: the blank row a new form starts with goes.
+    if (next === 'flexible') setFields(fields.filter((f) => !isBlank(f)));
+    else if (!fields.length) setFields([newField()]);
+  };
+
+  // An owner not chosen is left out while RLS is off (the API keeps its own default).
+  const sentRls = rls.ownerField ? rls : { enabled: rls.enabled, mode: rls.mode };
+  const body = { mode, fields: fields.map(fromDraft), rls: sentRls };
+  // Once a save was tried, the problems shown are those of the draft as it is now: one fixed goes.
+  const problemsNow = () =>
+    mergeProblems(
+      existing
+        ? problemsOf('updateCollection', body)
+        : problemsOf('createCollection', { name: draftName, ...body }),
+      definitionProblems({ ...body, rls }),
+    );
+  const problems = tried ? problemsNow() : [];
+  const failure = problems.length
+    ? new ApiFailure('Check the fields marked.', 400, 'INVALID', problems)
+    : error instanceof ApiFailure
+      ? error
+      : undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
+    setTried(true);
+    if (problemsNow().length) return;
     void run(async () => {
-      const body = { mode, fields: fields.map(fromDraft), rls };
-      const problems = existing
-        ? problemsOf('updateCollection', body)
-        : problemsOf('createCollection', { name: draftName, ...body });
-      if (problems.length) throw new ApiFailure('Check the fields marked.', 400, 'INVALID', problems);
       if (existing) {
         await call(
           api.PUT('/api/projects/{projectId}/collections/{collectionName}', {
@@ -109,7 +140,12 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
         <fieldset>
           <legend>Mode</legend>
           <label className="check">
-            <input type="radio" name="mode" checked={mode === 'schema'} onChange={() => setMode('schema')} />
+            <input
+              type="radio"
+              name="mode"
+              checked={mode === 'schema'}
+              onChange={() => chooseMode('schema')}
+            />
             Schema: every write is checked against the fields below
           </label>
           <label className="check">
@@ -117,13 +153,20 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
               type="radio"
               name="mode"
               checked={mode === 'flexible'}
-              onChange={() => setMode('flexible')}
+              onChange={() => chooseMode('flexible')}
             />
             Flexible: any JSON is stored as sent (defaults still apply)
           </label>
           <FieldError message={failure?.forField('mode')} />
         </fieldset>
         <h2>Fields</h2>
+        {!fields.length && (
+          <p className="muted">
+            {mode === 'flexible'
+              ? 'No declared field: documents are stored as sent. Add one to give it a default, a unique index or an RLS owner.'
+              : 'No field yet.'}
+          </p>
+        )}
         {fields.map((f, i) => (
           <FieldEditor
             key={f.key}
@@ -169,6 +212,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
                 value={rls.ownerField}
                 choices={ownerChoices}
                 onChange={(ownerField) => setRls({ ...rls, ownerField })}
+                onAddField={addOwnerField}
                 error={failure?.forField('rls.ownerField')}
               />
             </div>
