@@ -1,8 +1,11 @@
 // One document: a form of the collection's fields in schema mode, JSON in flexible mode. Saving
-// sends only what is edited; the API's message appears next to the field it names.
+// sends only what is edited; a new document starts from the fields' defaults. What a field shows
+// is its current state: its own problem (a required field empty, a number or JSON that does not
+// parse) once a save was tried, or the API's message about it until it is changed. A document in
+// the trash is read-only, with Restore.
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, call, type ApiDocument, type FieldDef } from '../../api';
+import { api, ApiFailure, call, type FieldDef } from '../../api';
 import { navigate } from '../../router';
 import { ErrorBox, FieldError, Link, Notice, Progress } from '../../components/ui';
 import { useAction } from '../../hooks';
@@ -24,11 +27,14 @@ function toText(field: FieldDef, value: unknown): string {
 
 /** The typed value of an input, or an Error in words. Empty means "leave out" (or null on edit). */
 function fromText(field: FieldDef, text: string): unknown {
-  if (text === '') return undefined;
+  if (text === '') {
+    if (field.required) throw new Error('Required.');
+    return undefined;
+  }
   switch (field.type) {
     case 'Number': {
       const n = Number(text);
-      if (!Number.isFinite(n)) throw new Error(`${field.name} must be a number`);
+      if (!Number.isFinite(n)) throw new Error('Enter a number.');
       return n;
     }
     case 'Boolean':
@@ -38,7 +44,7 @@ function fromText(field: FieldDef, text: string): unknown {
       try {
         return JSON.parse(text);
       } catch {
-        throw new Error(`${field.name} is not valid JSON`);
+        throw new Error('This is not valid JSON: check the brackets, quotes and commas.');
       }
     default:
       return text;
@@ -63,19 +69,24 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
   const refresh = () => client.invalidateQueries({ queryKey: documentsKey(projectId, name) });
   const [values, setValues] = useState<Record<string, string>>({});
   const [json, setJson] = useState('{\n  \n}');
-  const [localError, setLocalError] = useState<Record<string, string>>({});
+  /** A save was tried: from then on each field shows its own problem as it is now. */
+  const [tried, setTried] = useState(false);
+  /** The API's messages by field, each kept until that field changes. */
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState('');
   const { busy, error, run } = useAction();
-  const failure = error instanceof ApiFailure ? error : undefined;
   const base = `/projects/${projectId}/data/${encodeURIComponent(name)}`;
 
   useEffect(() => {
     if (!def.data) return;
-    const current = doc.data ?? {};
+    const current = doc.data;
+    // A new document starts from the fields' defaults, which the API would apply anyway.
     setValues(
-      Object.fromEntries(def.data.fields.map((f) => [f.name, toText(f, (current as ApiDocument)[f.name])])),
+      Object.fromEntries(
+        def.data.fields.map((f) => [f.name, toText(f, current ? current[f.name] : f.default)]),
+      ),
     );
-    const editable = Object.fromEntries(Object.entries(current).filter(([k]) => !SYSTEM.has(k)));
+    const editable = Object.fromEntries(Object.entries(current ?? {}).filter(([k]) => !SYSTEM.has(k)));
     setJson(JSON.stringify(editable, null, 2));
   }, [def.data, doc.data]);
 
@@ -85,16 +96,18 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
   const schemaMode = collection.mode === 'schema';
   const current = doc.data;
 
-  const body = (): Record<string, unknown> | undefined => {
+  /** The body to send and the problems of the form as it is now (none: it may be sent). */
+  const check = (): { out: Record<string, unknown>; problems: Record<string, string> } => {
     if (!schemaMode) {
       try {
         const parsed = JSON.parse(json) as unknown;
         if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error();
-        setLocalError({});
-        return parsed as Record<string, unknown>;
+        return { out: parsed as Record<string, unknown>, problems: {} };
       } catch {
-        setLocalError({ json: 'This is not a JSON object. Check the brackets, quotes and commas.' });
-        return undefined;
+        return {
+          out: {},
+          problems: { json: 'This is not a JSON object. Check the brackets, quotes and commas.' },
+        };
       }
     }
     const out: Record<string, unknown> = {};
@@ -110,16 +123,38 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
         problems[field.name] = (err as Error).message;
       }
     }
-    setLocalError(problems);
-    return Object.keys(problems).length ? undefined : out;
+    return { out, problems };
+  };
+  const local = tried ? check().problems : {};
+  const shownFields = schemaMode ? collection.fields.map((f) => f.name) : ['json'];
+  const change = (field: string) => {
+    if (!(field in serverErrors)) return;
+    const { [field]: _gone, ...rest } = serverErrors;
+    setServerErrors(rest);
   };
 
   const save = (e: FormEvent) => {
     e.preventDefault();
     setSaved('');
-    const payload = body();
-    if (!payload) return;
+    setTried(true);
+    const { out: payload, problems } = check();
+    if (Object.keys(problems).length) return;
+    setServerErrors({});
     void run(async () => {
+      try {
+        await send(payload);
+      } catch (err) {
+        // A refusal naming the form's fields goes under them, and only there.
+        const placed = (err instanceof ApiFailure ? err.details : [])
+          .map((d) => [schemaMode ? d.path.split('.')[0]! : 'json', d.message] as const)
+          .filter(([field]) => shownFields.includes(field));
+        if (!placed.length) throw err;
+        setServerErrors(Object.fromEntries(placed.reverse()));
+      }
+    });
+  };
+  const send = async (payload: Record<string, unknown>) => {
+    {
       if (current) {
         await call(
           api.PATCH('/api/projects/{projectId}/data/{collectionName}/{id}', {
@@ -135,7 +170,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
         );
         navigate(`${base}/${String(created.data._id)}`);
       }
-    });
+    }
   };
   const lifecycle = (kind: 'trash' | 'restore') =>
     run(async () => {
@@ -147,7 +182,8 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
       await refresh();
     });
 
-  const message = (field: string) => localError[field] ?? failure?.forField(field);
+  const message = (field: string) => local[field] ?? serverErrors[field];
+  const readOnly = !!current?.isDeleted;
   // Under private RLS only the owner (an end user) reads a document: the member picks one.
   const privateOwner =
     collection.rls.enabled && collection.rls.mode === 'private' ? collection.rls.ownerField : '';
@@ -174,11 +210,12 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
       <h1 className="doc-title">{current ? `Document ${String(current._id)}` : `New document in ${name}`}</h1>
       {current?.isDeleted && (
         <p className="warning">
-          This document is in the trash since {new Date(String(current.deletedAt)).toLocaleString()}.
+          This document is in the trash since {new Date(String(current.deletedAt)).toLocaleString()}. It is
+          read-only: restore it to edit it.
         </p>
       )}
       <form onSubmit={save} noValidate className="doc-form">
-        {privateOwner && (
+        {privateOwner && !readOnly && (
           <OwnerPicker
             projectId={projectId}
             ownerField={privateOwner}
@@ -190,82 +227,98 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
             }
           />
         )}
-        {schemaMode ? (
-          collection.fields.map((f) => {
-            const inputId = `doc-${f.name}`;
-            const err = message(f.name);
-            const common = {
-              id: inputId,
-              'aria-invalid': err ? true : undefined,
-              'aria-describedby': err ? `${inputId}-err` : undefined,
-              value: values[f.name] ?? '',
-            };
-            const onText = (v: string) => setValues({ ...values, [f.name]: v });
-            return (
-              <div className="field" key={f.name}>
-                <label htmlFor={inputId}>
-                  {f.name}{' '}
-                  <span className="muted">
-                    ({f.type}
-                    {f.required ? ', required' : ''}
-                    {f.type === 'Ref' && f.ref ? ` → ${f.ref}` : ''})
-                  </span>
-                </label>
-                {f.type === 'Boolean' ? (
-                  <select {...common} onChange={(e) => onText(e.target.value)}>
-                    <option value="">(not set)</option>
-                    <option value="true">true</option>
-                    <option value="false">false</option>
-                  </select>
-                ) : f.type === 'Ref' && f.ref ? (
-                  // Chosen among the target's documents: an id that names none cannot be set.
-                  <RefPicker
-                    id={inputId}
-                    projectId={projectId}
-                    target={f.ref}
-                    value={values[f.name] || null}
-                    label={f.name}
-                    onChange={(ref) => onText(ref ?? '')}
-                  />
-                ) : f.type === 'Object' || f.type === 'Array' ? (
-                  <textarea {...common} rows={4} className="mono" onChange={(e) => onText(e.target.value)} />
-                ) : (
-                  <input
-                    {...common}
-                    type={f.type === 'Number' ? 'number' : 'text'}
-                    step="any"
-                    placeholder={f.type === 'Date' ? '2026-01-31T12:00:00Z' : undefined}
-                    onChange={(e) => onText(e.target.value)}
-                  />
-                )}
-                <FieldError message={err} id={`${inputId}-err`} />
-              </div>
-            );
-          })
-        ) : (
-          <div className="field">
-            <label htmlFor="doc-json">Document (JSON)</label>
-            <textarea
-              id="doc-json"
-              className="mono"
-              rows={14}
-              value={json}
-              onChange={(e) => setJson(e.target.value)}
-              aria-invalid={localError.json ? true : undefined}
-            />
-            <small className="hint">
-              Saving sets the fields given here; a field left out keeps its value (set it to null to clear
-              it).
-            </small>
-            <FieldError message={localError.json} />
-          </div>
-        )}
+        {/* A document in the trash cannot be changed: its controls are disabled, Restore is offered. */}
+        <fieldset className="plain" disabled={readOnly}>
+          {schemaMode ? (
+            collection.fields.map((f) => {
+              const inputId = `doc-${f.name}`;
+              const err = message(f.name);
+              const common = {
+                id: inputId,
+                'aria-invalid': err ? true : undefined,
+                'aria-describedby': err ? `${inputId}-err` : undefined,
+                value: values[f.name] ?? '',
+              };
+              const onText = (v: string) => {
+                setValues({ ...values, [f.name]: v });
+                change(f.name);
+              };
+              return (
+                <div className="field" key={f.name}>
+                  <label htmlFor={inputId}>
+                    {f.name}{' '}
+                    <span className="muted">
+                      ({f.type}
+                      {f.required ? ', required' : ''}
+                      {f.type === 'Ref' && f.ref ? ` → ${f.ref}` : ''})
+                    </span>
+                  </label>
+                  {f.type === 'Boolean' ? (
+                    <select {...common} onChange={(e) => onText(e.target.value)}>
+                      <option value="">(not set)</option>
+                      <option value="true">true</option>
+                      <option value="false">false</option>
+                    </select>
+                  ) : f.type === 'Ref' && f.ref ? (
+                    // Chosen among the target's documents: an id that names none cannot be set.
+                    <RefPicker
+                      id={inputId}
+                      projectId={projectId}
+                      target={f.ref}
+                      value={values[f.name] || null}
+                      label={f.name}
+                      onChange={(ref) => onText(ref ?? '')}
+                    />
+                  ) : f.type === 'Object' || f.type === 'Array' ? (
+                    <textarea
+                      {...common}
+                      rows={4}
+                      className="mono"
+                      onChange={(e) => onText(e.target.value)}
+                    />
+                  ) : (
+                    <input
+                      {...common}
+                      type={f.type === 'Number' ? 'number' : 'text'}
+                      step="any"
+                      placeholder={f.type === 'Date' ? '2026-01-31T12:00:00Z' : undefined}
+                      onChange={(e) => onText(e.target.value)}
+                    />
+                  )}
+                  <FieldError message={err} id={`${inputId}-err`} />
+                </div>
+              );
+            })
+          ) : (
+            <div className="field">
+              <label htmlFor="doc-json">Document (JSON)</label>
+              <textarea
+                id="doc-json"
+                className="mono"
+                rows={14}
+                value={json}
+                onChange={(e) => {
+                  setJson(e.target.value);
+                  change('json');
+                }}
+                aria-invalid={message('json') ? true : undefined}
+              />
+              <small className="hint">
+                Saving sets the fields given here; a field left out keeps its value (set it to null to clear
+                it).
+              </small>
+              <FieldError message={message('json')} />
+            </div>
+          )}
+        </fieldset>
         <ErrorBox error={error} />
         {saved && <Notice>{saved}</Notice>}
         <div className="row">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Saving…' : current ? 'Save' : 'Add document'}
-          </button>
+          {!readOnly && (
+            <button type="submit" disabled={busy}>
+              {busy ? 'Saving…' : current ? 'Save' : 'Add document'}
+            </button>
+          )}
           {current && !current.isDeleted && (
             <button type="button" className="danger" onClick={() => lifecycle('trash')} disabled={busy}>
               Move to trash
