@@ -810,7 +810,7 @@ export interface paths {
         };
         /**
          * Recent public API requests of the project (members)
-         * @description The project's recent requests to the public API, newest first: time, method, path (without the query string), status, duration, the kind of API key and the end user of the access token. A request is logged once its API key resolved to the project (a request with an unknown key has no project to be logged under). Entries are written in batches about a second after the request, so the last second may be missing. Bounded per project: the newest `REQUEST_LOG_MAX_ENTRIES` (10,000 by default; a project may briefly hold up to a tenth more between trims) and at most `REQUEST_LOG_MAX_AGE_DAYS` old (7). `data.enabled` is false where the operator turned the log off (`REQUEST_LOG_ENABLED=false`). Any member of the project; anyone else gets 404.
+         * @description The project's recent requests to the public API, newest first: time, method, path (without the query string), status, duration, the kind of API key and the end user of the access token; and the dashboard API requests made with a personal access token that named this project (`keyKind` `accessToken`, with the token's prefix), once its developer is found to reach the project; a token refused outright (expired, revoked, read-only, rate-limited) is not logged, like a request with an unknown API key. A request is logged once its API key resolved to the project (a request with an unknown key has no project to be logged under). Entries are written in batches about a second after the request, so the last second may be missing. Bounded per project: the newest `REQUEST_LOG_MAX_ENTRIES` (10,000 by default; a project may briefly hold up to a tenth more between trims) and at most `REQUEST_LOG_MAX_AGE_DAYS` old (7). `data.enabled` is false where the operator turned the log off (`REQUEST_LOG_ENABLED=false`). Any member of the project; anyone else gets 404.
          */
         get: operations["listRequestLog"];
         put?: never;
@@ -5474,9 +5474,14 @@ export interface operations {
                                 /** @description Time to the response, in milliseconds. */
                                 durationMs: number;
                                 /** @enum {string|null} */
-                                keyKind: "publishable" | "secret" | null;
+                                keyKind: "publishable" | "secret" | "accessToken" | null;
                                 /** @description The end user of the access token, if one was sent. */
                                 userId: string | null;
+                                /**
+                                 * @description The prefix of the personal access token of a dashboard request.
+                                 * @example mbp_Q2hhbmdl
+                                 */
+                                accessToken: string | null;
                                 /** @description The request's `x-request-id`, as in the server's access log. */
                                 requestId: string;
                             }[];

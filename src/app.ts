@@ -12,6 +12,7 @@ import { docsRouter } from './http/docs.js';
 import { publicCors } from './http/cors.js';
 import { securityResolvers } from './http/security.js';
 import type { AnyHandler } from './http/types.js';
+import { accessTokenRequests } from './http/access-token-log.js';
 import { repoPath } from './lib/paths.js';
 import { usersBlocked } from './services/data/access.js';
 import { rateLimitGates } from './http/rate-limit.js';
@@ -79,6 +80,9 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   // The process listens on plain HTTP (main.ts): a request is seen as TLS only through a trusted
   // proxy, so without either the middleware would never add the header and stays off the chain.
   if (tls || deps.config.trustProxy) app.use(strictTransport(tls));
+  // Outside the error handler, so that it sees the status of a refusal too.
+  if (role === 'dashboard' && services.requestLog.enabled)
+    app.use(accessTokenRequests(services.requestLog.recordAccessToken));
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public') app.use(publicCors([docs, api]));
   app.use(jsonBody(deps.config.bodyLimitBytes));

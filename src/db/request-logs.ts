@@ -1,7 +1,8 @@
 // The request log (platform database, collection `request_logs`), written in batches by
 // services/request-log/. A batch's entries of one project are stored as one document (a bucket:
 // `{ projectId, count, entries }`, its `_id` the id of its newest entry), the entries as one JSON
-// text of rows (`[id, at ms, method, path, status, durationMs, keyKind, userId, requestId]`,
+// text of rows (`[id, at ms, method, path, status, durationMs, keyKind, userId, requestId]`, and
+// the access token's prefix after them for a dashboard request made with one,
 // oldest first): the database stores and indexes one document per project and batch and parses
 // one string, not one document per request, since the log's work shares the machine with the
 // requests it records. Filters run here, on the rows of the newest buckets. Bounded per project
@@ -24,9 +25,11 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   durationMs: number;
-  keyKind: 'publishable' | 'secret' | null;
+  keyKind: 'publishable' | 'secret' | 'accessToken' | null;
   userId: string | null;
   requestId: string;
+  /** The prefix of the personal access token of a dashboard request (keyKind `accessToken`). */
+  accessToken?: string | null;
 }
 
 /** An entry as stored in its bucket's text. */
@@ -40,6 +43,7 @@ type Row = [
   keyKind: RequestLogEntry['keyKind'],
   userId: string | null,
   requestId: string,
+  accessToken?: string,
 ];
 
 interface BucketDoc {
@@ -51,17 +55,19 @@ interface BucketDoc {
   entries: string;
 }
 
-const rowOf = (e: RequestLogEntry): Row => [
-  e.id,
-  e.at.getTime(),
-  e.method,
-  e.path,
-  e.status,
-  e.durationMs,
-  e.keyKind,
-  e.userId,
-  e.requestId,
-];
+const rowOf = (e: RequestLogEntry): Row =>
+  [
+    e.id,
+    e.at.getTime(),
+    e.method,
+    e.path,
+    e.status,
+    e.durationMs,
+    e.keyKind,
+    e.userId,
+    e.requestId,
+    ...(e.accessToken ? [e.accessToken] : []),
+  ] as Row;
 const entryOf = (projectId: string, r: Row): RequestLogEntry => ({
   id: r[0],
   projectId,
@@ -73,6 +79,7 @@ const entryOf = (projectId: string, r: Row): RequestLogEntry => ({
   keyKind: r[6],
   userId: r[7],
   requestId: r[8],
+  accessToken: r[9] ?? null,
 });
 /** A bucket's rows; none for a document of the format before buckets (the age sweep removes those). */
 const rowsOf = (bucket: Pick<BucketDoc, 'entries'>) =>

@@ -24,6 +24,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** The request facet of a token: its limits on what the request may reach. */
 export interface AccessTokenGrant {
   id: string;
+  /** The token's first characters, as listed (the request log shows it). */
+  prefix: string;
   scope: AccessTokenScope;
   projectIds: string[] | null;
 }
@@ -149,7 +151,7 @@ export function accessTokensService(
       touch(found, now);
       return {
         developer,
-        accessToken: { id: found.id, scope: found.scope, projectIds: found.projectIds },
+        accessToken: { id: found.id, prefix: found.prefix, scope: found.scope, projectIds: found.projectIds },
       };
     },
   };

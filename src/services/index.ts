@@ -49,7 +49,7 @@ import { requestLogService } from './request-log/index.js';
 import { requestLogsRepo } from '../db/request-logs.js';
 import { projectLimits } from '../lib/plans.js';
 import type { Project } from './types.js';
-import { toObjectId } from '../db/ids.js';
+import { isObjectId, toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
@@ -340,6 +340,13 @@ export function createServices(deps: Deps) {
     requestLog: requestLogService({
       repo: requestLogsRepo(platform),
       projects,
+      reaches: async (projectId, developerId, tokenProjects) => {
+        if (!isObjectId(projectId) || (tokenProjects && !tokenProjects.includes(projectId))) return false;
+        const project = await cached.ofProject(projectId, 'project', () =>
+          repos.projects.findById(projectId),
+        );
+        return Boolean(project?.members.some((m) => m.developerId === developerId));
+      },
       settings: deps.config.requestLog,
       log: deps.log,
     }),

@@ -155,6 +155,34 @@ describe('personal access tokens', () => {
     expect((await bearer(token).get('/api/user/me')).status).to.equal(200);
   });
 
+  it("puts a token's requests into the request log of the project they named, never another tenant's", async () => {
+    const { token, accessToken } = await newToken({ name: 'logged', scope: 'read', expiresAt: inDays(1) });
+    const stranger = await createProjectFixture(app.services, 'Stranger');
+    expect((await bearer(token).get(`/api/projects/${owner.project.id}/collections`)).status).to.equal(200);
+    expect((await bearer(token).get(`/api/projects/${owner.project.id}/collections/nope`)).status).to.equal(
+      404,
+    );
+    expect((await bearer(token).get(`/api/projects/${stranger.project.id}/collections`)).status).to.equal(
+      404,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await app.services.requestLog.flush();
+    const mine = await asOwner().get(`/api/projects/${owner.project.id}/request-log`);
+    const rows = mine.body.data.entries.filter(
+      (e: { accessToken: string | null }) => e.accessToken === accessToken.prefix,
+    );
+    expect(
+      rows.map((e: { method: string; status: number; keyKind: string }) => [e.method, e.status, e.keyKind]),
+    ).to.deep.equal([
+      ['GET', 404, 'accessToken'],
+      ['GET', 200, 'accessToken'],
+    ]);
+    const theirs = await app.client
+      .with({ cookie: stranger.cookie })
+      .get(`/api/projects/${stranger.project.id}/request-log`);
+    expect(theirs.body.data.entries).to.deep.equal([]);
+  });
+
   it('keeps at most 50 live tokens per account and revokes only with a session', async () => {
     const busy = await createDeveloper(app.services);
     const session = app.client.with({ cookie: busy.cookie });

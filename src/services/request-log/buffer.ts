@@ -7,16 +7,18 @@ import { newId } from '../../db/ids.js';
 import type { RequestLogEntry } from '../../db/request-logs.js';
 import type { Logger } from '../../lib/logger.js';
 
-/** What the HTTP layer knows when a public API request ends. */
+/** What the HTTP layer knows when a public API request (or a token's dashboard request) ends. */
 export interface RecordedRequest {
   projectId: string;
   method: string;
   path: string;
   status: number;
   durationMs: number;
-  keyKind: 'publishable' | 'secret' | null;
+  keyKind: 'publishable' | 'secret' | 'accessToken' | null;
   userId: string | null;
   requestId: string;
+  /** A dashboard request's personal access token prefix; left out on the public API. */
+  accessToken?: string;
   /** Epoch milliseconds. */
   at: number;
 }
@@ -55,6 +57,7 @@ export function requestLogBuffer(options: BufferOptions) {
       keyKind: r.keyKind,
       userId: r.userId,
       requestId: r.requestId,
+      accessToken: r.accessToken ?? null,
     }));
     try {
       await write(entries);

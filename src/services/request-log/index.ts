@@ -8,7 +8,7 @@ import type { RequestLogSettings } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { RequestContext } from '../context.js';
 import type { ProjectsService } from '../projects.js';
-import { requestLogBuffer } from './buffer.js';
+import { requestLogBuffer, type RecordedRequest } from './buffer.js';
 
 const DAY_MS = 86_400_000;
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
@@ -26,6 +26,8 @@ export interface RequestLogListQuery {
 export function requestLogService(deps: {
   repo: RequestLogsRepo;
   projects: ProjectsService;
+  /** Whether a developer may see a project (a member, within the token's projects). */
+  reaches: (projectId: string, developerId: string, tokenProjects: string[] | null) => Promise<boolean>;
   settings: RequestLogSettings;
   log: Logger;
   now?: () => number;
@@ -55,6 +57,19 @@ export function requestLogService(deps: {
   return {
     enabled: settings.enabled,
     record: buffer.record,
+    /**
+     * A dashboard request made with a personal access token, into the log of the project it named,
+     * once the token's developer is found to reach that project (so nobody can write into the log
+     * of a project that is not theirs). Off the request: never awaited, never throws.
+     */
+    recordAccessToken(entry: RecordedRequest, developerId: string, tokenProjects: string[] | null): void {
+      void deps
+        .reaches(entry.projectId, developerId, tokenProjects)
+        .then((reached) => reached && buffer.record(entry))
+        .catch((err: unknown) =>
+          deps.log.warn({ err }, 'request log: an access token request was not recorded'),
+        );
+    },
     flush: buffer.flush,
     stats: buffer.stats,
     close: buffer.close,

@@ -126,7 +126,9 @@ function RequestLog({ project }: ProjectPageProps) {
                   <td className="mono">{e.path}</td>
                   <td className={`status status-${String(e.status)[0]}xx`}>{e.status}</td>
                   <td>{e.durationMs.toFixed(1)} ms</td>
-                  <td>{e.keyKind ?? '—'}</td>
+                  <td>
+                    {e.keyKind === 'accessToken' ? `token ${e.accessToken ?? ''}…` : (e.keyKind ?? '—')}
+                  </td>
                   <td className="mono">{e.userId ?? '—'}</td>
                 </tr>
               ))}
