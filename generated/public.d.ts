@@ -2085,6 +2085,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The project uses its own database (external database connection) and it did not answer within the deadline (`EXTERNAL_DB_TIMEOUT_MS`, 5 s by default): code `EXTERNAL_DB_TIMEOUT`. The platform is up; the project's deployment is not answering. A write's outcome is unknown (it may have been applied): read the document before retrying it; its webhook events are settled by the worker once the database answers. */
+        ExternalDatabaseTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected failure; the body carries a generic message and the request id. */
         InternalError: {
             headers: {
@@ -2185,6 +2194,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     createDocument: {
@@ -2224,6 +2234,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     createDocuments: {
@@ -2263,6 +2274,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteDocuments: {
@@ -2301,6 +2313,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     restoreDocuments: {
@@ -2339,6 +2352,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     aggregateDocuments: {
@@ -2380,6 +2394,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getDocument: {
@@ -2428,6 +2443,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     updateDocument: {
@@ -2472,6 +2488,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteDocument: {
@@ -2511,6 +2528,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     patchDocument: {
@@ -2555,6 +2573,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     restoreDocument: {
@@ -2595,6 +2614,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     streamDocuments: {

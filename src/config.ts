@@ -85,6 +85,12 @@ export interface Config {
   readonly trustedProxyHops: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownTimeoutMs: number;
+  /**
+   * The deadline of one worker task about one project (a backup or restore job, one collection's
+   * TTL sweep or trash purge, a webhook intent check): past it the task is abandoned (failed) and
+   * its lane serves other projects.
+   */
+  readonly workerTaskTimeoutMs: number;
 }
 
 /** A project's own MongoDB (SERVICE-SPEC "External database connection", DECISIONS §7). */
@@ -97,6 +103,12 @@ export interface ExternalDatabaseSettings {
   readonly idleMs: number;
   /** Connections per pool at most. */
   readonly poolSize: number;
+  /**
+   * The deadline of one operation on a project's own deployment (a request's read or write, an
+   * intent check): past it the client gets a 504 EXTERNAL_DB_TIMEOUT, and no socket of the pool
+   * waits longer than it for an answer.
+   */
+  readonly timeoutMs: number;
 }
 
 /** Webhook delivery (DECISIONS §9); everything but the defaults is for operators and tests. */
@@ -124,6 +136,8 @@ export interface WebhookSettings {
   readonly pauseAfterMs: number;
   /** An intent still unconfirmed after this long is checked against the database by the worker. */
   readonly intentGraceMs: number;
+  /** Failed checks of one intent (its project's database unreadable) after which it is dropped. */
+  readonly intentMaxFailures: number;
 }
 
 /** The per-project log of public API requests the dashboard shows (services/request-log/). */
@@ -225,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPools: r.int('EXTERNAL_DB_MAX_POOLS', 200, 1, 100_000),
       idleMs: r.int('EXTERNAL_DB_IDLE_MS', 10 * 60_000, 1000, 24 * 3_600_000),
       poolSize: r.int('EXTERNAL_DB_POOL_SIZE', 10, 1, 500),
+      timeoutMs: r.int('EXTERNAL_DB_TIMEOUT_MS', 5000, 100, 300_000),
     },
     dnsServers: r.list('DNS_SERVERS'),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -254,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
       pauseAfterFailures: r.int('WEBHOOK_PAUSE_AFTER_FAILURES', 20, 1, 1_000_000),
       pauseAfterMs: duration(r, 'WEBHOOK_PAUSE_AFTER', '3d'),
       intentGraceMs: duration(r, 'WEBHOOK_INTENT_GRACE', '1m'),
+      intentMaxFailures: r.int('WEBHOOK_INTENT_MAX_FAILURES', 10, 1, 10_000),
     },
     realtime: {
       replayEvents: r.int('REALTIME_REPLAY_EVENTS', 1000, 1, 100_000),
@@ -284,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
+    workerTaskTimeoutMs: r.int('WORKER_TASK_TIMEOUT_MS', 30 * 60_000, 500, 24 * 3_600_000),
   };
   if (config.dashboardUrl) {
     const extra = (r.optional('DASHBOARD_ORIGINS') ?? '')

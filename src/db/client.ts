@@ -28,7 +28,12 @@ export async function connectDatabase(
   uri: string,
   platformDb: string,
   timeoutMs = 5000,
-  external: Omit<ExternalPoolOptions, 'timeoutMs'> = { maxPools: 200, idleMs: 600_000, poolSize: 10 },
+  /** `timeoutMs` here: the deadline of one operation on a project's own deployment. */
+  external: Omit<ExternalPoolOptions, 'timeoutMs' | 'operationTimeoutMs'> & { timeoutMs?: number } = {
+    maxPools: 200,
+    idleMs: 600_000,
+    poolSize: 10,
+  },
 ): Promise<Database> {
   const client = new MongoClient(uri, {
     appName: 'baas',
@@ -41,7 +46,13 @@ export async function connectDatabase(
   const projectDbs = new Map<string, Db>();
   const skippedTtlIndexes = await ensurePlatformIndexes(platform);
   // The spec's 5-second server selection holds for projects' deployments whatever CONNECT_TIMEOUT_MS says.
-  const pools = externalPools({ ...external, timeoutMs: 5000 });
+  const pools = externalPools({
+    maxPools: external.maxPools,
+    idleMs: external.idleMs,
+    poolSize: external.poolSize,
+    timeoutMs: 5000,
+    operationTimeoutMs: external.timeoutMs ?? 5000,
+  });
   return {
     client,
     platform,

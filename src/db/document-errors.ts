@@ -4,6 +4,7 @@
 import { MongoOperationTimeoutError, MongoServerError } from 'mongodb';
 import { badRequest, conflict } from '../http/errors.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
+import { ExternalDbTimeoutError } from './external-deadline.js';
 
 const MAX_TIME_EXPIRED = 50;
 /** Server answers to a malformed query or update, as opposed to a server-side failure. */
@@ -41,15 +42,25 @@ export async function withTimeLimit<T>(
   timeoutMs: number,
   what: 'query' | 'pipeline',
   read: (limit: TimeLimit) => Promise<T>,
+  /** An earlier deadline (a project's own database, external-deadline.ts), passed on as it is. */
+  outer?: AbortSignal,
 ): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs + Math.max(100, Math.round(timeoutMs / 10)));
+  const passOn = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', passOn, { once: true });
   try {
     return await read({ maxTimeMS: timeoutMs, signal: controller.signal });
   } catch (err) {
-    translateDriverError(err, what, controller.signal);
+    // The earlier deadline fired: its own error, not this read's time limit.
+    return translateDriverError(
+      outer?.aborted ? outer.reason : err,
+      what,
+      outer?.aborted ? undefined : controller.signal,
+    );
   } finally {
     clearTimeout(timer);
+    outer?.removeEventListener('abort', passOn);
   }
 }
 
@@ -67,6 +78,7 @@ export function translateDriverError(
   what: 'query' | 'write' | 'pipeline',
   signal?: AbortSignal,
 ): never {
+  if (err instanceof ExternalDbTimeoutError) throw err;
   if (isTimeLimit(err, signal)) {
     throw badRequest(
       `The ${what} took longer than the time limit; narrow the filter or add a $limit`,

@@ -1,6 +1,7 @@
 // Documents of registered collections in a project's database: the only module that runs queries
 // and pipelines on project collections, each under the time limit of document-errors.ts, whose
-// translation turns driver errors into the ApiError a client sees.
+// translation turns driver errors into the ApiError a client sees. On a project's own database
+// every operation, writes included, also runs under its deadline (external-deadline.ts).
 import {
   BSON,
   type Collection,
@@ -11,6 +12,12 @@ import {
 } from 'mongodb';
 import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
+import {
+  ExternalDbTimeoutError,
+  externalDeadlineOf,
+  markExternal,
+  underDeadline,
+} from './external-deadline.js';
 import { findPinned, pinsOneId } from './find-pinned.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { TRASH_KEY } from './project-indexes.js';
@@ -34,6 +41,11 @@ export interface FindOptions {
 }
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
+/**
+ * The abort signal as a write's option: the driver (6.22) honours `signal` on every operation
+ * (execute_operation), though its types declare it on reads only.
+ */
+const abortable = (signal?: AbortSignal): object => (signal ? { signal } : {});
 
 /** Collection handles kept per database (a project's own database gets a new Db when reopened). */
 const handles = new WeakMap<Db, Map<string, Collection<MongoDocument>>>();
@@ -51,6 +63,8 @@ function handleOf(db: Db, name: string): Collection<MongoDocument> {
   if (!handle) {
     if (named.size >= MAX_HANDLES) named.delete(named.keys().next().value!);
     named.set(name, (handle = db.collection(name)));
+    const deadline = externalDeadlineOf(db);
+    if (deadline !== undefined) markExternal(handle, deadline);
   }
   return handle;
 }
@@ -78,9 +92,14 @@ export function documentsRepo(
     after: (before: MongoDocument) => MongoDocument,
   ): Promise<{ doc: StoredDocument; delta: number } | undefined> {
     try {
-      const before = await (
-        await collection(ref)
-      ).findOneAndUpdate(asFilter(filter), update, { returnDocument: 'before', maxTimeMS: timeoutMs });
+      const target = await collection(ref);
+      const before = await underDeadline(target, (signal) =>
+        target.findOneAndUpdate(asFilter(filter), update, {
+          returnDocument: 'before',
+          maxTimeMS: timeoutMs,
+          ...abortable(signal),
+        }),
+      );
       if (!before) return undefined;
       const doc = after(before);
       // Sizes first: the conversion below changes the tree in place.
@@ -91,17 +110,23 @@ export function documentsRepo(
     }
   }
 
-  /** Removes matching documents one at a time, so that each is counted by the call that removed it. */
+  /**
+   * Removes matching documents one at a time, so that each is counted by the call that removed it.
+   * `stop` (a worker task's deadline) ends the loop between documents; what was removed is counted.
+   */
   async function removeEach(
     ref: CollectionRef,
     filter: MongoDocument,
     max = Infinity,
+    stop?: AbortSignal,
   ): Promise<{ removed: number; bytes: number }> {
     const target = await collection(ref);
     let removed = 0;
     let bytes = 0;
-    while (removed < max) {
-      const doc = await target.findOneAndDelete(filter, { maxTimeMS: timeoutMs });
+    while (removed < max && !stop?.aborted) {
+      const doc = await underDeadline(target, (signal) =>
+        target.findOneAndDelete(filter, { maxTimeMS: timeoutMs, ...abortable(signal) }),
+      );
       if (!doc) break;
       removed += 1;
       bytes += BSON.calculateObjectSize(doc);
@@ -112,16 +137,23 @@ export function documentsRepo(
   return {
     async find(ref: CollectionRef, options: FindOptions): Promise<StoredDocument[]> {
       const target = await collection(ref);
-      return withTimeLimit(timeoutMs, 'query', async (limit) => {
-        const cursor = target.find(asFilter(options.filter), {
-          projection: options.projection,
-          sort: options.sort as Sort | undefined,
-          skip: options.skip || undefined,
-          limit: options.limit,
-          ...limit,
-        });
-        return (await cursor.toArray()).map(toDocument);
-      });
+      return underDeadline(target, (outer) =>
+        withTimeLimit(
+          timeoutMs,
+          'query',
+          async (limit) => {
+            const cursor = target.find(asFilter(options.filter), {
+              projection: options.projection,
+              sort: options.sort as Sort | undefined,
+              skip: options.skip || undefined,
+              limit: options.limit,
+              ...limit,
+            });
+            return (await cursor.toArray()).map(toDocument);
+          },
+          outer,
+        ),
+      );
     },
 
     async findOne(
@@ -135,14 +167,23 @@ export function documentsRepo(
       // (find-pinned.ts).
       if (!pinsOneId(filter)) {
         const target = await collection(ref);
-        return withTimeLimit(timeoutMs, 'query', async (limit: Partial<TimeLimit>) => {
-          const doc = await target.findOne(asFilter(filter), { projection, ...limit });
-          return doc ? toDocument(doc) : undefined;
-        });
+        return underDeadline(target, (outer) =>
+          withTimeLimit(
+            timeoutMs,
+            'query',
+            async (limit: Partial<TimeLimit>) => {
+              const doc = await target.findOne(asFilter(filter), { projection, ...limit });
+              return doc ? toDocument(doc) : undefined;
+            },
+            outer,
+          ),
+        );
       }
       const db = await dbFor(ref.projectId);
       try {
-        const doc = await findPinned(db, ref.collection, filter, projection, timeoutMs);
+        const doc = await underDeadline(db, (signal) =>
+          findPinned(db, ref.collection, filter, projection, timeoutMs, signal),
+        );
         return doc ? toDocument(doc) : undefined;
       } catch (err) {
         translateDriverError(err, 'query');
@@ -151,7 +192,9 @@ export function documentsRepo(
 
     async count(ref: CollectionRef, filter: MongoDocument): Promise<number> {
       const target = await collection(ref);
-      return withTimeLimit(timeoutMs, 'query', (limit) => target.countDocuments(asFilter(filter), limit));
+      return underDeadline(target, (outer) =>
+        withTimeLimit(timeoutMs, 'query', (limit) => target.countDocuments(asFilter(filter), limit), outer),
+      );
     },
 
     /**
@@ -166,7 +209,8 @@ export function documentsRepo(
     ): Promise<{ doc: StoredDocument }> {
       const stored = { _id: (id && toObjectId(id)) || new ObjectId(), ...doc };
       try {
-        await (await collection(ref)).insertOne(stored);
+        const target = await collection(ref);
+        await underDeadline(target, (signal) => target.insertOne(stored, abortable(signal)));
       } catch (err) {
         translateDriverError(err, 'write');
       }
@@ -189,9 +233,16 @@ export function documentsRepo(
       }));
       const target = await collection(ref);
       try {
-        await target.insertMany(stored, { ordered: true });
+        await underDeadline(target, (signal) =>
+          target.insertMany(stored, { ordered: true, ...abortable(signal) }),
+        );
       } catch (err) {
-        await target.deleteMany({ _id: { $in: stored.map((d) => d._id) } });
+        const undo = underDeadline(target, (signal) =>
+          target.deleteMany({ _id: { $in: stored.map((d) => d._id) } }, abortable(signal)),
+        );
+        // After a deadline the database is not answering: the undo is tried, but nobody waits for it.
+        if (err instanceof ExternalDbTimeoutError) undo.catch(() => undefined);
+        else await undo;
         translateDriverError(err, 'write');
       }
       return { docs: stored.map(toDocument) };
@@ -261,23 +312,30 @@ export function documentsRepo(
       caps: { maxResults: number; maxBytes: number },
     ): Promise<{ rows: StoredDocument[]; over?: 'results' | 'bytes' }> {
       const target = await collection(ref);
-      return withTimeLimit(timeoutMs, 'pipeline', async (limit) => {
-        // Never spilled to disk: a stage past the server's memory limit fails instead (400).
-        const cursor = target.aggregate(pipeline, { ...limit, allowDiskUse: false });
-        const rows: StoredDocument[] = [];
-        let bytes = 0;
-        for await (const doc of cursor) {
-          bytes += BSON.calculateObjectSize(doc);
-          const over =
-            bytes > caps.maxBytes ? 'bytes' : rows.length >= caps.maxResults ? 'results' : undefined;
-          if (over) {
-            await cursor.close();
-            return { rows, over };
-          }
-          rows.push(toDocument(doc));
-        }
-        return { rows };
-      });
+      return underDeadline(target, (outer) =>
+        withTimeLimit(
+          timeoutMs,
+          'pipeline',
+          async (limit) => {
+            // Never spilled to disk: a stage past the server's memory limit fails instead (400).
+            const cursor = target.aggregate(pipeline, { ...limit, allowDiskUse: false });
+            const rows: StoredDocument[] = [];
+            let bytes = 0;
+            for await (const doc of cursor) {
+              bytes += BSON.calculateObjectSize(doc);
+              const over =
+                bytes > caps.maxBytes ? 'bytes' : rows.length >= caps.maxResults ? 'results' : undefined;
+              if (over) {
+                await cursor.close();
+                return { rows, over };
+              }
+              rows.push(toDocument(doc));
+            }
+            return { rows };
+          },
+          outer,
+        ),
+      );
     },
 
     /**
@@ -290,7 +348,9 @@ export function documentsRepo(
       let bytes = 0;
       const ids: string[] = [];
       for (;;) {
-        const doc = await target.findOneAndDelete({ [ownerField]: ownerId }, { maxTimeMS: timeoutMs });
+        const doc = await underDeadline(target, (signal) =>
+          target.findOneAndDelete({ [ownerField]: ownerId }, { maxTimeMS: timeoutMs, ...abortable(signal) }),
+        );
         if (!doc) break;
         removed += 1;
         bytes += BSON.calculateObjectSize(doc);
@@ -304,15 +364,15 @@ export function documentsRepo(
      * their stored size. One at a time so that a document restored meanwhile stays, and so that
      * two workers never count the same document twice.
      */
-    purgeTrashed: (ref: CollectionRef, cutoff: Date) =>
-      removeEach(ref, { isDeleted: true, deletedAt: { $lte: cutoff } }),
+    purgeTrashed: (ref: CollectionRef, cutoff: Date, stop?: AbortSignal) =>
+      removeEach(ref, { isDeleted: true, deletedAt: { $lte: cutoff } }, Infinity, stop),
 
     /**
      * TTL: removes the documents, trashed or not, whose `field` holds a date at or before
      * `cutoff` (values of other types never match), at most `max` per call.
      */
-    removeExpired: (ref: CollectionRef, field: string, cutoff: Date, max: number) =>
-      removeEach(ref, { [field]: { $lte: cutoff } }, max),
+    removeExpired: (ref: CollectionRef, field: string, cutoff: Date, max: number, stop?: AbortSignal) =>
+      removeEach(ref, { [field]: { $lte: cutoff } }, max, stop),
   };
 }
 

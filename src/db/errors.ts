@@ -1,11 +1,13 @@
 // Translation of driver errors the services care about.
 import {
   MongoNetworkError,
+  MongoNetworkTimeoutError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { dependencyUnavailable, type ApiError } from '../http/errors.js';
+import { dependencyUnavailable, externalDatabaseTimeout, type ApiError } from '../http/errors.js';
+import { ExternalDbTimeoutError } from './external-deadline.js';
 
 export const isDuplicateKey = (err: unknown): err is MongoServerError =>
   err instanceof MongoServerError && err.code === 11000;
@@ -39,6 +41,25 @@ export function duplicateFieldOf(
 }
 
 /**
+ * Whether an operation on a project's own database ran out of time (external-deadline.ts). Its
+ * outcome is unknown: a write may or may not have been applied.
+ */
+export const isExternalTimeout = (err: unknown): err is ExternalDbTimeoutError =>
+  err instanceof ExternalDbTimeoutError;
+
+/**
+ * What a failed worker job (a backup, a restore) records for the developer: a timeout or network
+ * failure of the project's database in words (the driver's text names hosts and connections).
+ */
+export function jobFailureMessage(err: unknown): string {
+  if (err instanceof ExternalDbTimeoutError || err instanceof MongoNetworkTimeoutError)
+    return "the project's own database did not answer in time";
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError)
+    return "the project's database could not be reached";
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
  * The one translation of "the database cannot be reached" into the 503 `Unavailable: database`,
  * applied by the error middleware to whatever a request throws. The driver reports it as:
  * - MongoServerSelectionError: no server answered within serverSelectionTimeoutMS (stopped,
@@ -48,6 +69,8 @@ export function duplicateFieldOf(
  * - MongoTopologyClosedError: the client was closed (shutdown).
  */
 export function databaseUnavailable(err: unknown): ApiError | undefined {
+  // First: the project's own deployment not answering is a 504 of its own, not the platform down.
+  if (isExternalTimeout(err)) return externalDatabaseTimeout(err);
   if (
     err instanceof MongoServerSelectionError ||
     err instanceof MongoNetworkError ||

@@ -2,11 +2,13 @@
 // at most `maxPools` open in a process (the least recently used is closed first), each closed
 // after `idleMs` without use. Every socket resolves its host through the given lookup, which
 // refuses restricted addresses, so a DNS record changed after the check cannot reach the internal
-// network; the members a replica set reports are checked too (external-members.ts). Also the
-// one-off probe that the verification runs from each role.
+// network; the members a replica set reports are checked too (external-members.ts). Every
+// database handed out carries the operation deadline (external-deadline.ts), and no socket waits
+// longer than it for an answer. Also the one-off probe that the verification runs from each role.
 import type { LookupFunction } from 'node:net';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { checkReportedMembers, watchMembers, type MemberRule } from './external-members.js';
+import { markExternal } from './external-deadline.js';
 
 export interface ExternalTarget {
   /** A `mongodb://` URI whose hosts have passed the restricted-host check. */
@@ -33,6 +35,12 @@ export interface ExternalPoolOptions {
   poolSize: number;
   /** Server selection and connect timeout of pooled clients. */
   timeoutMs: number;
+  /**
+   * The deadline of one operation (a request's read or write): the data layer aborts it then, and
+   * it is the pools' socket timeout, so that a socket read without an abort signal (a backup
+   * cursor's next batch, a size scan) waits no longer either (twice with the driver's one retry).
+   */
+  operationTimeoutMs: number;
 }
 
 interface Pool {
@@ -91,13 +99,18 @@ export function externalPools(options: ExternalPoolOptions) {
           // No seed reachable: the client is opened all the same, and its requests time out as before.
           const members = await checkReportedMembers(target.uri, settings, target.members);
           if (!members.pass) throw new RefusedMemberError();
-          const client = new MongoClient(target.uri, settings);
+          const client = new MongoClient(target.uri, {
+            ...settings,
+            socketTimeoutMS: options.operationTimeoutMs,
+          });
           watchMembers(client, target.members, () => {
             if (pools.get(projectId) === pool) close(projectId);
             else void client.close().catch(() => undefined);
             target.onRefusedMember?.();
           });
-          return { client, db: client.db(target.database) };
+          const db = client.db(target.database);
+          markExternal(db, options.operationTimeoutMs);
+          return { client, db };
         })();
         pool = { fingerprint, client, lastUsed: Date.now() };
         client.catch(() => {

@@ -83,10 +83,14 @@ export async function findPinned(
   filter: MongoDocument,
   projection: Record<string, 0 | 1> | undefined,
   maxTimeMS: number,
+  /** The deadline of a project's own database (external-deadline.ts); none on the managed one. */
+  signal?: AbortSignal,
 ): Promise<MongoDocument | null> {
   // The database's read preference (a project's own deployment may set one in its URI), as
   // `findOne` would use it; `Db.command` would otherwise read from the primary.
-  const options = { readPreference: db.readPreference };
+  const options = signal
+    ? { readPreference: db.readPreference, signal }
+    : { readPreference: db.readPreference };
   const read = async () =>
     (await db.command(findCommand(db, collection, filter, projection, maxTimeMS), options)) as FindReply;
   let reply: FindReply;

@@ -62,6 +62,8 @@ export interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | '
   documentId?: string | null;
   /** An intent's event time (the write's own timestamp). */
   eventAt?: Date | null;
+  /** An intent's failed checks (webhook-intents.ts). */
+  intentFailures?: number;
   leaseUntil: Date;
   leaseToken: string | null;
   /** Set when the delivery finishes; the TTL index and the expiry sweep remove it then. */

@@ -32,6 +32,8 @@ export interface ClaimedIntent {
   collection: string;
   documentId: string;
   eventAt: Date;
+  /** Checks of this intent that failed so far (its project's database could not be read). */
+  failures: number;
 }
 
 export function webhookIntentsRepo(db: Db) {
@@ -111,7 +113,16 @@ export function webhookIntentsRepo(db: Db) {
         collection: doc.collection ?? '',
         documentId: doc.documentId ?? '',
         eventAt: doc.eventAt ?? doc.createdAt,
+        failures: doc.intentFailures ?? 0,
       };
+    },
+
+    /** Records a failed check on every intent of the event; the count decides when to give up. */
+    async noteFailure(intent: ClaimedIntent, failures: number): Promise<void> {
+      await deliveries.updateMany(
+        { projectId: toObjectId(intent.projectId)!, eventKey: intent.eventKey, status: 'intent' },
+        { $set: { intentFailures: failures } },
+      );
     },
 
     /** Settles every intent of one event: confirmed with `body`, or dropped (null). */

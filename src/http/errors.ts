@@ -50,3 +50,18 @@ export const projectRestoring = () =>
  */
 export const dependencyUnavailable = (dependency: 'database' | 'cache', cause?: unknown) =>
   Object.assign(new ApiError(503, 'DEPENDENCY_UNAVAILABLE', `Unavailable: ${dependency}`), { cause });
+
+/**
+ * A project's own database (external database connection) did not answer within its deadline
+ * (EXTERNAL_DB_TIMEOUT_MS): a 504, since the platform is up and the tenant's deployment is not
+ * answering. Raised by src/db only.
+ */
+export const externalDatabaseTimeout = (cause?: unknown) =>
+  Object.assign(
+    new ApiError(
+      504,
+      'EXTERNAL_DB_TIMEOUT',
+      "The project's own database did not answer in time; check the deployment and retry",
+    ),
+    { cause },
+  );

@@ -13,6 +13,7 @@ import { jobRunner, type RunOptions } from '../services/backups/run.js';
 import { BACKUP_PLANS } from '../lib/plans.js';
 import { usageRecountJob } from './usage-recount.js';
 import { periodOf, workerId } from './lease.js';
+import { TaskTimeoutError, withTaskDeadline } from '../lib/task-deadline.js';
 
 const LEASE_MS = 60_000;
 const POLL_MS = 2_000;
@@ -63,8 +64,14 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         const job = await jobs.claimNext(opts.owner, opts.now(), opts.leaseMs);
         if (!job) return ran;
         ran += 1;
-        await run(job).catch((err) =>
-          deps.log.warn({ err, jobId: job.id, kind: job.kind }, 'backup job failed'),
+        // One project's job holds the lane at most the worker's task limit; given up past it, it
+        // is recorded as failed here, and stops at its next step (run.ts).
+        const what = job.kind === 'backup' ? 'the backup' : 'the restore';
+        await withTaskDeadline(deps.config.workerTaskTimeoutMs, what, (stop) => run(job, stop)).catch(
+          async (err) => {
+            if (err instanceof TaskTimeoutError) await run.fail(job, err).catch(() => undefined);
+            deps.log.warn({ err, jobId: job.id, kind: job.kind }, 'backup job failed');
+          },
         );
       }
     },

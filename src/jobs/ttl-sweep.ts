@@ -30,11 +30,13 @@ export function ttlSweepJob(
         const ref = { projectId: def.projectId, collection: def.name };
         const cutoff = new Date(now().getTime() - index.expireAfterSeconds * 1000);
         try {
+          // One collection's share of the run: the rest waits for the next run past the deadline.
           const { removed, bytes } = await services.documents.removeExpired(
             ref,
             index.keys[0]!.field,
             cutoff,
             TTL_BATCH,
+            AbortSignal.timeout(deps.config.workerTaskTimeoutMs),
           );
           if (removed === 0) continue;
           await services.repos.projects.addDatabaseUsed(def.projectId, -bytes);

@@ -4,6 +4,7 @@
 // announced first (`announce`): durable listeners record an intent before the change is written
 // and confirm it with the event after; the intent outlives a process that dies in between.
 import type { Logger } from '../lib/logger.js';
+import { isExternalTimeout } from '../db/errors.js';
 
 export type EventName =
   'document.created' | 'document.updated' | 'document.deleted' | 'document.restored' | 'user.created';
@@ -92,7 +93,9 @@ export function createEventBus(log: Logger) {
       try {
         return { result: await change(), announcement };
       } catch (err) {
-        await announcement.abandon();
+        // A deadline on a project's own database leaves the outcome unknown (the write may have
+        // landed): the intents stay, and the worker's recovery checks the document later.
+        if (!isExternalTimeout(err)) await announcement.abandon();
         throw err;
       }
     },

@@ -57,7 +57,13 @@ describe('external database connection: reported replica-set members', function 
   describe('while a pool is open', () => {
     it('closes the pool when its server starts reporting a refused member, and refuses to reopen it', async () => {
       rs.members = [];
-      const pools = externalPools({ maxPools: 2, idleMs: 600_000, poolSize: 2, timeoutMs: 5000 });
+      const pools = externalPools({
+        maxPools: 2,
+        idleMs: 600_000,
+        poolSize: 2,
+        timeoutMs: 5000,
+        operationTimeoutMs: 5000,
+      });
       let refusedCalls = 0;
       const target = async () => ({
         uri: `mongodb://${rs.self}/?heartbeatFrequencyMS=500`,
@@ -98,7 +104,13 @@ describe('external database connection: reported replica-set members', function 
         checkNow: (m: string) => m !== refusedMember,
       };
       rs.members = [];
-      const pools = externalPools({ maxPools: 2, idleMs: 600_000, poolSize: 2, timeoutMs: 5000 });
+      const pools = externalPools({
+        maxPools: 2,
+        idleMs: 600_000,
+        poolSize: 2,
+        timeoutMs: 5000,
+        operationTimeoutMs: 5000,
+      });
       const target = async () => ({
         uri: `mongodb://${rs.self}/?heartbeatFrequencyMS=500`,
         database: 'members',

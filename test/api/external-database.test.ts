@@ -278,7 +278,13 @@ describe('external database connection', function () {
     });
 
     it('keeps at most the configured number of pools open, closing the least recently used', async () => {
-      const pools = externalPools({ maxPools: 2, idleMs: 600_000, poolSize: 2, timeoutMs: 5000 });
+      const pools = externalPools({
+        maxPools: 2,
+        idleMs: 600_000,
+        poolSize: 2,
+        timeoutMs: 5000,
+        operationTimeoutMs: 5000,
+      });
       try {
         const first = await pools.db('p1', 'v1', target('pool1'));
         await first.collection('c').insertOne({ n: 1 });
@@ -302,7 +308,13 @@ describe('external database connection', function () {
     });
 
     it('closes pools left idle', async () => {
-      const pools = externalPools({ maxPools: 10, idleMs: 1000, poolSize: 1, timeoutMs: 5000 });
+      const pools = externalPools({
+        maxPools: 10,
+        idleMs: 1000,
+        poolSize: 1,
+        timeoutMs: 5000,
+        operationTimeoutMs: 5000,
+      });
       try {
         await (await pools.db('p1', 'v1', target('idle'))).command({ ping: 1 });
         expect(pools.size()).to.equal(1);

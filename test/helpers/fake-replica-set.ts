@@ -1,6 +1,7 @@
 // A MongoDB wire-protocol server that only says hello: it answers the handshake (OP_QUERY or
 // OP_MSG) as the primary of a replica set whose member list the test chooses, and every other
-// command with `ok: 1`. It lets a test make a deployment report members on any address.
+// command with `ok: 1`. It lets a test make a deployment report members on any address, or, made
+// silent, accept connections and never answer a query.
 import net from 'node:net';
 import { BSON } from 'mongodb';
 
@@ -12,6 +13,13 @@ export interface FakeReplicaSet {
   members: string[];
   /** Hello commands answered so far. */
   hellos: number;
+  /**
+   * Silent: the handshake and monitoring (`hello`) are still answered, every other command never
+   * is, as by a deployment that accepts connections and then stops answering queries.
+   */
+  silent: boolean;
+  /** Commands other than hello received so far (answered or not). */
+  commands: number;
   close(): Promise<void>;
 }
 
@@ -50,11 +58,14 @@ function commandOf(opCode: number, body: Buffer): Record<string, unknown> {
 
 export async function startFakeReplicaSet(): Promise<FakeReplicaSet> {
   const sockets = new Set<net.Socket>();
-  const state = { members: [] as string[], hellos: 0 };
+  const state = { members: [] as string[], hellos: 0, silent: false, commands: 0 };
   let self = '';
-  const answer = (command: Record<string, unknown>) => {
+  const answer = (command: Record<string, unknown>): Record<string, unknown> | undefined => {
     const name = Object.keys(command)[0]?.toLowerCase();
-    if (name !== 'hello' && name !== 'ismaster') return { ok: 1 };
+    if (name !== 'hello' && name !== 'ismaster') {
+      state.commands += 1;
+      return state.silent ? undefined : { ok: 1 };
+    }
     state.hellos += 1;
     return {
       helloOk: true,
@@ -90,7 +101,8 @@ export async function startFakeReplicaSet(): Promise<FakeReplicaSet> {
         const opCode = buffered.readInt32LE(12);
         const body = buffered.subarray(16, length);
         buffered = buffered.subarray(length);
-        socket.write(reply(opCode, requestId, answer(commandOf(opCode, body))));
+        const answered = answer(commandOf(opCode, body));
+        if (answered) socket.write(reply(opCode, requestId, answered));
       }
     });
   });
@@ -108,6 +120,15 @@ export async function startFakeReplicaSet(): Promise<FakeReplicaSet> {
     },
     get hellos() {
       return state.hellos;
+    },
+    get silent() {
+      return state.silent;
+    },
+    set silent(value: boolean) {
+      state.silent = value;
+    },
+    get commands() {
+      return state.commands;
     },
     async close() {
       for (const socket of sockets) socket.destroy();

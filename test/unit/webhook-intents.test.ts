@@ -13,6 +13,7 @@ const intent = (event: string): ClaimedIntent => ({
   collection: 'posts',
   documentId: 'd',
   eventAt: at,
+  failures: 0,
 });
 
 describe('webhook intents: did the change happen?', () => {

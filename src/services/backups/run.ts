@@ -2,6 +2,7 @@
 // stores it; a restore is ./restore-run.ts. Progress (documents done of total) is written as it
 // goes, extending the lease.
 import type { Database } from '../../db/client.js';
+import { jobFailureMessage } from '../../db/errors.js';
 import {
   countDocuments,
   dataCollections,
@@ -63,7 +64,7 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     if (changes.progress) await opts.onProgress?.(job, changes.progress.done);
   };
 
-  async function backup(job: BackupJob): Promise<void> {
+  async function backup(job: BackupJob, stop?: AbortSignal): Promise<void> {
     const db = await deps.dbFor(job.projectId);
     const collections = (await dataCollections(db)).filter((name) => job.includeUsers || name !== 'users');
     let total = 0;
@@ -82,7 +83,10 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
       for (const part of PLATFORM_PARTS) {
         yield { name: `platform/${part}.jsonl`, lines: dumpPlatform(deps.platform, part, job.projectId) };
       }
-      for (const name of collections) yield { name: `data/${name}.jsonl`, lines: dumpCollection(db, name) };
+      for (const name of collections) {
+        stop?.throwIfAborted();
+        yield { name: `data/${name}.jsonl`, lines: dumpCollection(db, name) };
+      }
       for await (const file of internalFiles(deps.platform, job.projectId)) {
         yield { name: `files/${file.id}`, bytes: async () => (await deps.archives.open(file.path))?.stream };
       }
@@ -101,6 +105,7 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
         }
       })(),
       async () => {
+        stop?.throwIfAborted();
         if (!partName.startsWith('data/')) return;
         progress.done += 1;
         if (progress.done % PROGRESS_EVERY === 0) await report(job, { progress: { ...progress } });
@@ -126,30 +131,42 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     await deps.applyRetention(job.projectId);
   }
 
-  /** Runs one leased job to its end; a failure is recorded on the job (the archive is kept clean). */
-  return async function run(job: BackupJob): Promise<void> {
+  /** Records the job as failed; false when this worker no longer had it (finished, taken over). */
+  async function fail(job: BackupJob, err: unknown): Promise<boolean> {
+    const message = jobFailureMessage(err);
+    const recorded = await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
+    // Only the worker that still had the job lets the project go (another may be loading it);
+    // a crash right here leaves the mark to the public API's check of the job (stillRestoring).
+    if (recorded && job.kind === 'restore' && job.replace) await deps.clearRestoring(job.projectId, job.id);
+    // A failed restore is not retried: its pending Refs are of no use (unless another worker has it).
+    if (recorded && job.kind === 'restore') await deps.refs.clear(job.id).catch(() => undefined);
+    return recorded;
+  }
+
+  /**
+   * Runs one leased job to its end; a failure is recorded on the job (the archive is kept clean).
+   * `stop` is the worker's task deadline: the job stops at its next line or part, and its lease
+   * is no longer kept alive.
+   */
+  async function run(job: BackupJob, stop?: AbortSignal): Promise<void> {
     // Packing and storing the archive write no progress: the lease is also kept alive by a beat.
     const beat = setInterval(() => {
       deps.jobs.progress(job.id, opts.owner, {}, lease()).catch(() => undefined);
     }, opts.leaseMs / 3);
+    stop?.addEventListener('abort', () => clearInterval(beat), { once: true });
     try {
-      if (job.kind === 'backup') await backup(job);
+      if (job.kind === 'backup') await backup(job, stop);
       else
         await restore(deps, job, {
           report,
           finish: (outcome) => deps.jobs.finish(job.id, opts.owner, outcome),
         });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const recorded = await deps.jobs.finish(job.id, opts.owner, { state: 'failed', error: message });
-      // Only the worker that still had the job lets the project go (another may be loading it);
-      // a crash right here leaves the mark to the public API's check of the job (stillRestoring).
-      if (recorded && job.kind === 'restore' && job.replace) await deps.clearRestoring(job.projectId, job.id);
-      // A failed restore is not retried: its pending Refs are of no use (unless another worker has it).
-      if (recorded && job.kind === 'restore') await deps.refs.clear(job.id).catch(() => undefined);
+      await fail(job, stop?.aborted ? stop.reason : err);
       throw err;
     } finally {
       clearInterval(beat);
     }
-  };
+  }
+  return Object.assign(run, { fail });
 }

@@ -66,6 +66,8 @@ export function webhookServices(
     graceMs: config.webhooks.intentGraceMs,
     leaseMs: config.webhooks.leaseMs,
     maxPayloadBytes: config.webhooks.maxPayloadBytes,
+    maxFailures: config.webhooks.intentMaxFailures,
+    taskTimeoutMs: config.workerTaskTimeoutMs,
   });
   return {
     manage: manager,

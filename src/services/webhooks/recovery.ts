@@ -3,8 +3,11 @@
 // abandon was lost). The document tells which: the change happened when the document shows it
 // (exists for a create, an updatedAt or deletedAt at or after the event's time for an update or a
 // delete, active again for a restore); then the intent is confirmed with the document as it is now,
-// otherwise dropped.
+// otherwise dropped. Each check runs under the worker's task deadline; an intent whose document
+// cannot be read (its project's own database not answering) is tried again when its lease ends,
+// and dropped after WEBHOOK_INTENT_MAX_FAILURES failed checks (or a day).
 import type { Logger } from '../../lib/logger.js';
+import { withTaskDeadline } from '../../lib/task-deadline.js';
 import type { ClaimedIntent, WebhookIntentsRepo } from '../../db/webhook-intents.js';
 import type { EventName } from '../events.js';
 import { eventPayload } from './payload.js';
@@ -41,6 +44,10 @@ export interface RecoveryOptions {
   graceMs: number;
   leaseMs: number;
   maxPayloadBytes: number;
+  /** Failed checks after which an intent is dropped. */
+  maxFailures: number;
+  /** The deadline of one check (WORKER_TASK_TIMEOUT_MS). */
+  taskTimeoutMs: number;
   now?: () => Date;
 }
 
@@ -48,7 +55,7 @@ export function intentRecovery(
   intents: WebhookIntentsRepo,
   readDocument: DocumentReader,
   log: Logger,
-  { graceMs, leaseMs, maxPayloadBytes, now = () => new Date() }: RecoveryOptions,
+  { graceMs, leaseMs, maxPayloadBytes, maxFailures, taskTimeoutMs, now = () => new Date() }: RecoveryOptions,
 ) {
   return {
     /** Settles one stale intent (all deliveries of its event); false when there was none. */
@@ -58,15 +65,22 @@ export function intentRecovery(
       if (!intent) return false;
       let doc: Record<string, unknown> | undefined;
       try {
-        doc = await readDocument(intent.projectId, intent.collection, intent.documentId);
+        doc = await withTaskDeadline(taskTimeoutMs, 'webhook intent check', () =>
+          readDocument(intent.projectId, intent.collection, intent.documentId),
+        );
       } catch (err) {
-        // Tried again when the lease ends; an intent that cannot be checked for a day goes.
-        const stuck = at.getTime() - intent.eventAt.getTime() > GIVE_UP_MS;
+        // Tried again when the lease ends; an intent that failed too often, or cannot be checked
+        // for a day, goes.
+        const failures = intent.failures + 1;
+        const stuck = failures >= maxFailures || at.getTime() - intent.eventAt.getTime() > GIVE_UP_MS;
         log.warn(
-          { err, projectId: intent.projectId, stuck },
-          'webhook intent: the document could not be read',
+          { err, projectId: intent.projectId, failures, stuck },
+          stuck
+            ? 'webhook intent dropped: the document could not be read, given up'
+            : 'webhook intent: the document could not be read',
         );
         if (stuck) await intents.settle(intent, null);
+        else await intents.noteFailure(intent, failures);
         return true;
       }
       const happened = changeHappened(intent, doc);

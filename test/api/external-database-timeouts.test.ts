@@ -1,0 +1,234 @@
+// A project whose own database accepts connections and never answers a query (the fake replica
+// set made silent: it still says hello, so the pool opens and server selection succeeds). Its
+// clients get a 504 EXTERNAL_DB_TIMEOUT within the deadline on every data operation while a
+// project on the managed database keeps being served; in the worker, another project's webhook
+// is delivered, a backup runs, and the TTL sweep and the trash purge finish while the silent
+// project's tasks are stuck; the silent project's unconfirmed webhook intents are checked, each
+// failure counted, and dropped after WEBHOOK_INTENT_MAX_FAILURES.
+import { expect } from 'chai';
+import { ObjectId } from 'mongodb';
+import { startTestApps } from '../helpers/app.js';
+import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import { startFakeReplicaSet, type FakeReplicaSet } from '../helpers/fake-replica-set.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { startTestWorker } from '../helpers/worker.js';
+import { backupRunner } from '../../src/jobs/backup-runner.js';
+import { ttlSweepJob } from '../../src/jobs/ttl-sweep.js';
+import { trashPurgeJob } from '../../src/jobs/trash-purge.js';
+
+const DEADLINE_MS = 1000;
+const TASK_MS = 2500;
+const MAX_FAILURES = 3;
+const SETTINGS = {
+  ALLOW_PRIVATE_HOSTS: 'true',
+  EXTERNAL_DB_TIMEOUT_MS: String(DEADLINE_MS),
+  WORKER_TASK_TIMEOUT_MS: String(TASK_MS),
+  WEBHOOK_INTENT_GRACE: '100ms',
+  WEBHOOK_INTENT_MAX_FAILURES: String(MAX_FAILURES),
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_LEASE_MS: '1500',
+};
+const DAY = 86_400_000;
+const TTL_INDEX = [
+  {
+    name: 'expiry',
+    keys: [{ field: 'at', direction: 1 as const }],
+    unique: false,
+    expireAfterSeconds: 60,
+    createdAt: new Date(),
+  },
+];
+
+describe('external database that never answers', function () {
+  this.timeout(90_000);
+  let rs: FakeReplicaSet;
+  let receiver: Receiver;
+  let apps: Awaited<ReturnType<typeof startTestApps>>;
+  let silent: ProjectFixture;
+  let managed: ProjectFixture;
+  let third: ProjectFixture;
+
+  const hook = async (fx: ProjectFixture, path: string) => {
+    const res = await apps.dashboard.client
+      .with({ cookie: fx.cookie })
+      .post(`/api/projects/${fx.project.id}/webhooks`, {
+        url: receiver.url(path),
+        events: ['document.created'],
+      });
+    expect(res.status, res.text).to.equal(201);
+    receiver.secret(path, res.body.data.secret);
+  };
+  const outbox = (projectId: string) =>
+    apps.public.deps.db.platform
+      .collection('webhook_deliveries')
+      .find({ projectId: new ObjectId(projectId) })
+      .toArray();
+
+  before(async () => {
+    rs = await startFakeReplicaSet();
+    receiver = await startReceiver();
+    apps = await startTestApps('extdb_timeouts', SETTINGS);
+    const { services } = apps.public;
+    [silent, managed, third] = await Promise.all([
+      createProjectFixture(apps.dashboard.services, 'Silent'),
+      createProjectFixture(apps.dashboard.services, 'Managed'),
+      createProjectFixture(apps.dashboard.services, 'Third'),
+    ]);
+    const saved = await apps.dashboard.client
+      .with({ cookie: silent.cookie })
+      .put(`/api/projects/${silent.project.id}/database`, { uri: `mongodb://${rs.self}/shop` });
+    expect(saved.status, saved.text).to.equal(200);
+    for (const fx of [silent, managed, third]) {
+      await createCollectionFixture(services, fx.project.id, { name: 'posts' });
+      await createCollectionFixture(services, fx.project.id, { name: 'events', indexes: TTL_INDEX });
+    }
+    await hook(silent, '/silent');
+    await hook(third, '/third');
+    const db = apps.public.deps.db.project(managed.project.id);
+    await db.collection('events').insertOne({ at: new Date(Date.now() - DAY), title: 'expired' });
+    await db
+      .collection('posts')
+      .insertMany([
+        { title: 'kept' },
+        { title: 'trashed long ago', isDeleted: true, deletedAt: new Date(Date.now() - 40 * DAY) },
+      ]);
+    rs.silent = true;
+  });
+  after(async () => {
+    await apps?.close();
+    await receiver?.close();
+    await rs?.close();
+  });
+
+  it('answers every data operation with 504 EXTERNAL_DB_TIMEOUT within the deadline, and serves the managed project meanwhile', async () => {
+    const api = apps.public.client.with({ 'x-api-key': silent.secretKey });
+    const id = new ObjectId().toHexString();
+    const calls: [string, () => ReturnType<typeof api.get>][] = [
+      ['listDocuments', () => api.get('/api/data/posts')],
+      ['createDocument', () => api.post('/api/data/posts', { title: 'never answered' })],
+      ['getDocument', () => api.get(`/api/data/posts/${id}`)],
+      ['updateDocument', () => api.put(`/api/data/posts/${id}`, { title: 'x' })],
+      ['patchDocument', () => api.patch(`/api/data/posts/${id}`, { title: 'x' })],
+      ['deleteDocument', () => api.delete(`/api/data/posts/${id}`)],
+      ['restoreDocument', () => api.post(`/api/data/posts/${id}/restore`)],
+      [
+        'createDocuments',
+        () => api.post('/api/data/posts/bulk', { documents: [{ title: 'a' }, { title: 'b' }] }),
+      ],
+      ['deleteDocuments', () => api.post('/api/data/posts/bulk/delete', { ids: [id] })],
+      ['restoreDocuments', () => api.post('/api/data/posts/bulk/restore', { ids: [id] })],
+      ['aggregateDocuments', () => api.post('/api/data/posts/aggregate', { pipeline: [{ $match: {} }] })],
+    ];
+    const other = apps.public.client.with({ 'x-api-key': managed.secretKey });
+    let stop = false;
+    const servedMs: number[] = [];
+    const servedMeanwhile = (async () => {
+      while (!stop) {
+        const started = Date.now();
+        const res = await other.get('/api/data/posts');
+        expect(res.status, res.text).to.equal(200);
+        servedMs.push(Date.now() - started);
+        await new Promise((r) => setTimeout(r, 50)); // under the plan's request limit
+      }
+    })();
+    const timings: Record<string, number> = {};
+    try {
+      await Promise.all(
+        calls.map(async ([name, call]) => {
+          const started = Date.now();
+          const res: { status: number; text: string; body: any } = await call();
+          timings[name] = Date.now() - started;
+          expect(res.status, `${name}: ${res.text}`).to.equal(504);
+          expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
+          expect(res.body.message).to.match(/own database did not answer in time/);
+        }),
+      );
+    } finally {
+      stop = true;
+      await servedMeanwhile;
+    }
+    for (const [name, ms] of Object.entries(timings)) {
+      expect(ms, `${name} answered after ${ms} ms`).to.be.within(DEADLINE_MS - 50, DEADLINE_MS + 3000);
+    }
+    expect(servedMs.length, 'managed project requests answered meanwhile').to.be.greaterThan(3);
+    expect(Math.max(...servedMs), 'slowest managed request (ms)').to.be.below(2 * DEADLINE_MS);
+    console.log(
+      `      504 after ${JSON.stringify(timings)} ms; ${servedMs.length} managed lists, slowest ${Math.max(...servedMs)} ms`,
+    );
+    expect(rs.commands, 'the silent server did receive the operations').to.be.greaterThan(calls.length - 1);
+  });
+
+  it('keeps the worker serving other projects and gives up the silent project’s intents after the failure limit', async () => {
+    // The 504 create and bulk create left their intents: the write may have landed.
+    const intents = (await outbox(silent.project.id)).filter((row) => row.status === 'intent');
+    expect(intents.length, 'intents left by the timed-out creates').to.equal(3);
+
+    // The silent project's backup is queued first: the single backup lane meets it first.
+    const dashSilent = apps.dashboard.client.with({ cookie: silent.cookie });
+    const dashManaged = apps.dashboard.client.with({ cookie: managed.cookie });
+    const silentBackup = (await dashSilent.post(`/api/projects/${silent.project.id}/backups`, {})).body.data
+      .backup.id as string;
+    const managedBackup = (await dashManaged.post(`/api/projects/${managed.project.id}/backups`, {})).body
+      .data.backup.id as string;
+
+    const worker = await startTestWorker(apps.public.deps.config.platformDb, SETTINGS);
+    const failuresSeen = new Set<number>();
+    try {
+      const started = Date.now();
+      const { deps, services } = apps.dashboard;
+      const created = await apps.public.client
+        .with({ 'x-api-key': third.secretKey })
+        .post('/api/data/posts', { title: 'delivered anyway' });
+      expect(created.status).to.equal(201);
+      const [delivered, ran, ttl, purge] = await Promise.all([
+        receiver
+          .waitFor(() => receiver.on('/third').find((r) => r.completed), 15_000)
+          .then((r) => ({
+            ...r,
+            ms: Date.now() - started,
+          })),
+        backupRunner(deps, services).drain(),
+        ttlSweepJob(deps, services).sweep(),
+        trashPurgeJob(deps, services, () => new Date()).purge(),
+      ]);
+      const workerMs = Date.now() - started;
+      expect(delivered.verified).to.equal(true);
+      expect(delivered.payload).to.deep.include({ event: 'document.created' });
+      expect(ran).to.equal(2);
+      expect(ttl.removed, 'the managed project’s expired document').to.equal(1);
+      expect(purge.removed, 'the managed project’s old trash').to.equal(1);
+      expect(workerMs, 'all of it within the task limit and a margin').to.be.below(TASK_MS + 3000);
+
+      const backup = async (fx: ProjectFixture, id: string) =>
+        (
+          await apps.dashboard.client
+            .with({ cookie: fx.cookie })
+            .get(`/api/projects/${fx.project.id}/backups/${id}`)
+        ).body.data.backup;
+      expect((await backup(managed, managedBackup)).state).to.equal('done');
+      const failed = await backup(silent, silentBackup);
+      expect(failed.state).to.equal('failed');
+      expect(failed.error).to.equal("the project's own database did not answer in time");
+      console.log(
+        `      webhook of another project delivered after ${delivered.ms} ms; backups, TTL, purge done after ${workerMs} ms; silent backup: ${failed.error}`,
+      );
+
+      // Each failed check is counted on the intents, and they go after MAX_FAILURES.
+      const deadline = Date.now() + 30_000;
+      let left = intents.length;
+      while (Date.now() < deadline) {
+        const rows = (await outbox(silent.project.id)).filter((row) => row.status === 'intent');
+        for (const row of rows) failuresSeen.add(Number(row.intentFailures ?? 0));
+        left = rows.length;
+        if (!left) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(left, 'intents dropped').to.equal(0);
+      expect([...failuresSeen].sort()).to.include.members([1, MAX_FAILURES - 1]);
+      expect(Math.max(...failuresSeen)).to.equal(MAX_FAILURES - 1);
+      expect(receiver.on('/silent'), 'nothing sent for an unknown outcome').to.have.length(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
