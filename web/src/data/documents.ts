@@ -41,19 +41,22 @@ export interface ListParams {
 
 export const documentsKey = (projectId: string, name: string) => ['documents', projectId, name] as const;
 
+/** The query of one collection's definition (shared by the pages and the Ref labels). */
+export const collectionDefQuery = (projectId: string, name: string) => ({
+  queryKey: ['collection', projectId, name],
+  queryFn: async ({ signal }: { signal: AbortSignal }) =>
+    (
+      await call(
+        api.GET('/api/projects/{projectId}/collections/{collectionName}', {
+          params: { path: { projectId, collectionName: name } },
+          signal,
+        }),
+      )
+    ).data.collection,
+});
+
 export function useCollectionDef(projectId: string, name: string) {
-  return useQuery({
-    queryKey: ['collection', projectId, name],
-    queryFn: async ({ signal }) =>
-      (
-        await call(
-          api.GET('/api/projects/{projectId}/collections/{collectionName}', {
-            params: { path: { projectId, collectionName: name } },
-            signal,
-          }),
-        )
-      ).data.collection,
-  });
+  return useQuery(collectionDefQuery(projectId, name));
 }
 
 export function useCollections(projectId: string) {

@@ -16,6 +16,7 @@ import { DocumentGrid } from './grid';
 import { useLiveDocuments, type LiveState } from './live';
 import { LIMITS, useGridUrlState } from './url-state';
 import { CollectionTransfer } from './transfer';
+import { useDisplayFields } from './ref-labels';
 import './grid.css';
 
 /** The cursor of the page before each page seen in this tab, for "Previous". */
@@ -44,6 +45,7 @@ function GridPage({ project, name }: ProjectPageProps & { name: string }) {
   const writes = useDocumentWrites(projectId, name);
   const live = useLiveDocuments(projectId, name);
   const [prefs, setPrefs] = useColumnPrefs(projectId, name);
+  const [displayFields, chooseDisplay] = useDisplayFields(projectId);
   const [selection, setSelection] = useState<RowSelectionState>({});
   const [notice, setNotice] = useState('');
   const [bulkError, setBulkError] = useState('');
@@ -123,6 +125,7 @@ function GridPage({ project, name }: ProjectPageProps & { name: string }) {
         selection={selection}
         onSelection={setSelection}
         onSort={(sort) => change({ sort })}
+        displayFields={displayFields}
         onSave={async (id, column, value) => {
           await writes.update.mutateAsync({ id, patch: { [column]: value } });
           setNotice(`Saved ${column}.`);
@@ -141,7 +144,15 @@ function GridPage({ project, name }: ProjectPageProps & { name: string }) {
             <span aria-hidden="true" className="live-dot" />
             {LIVE_LABEL[live]}
           </span>
-          <ColumnPicker ordered={ordered} prefs={prefs} onChange={setPrefs} />
+          <ColumnPicker
+            ordered={ordered}
+            prefs={prefs}
+            onChange={setPrefs}
+            projectId={projectId}
+            def={def.data}
+            displayFields={displayFields}
+            onDisplay={chooseDisplay}
+          />
           <button
             type="button"
             className="secondary"

@@ -19,6 +19,7 @@ import { CellEditor } from './cell-editor';
 import { preview, typeOf } from './cell-value';
 import { fieldOf } from './columns';
 import { JsonView } from './json-view';
+import { useRefLabels } from './ref-labels';
 
 const features = tableFeatures({ rowSelectionFeature });
 const UNSORTABLE = new Set(['Object', 'Array']);
@@ -36,6 +37,8 @@ interface Props {
   onSelection: Dispatch<SetStateAction<RowSelectionState>>;
   onSort: (sort: string) => void;
   onSave: (id: string, column: string, value: unknown) => Promise<void>;
+  /** The display field chosen per Ref target (none: its first String field). */
+  displayFields: Record<string, string>;
 }
 
 interface Editing {
@@ -61,6 +64,7 @@ export function DocumentGrid(props: Props) {
     enableRowSelection: true,
   });
   const modelRows = table.getRowModel().rows;
+  const refLabels = useRefLabels(projectId, def, rows, props.displayFields);
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: modelRows.length,
@@ -226,6 +230,26 @@ export function DocumentGrid(props: Props) {
     const value = doc[column];
     if (column === 'createdAt' || column === 'updatedAt')
       return value ? new Date(String(value)).toLocaleString() : '';
+    const field = fieldOf(def, column);
+    if (field?.type === 'Ref' && field.ref && typeof value === 'string' && value) {
+      // The referenced document by its display field, linked to it; its id on hover.
+      const label = refLabels.get(field.ref)?.get(value.toLowerCase());
+      return (
+        <a
+          href={`/projects/${projectId}/data/${encodeURIComponent(field.ref)}/${value}`}
+          className={label ? 'ref-link' : 'ref-link mono'}
+          title={value}
+          tabIndex={-1}
+          onClick={(e) => {
+            if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+            e.preventDefault();
+            navigate(e.currentTarget.getAttribute('href')!);
+          }}
+        >
+          {label ?? value}
+        </a>
+      );
+    }
     return preview(value);
   };
 
