@@ -1492,6 +1492,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/functions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's hooks and functions (members)
+         * @description Every hook and function of the project, oldest first, each with its active version.
+         */
+        get: operations["listFunctions"];
+        put?: never;
+        /**
+         * Register a hook or function (admins)
+         * @description One trigger and one runtime (docs/functions.md). Version 1 is written and active. An HTTP runtime's signing secret is shown once. One synchronous hook per trigger and collection (409 `HOOK_EXISTS`); names are unique (409 `FUNCTION_EXISTS`). The plan limits functions per project (403 `PLAN_LIMIT`), code size, secrets and the cron interval (400).
+         */
+        post: operations["createFunction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/functions/{functionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One hook or function (members)
+         * @description Its active version, the names of its secrets and, for HTTP, the circuit breaker's state.
+         */
+        get: operations["getFunction"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a hook or function with its versions (admins)
+         * @description Its slot of the plan limit is free again; the invocation log expires by itself.
+         */
+        delete: operations["deleteFunction"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a hook or function (admins)
+         * @description A change of trigger, runtime or failure policy writes the next immutable version and activates it (the last 20 are kept); the same definition again writes none. 409 `FUNCTION_CHANGED` when another update landed meanwhile.
+         */
+        patch: operations["updateFunction"];
+        trace?: never;
+    };
+    "/api/projects/{projectId}/functions/{functionId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The kept versions of a hook or function (members)
+         * @description The last 20 versions, newest first, each with its SHA-256 and whether it is active.
+         */
+        get: operations["listFunctionVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/functions/{functionId}/versions/{version}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+                /**
+                 * @description A kept version number.
+                 * @example 1
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back to a kept version (admins)
+         * @description The version becomes the active one; nothing new is written (404 `VERSION_NOT_FOUND` for a version no longer kept, 409 `HOOK_EXISTS` when its trigger is taken by another hook now).
+         */
+        post: operations["activateFunctionVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/webhooks": {
         parameters: {
             query?: never;
@@ -2217,6 +2353,16 @@ export interface components {
             webhooksPerProject?: number;
             indexesPerCollection?: number;
             realtimeConnectionsPerProject?: number;
+            functionsPerProject?: number;
+            functionCodeBytes?: number;
+            functionDeadlineMs?: number;
+            functionMemoryBytes?: number;
+            functionConcurrency?: number;
+            functionInvocationsPerMonth?: number;
+            functionFetchesPerInvocation?: number;
+            functionCronMinSeconds?: number;
+            functionSecrets?: number;
+            functionLogDays?: number;
             aiQueryBuilderPerMonth?: number;
             aiCollectionCreatorPerMonth?: number;
             externalDatabase?: boolean;
@@ -3618,6 +3764,11 @@ export interface components {
          * @example welcome
          */
         MailTemplateName: string;
+        /**
+         * @description The function's id (an object id); anything else is a 400.
+         * @example 65f1c2a4b7e8d9001234567b
+         */
+        FunctionId: components["schemas"]["ObjectId"];
         /**
          * @description The webhook's id (an object id); anything else is a 400.
          * @example 65f1c2a4b7e8d9001234567a
@@ -6656,6 +6807,16 @@ export interface operations {
                         webhooksPerProject?: number;
                         indexesPerCollection?: number;
                         realtimeConnectionsPerProject?: number;
+                        functionsPerProject?: number;
+                        functionCodeBytes?: number;
+                        functionDeadlineMs?: number;
+                        functionMemoryBytes?: number;
+                        functionConcurrency?: number;
+                        functionInvocationsPerMonth?: number;
+                        functionFetchesPerInvocation?: number;
+                        functionCronMinSeconds?: number;
+                        functionSecrets?: number;
+                        functionLogDays?: number;
                         aiQueryBuilderPerMonth?: number;
                         aiCollectionCreatorPerMonth?: number;
                         externalDatabase?: boolean;
@@ -7044,6 +7205,843 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listFunctions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The functions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            functions: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the project (409 `FUNCTION_EXISTS`); a callable's path segment.
+                     * @example checkPost
+                     */
+                    name: string;
+                    trigger: {
+                        /**
+                         * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                         * @example beforeCreate
+                         * @enum {string}
+                         */
+                        type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                        /**
+                         * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                         * @example posts
+                         */
+                        collection?: string;
+                        /**
+                         * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                         * @enum {string}
+                         */
+                        access?: "public" | "user" | "secret";
+                        /**
+                         * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                         * @example 0 * * * *
+                         */
+                        cron?: string;
+                    };
+                    runtime: {
+                        /** @enum {string} */
+                        type: "http";
+                        /**
+                         * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                         * @example https://hooks.example.com/before-create
+                         */
+                        url: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "javascript";
+                        /**
+                         * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                         * @example export default async (event) => event.document
+                         */
+                        code: string;
+                        /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                        privileged?: boolean;
+                    };
+                    /**
+                     * @description Synchronous hooks: when the hook times out or fails, `closed` (the default) refuses the request (503 `HOOK_UNAVAILABLE`, 504 `HOOK_TIMEOUT`), `open` lets it go on unchanged and logs the failure.
+                     * @enum {string}
+                     */
+                    failurePolicy?: "closed" | "open";
+                    /** @description Default true. */
+                    enabled?: boolean;
+                    /**
+                     * @description Secrets handed to the function at each invocation, by name (capitals, digits and `_`); encrypted at rest, never returned (reads list the names). On update, `null` removes one.
+                     * @example {
+                     *       "API_TOKEN": "s3cr3t"
+                     *     }
+                     */
+                    env?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created; an HTTP hook's signing secret is shown only here. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            signingSecret: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The function. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example checkPost */
+                    name?: string;
+                    trigger?: {
+                        /**
+                         * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                         * @example beforeCreate
+                         * @enum {string}
+                         */
+                        type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                        /**
+                         * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                         * @example posts
+                         */
+                        collection?: string;
+                        /**
+                         * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                         * @enum {string}
+                         */
+                        access?: "public" | "user" | "secret";
+                        /**
+                         * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                         * @example 0 * * * *
+                         */
+                        cron?: string;
+                    };
+                    runtime?: {
+                        /** @enum {string} */
+                        type: "http";
+                        /**
+                         * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                         * @example https://hooks.example.com/before-create
+                         */
+                        url: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "javascript";
+                        /**
+                         * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                         * @example export default async (event) => event.document
+                         */
+                        code: string;
+                        /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                        privileged?: boolean;
+                    };
+                    /** @enum {string} */
+                    failurePolicy?: "closed" | "open";
+                    enabled?: boolean;
+                    /**
+                     * @example {
+                     *       "OLD_TOKEN": null
+                     *     }
+                     */
+                    env?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The function after the change (`signingSecret` when one was made). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            signingSecret: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listFunctionVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The kept versions (the last 20), newest first. */
+                            versions: {
+                                version: number;
+                                sha256: string;
+                                codeHash: string | null;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                active: boolean;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    activateFunctionVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+                /**
+                 * @description A kept version number.
+                 * @example 1
+                 */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The function with that version active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            signingSecret: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

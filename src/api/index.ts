@@ -24,6 +24,7 @@ import { storageSettingsHandlers } from './storage-settings.js';
 import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js';
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
+import { functionHandlers } from './functions.js';
 import { usageHandlers } from './usage.js';
 import { requestLogHandlers } from './request-log.js';
 import { realtimeHandlers } from './realtime.js';
@@ -67,6 +68,7 @@ export function dashboardHandlers(services: Services) {
     ...dashboardEndUserHandlers(services),
     ...mailDashboardHandlers(services),
     ...webhookHandlers(services),
+    ...functionHandlers(services),
     ...usageHandlers(services),
     ...requestLogHandlers(services),
     ...dashboardProjectApiHandlers(services),

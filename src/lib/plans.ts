@@ -2,7 +2,8 @@
 // any limit per project (Project.limits).
 import type { PlanLimits, PlanName, Project } from '../services/types.js';
 
-const MB = 1024 * 1024;
+const KB = 1024;
+const MB = 1024 * KB;
 const GB = 1024 * MB;
 
 export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.freeze({
@@ -16,6 +17,16 @@ export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.fr
     webhooksPerProject: 2,
     indexesPerCollection: 5,
     realtimeConnectionsPerProject: 200,
+    functionsPerProject: 5,
+    functionCodeBytes: 64 * KB,
+    functionDeadlineMs: 2_000,
+    functionMemoryBytes: 32 * MB,
+    functionConcurrency: 5,
+    functionInvocationsPerMonth: 50_000,
+    functionFetchesPerInvocation: 5,
+    functionCronMinSeconds: 3600,
+    functionSecrets: 10,
+    functionLogDays: 1,
     aiQueryBuilderPerMonth: 5,
     aiCollectionCreatorPerMonth: 1,
     externalDatabase: true,
@@ -34,6 +45,16 @@ export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.fr
     webhooksPerProject: 25,
     indexesPerCollection: 20,
     realtimeConnectionsPerProject: 5000,
+    functionsPerProject: 50,
+    functionCodeBytes: 256 * KB,
+    functionDeadlineMs: 10_000,
+    functionMemoryBytes: 128 * MB,
+    functionConcurrency: 50,
+    functionInvocationsPerMonth: 2_000_000,
+    functionFetchesPerInvocation: 20,
+    functionCronMinSeconds: 60,
+    functionSecrets: 50,
+    functionLogDays: 7,
     aiQueryBuilderPerMonth: 20,
     aiCollectionCreatorPerMonth: 5,
     externalDatabase: true,

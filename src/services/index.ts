@@ -57,6 +57,7 @@ import { backupJobsRepo } from '../db/backup-jobs.js';
 import { archivePlaces, removeBucketArchives } from './backups/places.js';
 import { accessTokensService } from './access-tokens.js';
 import { accessTokensRepo } from '../db/access-tokens.js';
+import { functionServices } from './functions/index.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -226,6 +227,13 @@ export function createServices(deps: Deps) {
     quota,
     slowQueries: slowQueries.recorder,
   });
+  const functions = functionServices({
+    config: deps.config,
+    platform,
+    cache: cached,
+    projects,
+    collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
+  });
   const archives = places.internal;
   const planOf = async (project: Project) =>
     (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
@@ -318,6 +326,7 @@ export function createServices(deps: Deps) {
     }),
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks,
+    functions,
     usage,
     quota,
     realtime,

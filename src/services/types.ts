@@ -57,6 +57,25 @@ export interface PlanLimits {
   indexesPerCollection: number;
   /** Open realtime streams of the project at one time, across every process. */
   realtimeConnectionsPerProject: number;
+  /** Hooks and functions (docs/functions.md): how many a project registers. */
+  functionsPerProject: number;
+  /** Hosted code of one version, in bytes (UTF-8). */
+  functionCodeBytes: number;
+  /** Deadline of one invocation (an HTTP hook's whole exchange, or a hosted run), wall clock. */
+  functionDeadlineMs: number;
+  /** Heap of one hosted invocation. */
+  functionMemoryBytes: number;
+  /** Invocations of the project running at one time, across every process. */
+  functionConcurrency: number;
+  functionInvocationsPerMonth: number;
+  /** ctx.fetch calls of one hosted invocation. */
+  functionFetchesPerInvocation: number;
+  /** The shortest interval a scheduled function's cron expression may have. */
+  functionCronMinSeconds: number;
+  /** Env secrets of one function. */
+  functionSecrets: number;
+  /** Days the invocation log keeps an entry. */
+  functionLogDays: number;
   aiQueryBuilderPerMonth: number;
   aiCollectionCreatorPerMonth: number;
   externalDatabase: boolean;

@@ -97,7 +97,7 @@ export interface InvocationRecord {
 export interface BreakerState {
   state: 'closed' | 'open' | 'halfOpen';
   consecutiveFailures: number;
-  openedAt: Date | null;
+  openedAt: string | null;
 }
 
 export const VERSIONS_KEPT = 20;

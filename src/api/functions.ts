@@ -1,0 +1,62 @@
+// Hooks and functions on the dashboard: CRUD, versions and rollback. Members read; admins change.
+import type { operations } from '../../generated/dashboard.js';
+import type { Handler } from '../http/types.js';
+import type { Services } from '../services/index.js';
+
+type Ops = operations;
+
+export function functionHandlers({ projects, functions }: Services) {
+  const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
+
+  const listFunctions: Handler<Ops['listFunctions']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'member');
+    return { status: 200, body: ok({ functions: await functions.manage.list(project) }) };
+  };
+
+  const createFunction: Handler<Ops['createFunction']> = async ({ params, body }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const data = await functions.manage.create(project, body);
+    return { status: 201, body: ok(data, 'Function created') };
+  };
+
+  const getFunction: Handler<Ops['getFunction']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'member');
+    return { status: 200, body: ok({ function: await functions.manage.get(project, params.functionId) }) };
+  };
+
+  const updateFunction: Handler<Ops['updateFunction']> = async ({ params, body }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const data = await functions.manage.update(project, params.functionId, body);
+    return { status: 200, body: ok(data, 'Function saved') };
+  };
+
+  const deleteFunction: Handler<Ops['deleteFunction']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    await functions.manage.remove(project, params.functionId);
+    return { status: 200, body: ok({}, 'Function deleted') };
+  };
+
+  const listFunctionVersions: Handler<Ops['listFunctionVersions']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'member');
+    return {
+      status: 200,
+      body: ok({ versions: await functions.manage.versions(project, params.functionId) }),
+    };
+  };
+
+  const activateFunctionVersion: Handler<Ops['activateFunctionVersion']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const data = await functions.manage.activate(project, params.functionId, params.version);
+    return { status: 200, body: ok(data, `Version ${params.version} is active`) };
+  };
+
+  return {
+    listFunctions,
+    createFunction,
+    getFunction,
+    updateFunction,
+    deleteFunction,
+    listFunctionVersions,
+    activateFunctionVersion,
+  };
+}

@@ -1,0 +1,143 @@
+// Hooks and functions of a project (platform database, collection `functions`): the definition's
+// immutable versions embedded (the last 20), secrets sealed, one name per project and one
+// synchronous hook per trigger and collection (unique `slot`), and the per-project count that
+// enforces the plan limit (`function_counts`), taken before a function is written.
+import type { Db } from 'mongodb';
+import { isDuplicateKey } from './errors.js';
+import { ObjectId, toObjectId } from './ids.js';
+import { registerPlatformIndexes } from './platform.js';
+import type { StoredFunction } from '../services/functions/types.js';
+
+registerPlatformIndexes('functions', [
+  { key: { projectId: 1, name: 1 }, name: 'project_name', unique: true },
+  { key: { projectId: 1, slot: 1 }, name: 'project_slot', unique: true },
+]);
+
+interface FunctionDoc extends Omit<StoredFunction, 'id' | 'projectId'> {
+  _id: ObjectId;
+  projectId: ObjectId;
+  /** `<trigger>:<collection>` for synchronous hooks (one each), else the function's own id. */
+  slot: string;
+}
+
+interface CountDoc {
+  _id: string;
+  count: number;
+}
+
+/** Which unique index a duplicate-key error broke. */
+export type FunctionConflict = 'name' | 'slot';
+export class FunctionConflictError extends Error {
+  constructor(readonly conflict: FunctionConflict) {
+    super(`function ${conflict} taken`);
+  }
+}
+
+const conflictOf = (err: unknown): FunctionConflict | undefined =>
+  isDuplicateKey(err) ? (/slot/.test(err.message) ? 'slot' : 'name') : undefined;
+
+const toFunction = ({ _id, projectId, slot: _slot, ...rest }: FunctionDoc): StoredFunction => ({
+  id: _id.toHexString(),
+  projectId: projectId.toHexString(),
+  ...rest,
+});
+
+export type NewFunction = Omit<StoredFunction, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>;
+
+export function functionsRepo(db: Db) {
+  const functions = db.collection<FunctionDoc>('functions');
+  const counts = db.collection<CountDoc>('function_counts');
+  const scope = (projectId: string) => ({ projectId: toObjectId(projectId) ?? new ObjectId(0) });
+  const one = (projectId: string, id: string) => {
+    const _id = toObjectId(id);
+    return _id ? { ...scope(projectId), _id } : undefined;
+  };
+  const translate = (err: unknown): never => {
+    const conflict = conflictOf(err);
+    throw conflict ? new FunctionConflictError(conflict) : err;
+  };
+
+  return {
+    /** Takes one of the project's `limit` function slots; false when all are taken. */
+    async reserveSlot(projectId: string, limit: number): Promise<boolean> {
+      if (limit <= 0) return false;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          await counts.findOneAndUpdate(
+            { _id: projectId, count: { $lt: limit } },
+            { $inc: { count: 1 } },
+            { upsert: true },
+          );
+          return true;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
+      }
+      return false;
+    },
+    async releaseSlot(projectId: string): Promise<void> {
+      await counts.updateOne({ _id: projectId, count: { $gt: 0 } }, { $inc: { count: -1 } });
+    },
+
+    async create(projectId: string, fn: NewFunction, slot: (id: string) => string): Promise<StoredFunction> {
+      const now = new Date();
+      const _id = new ObjectId();
+      const doc: FunctionDoc = {
+        _id,
+        projectId: toObjectId(projectId)!,
+        ...fn,
+        slot: slot(_id.toHexString()),
+        createdAt: now,
+        updatedAt: now,
+      };
+      await functions.insertOne(doc).catch(translate);
+      return toFunction(doc);
+    },
+    async list(projectId: string): Promise<StoredFunction[]> {
+      return (await functions.find(scope(projectId)).sort({ createdAt: 1 }).limit(1000).toArray()).map(
+        toFunction,
+      );
+    },
+    async find(projectId: string, id: string): Promise<StoredFunction | undefined> {
+      const filter = one(projectId, id);
+      const doc = filter && (await functions.findOne(filter));
+      return doc ? toFunction(doc) : undefined;
+    },
+    async findByName(projectId: string, name: string): Promise<StoredFunction | undefined> {
+      const doc = await functions.findOne({ ...scope(projectId), name });
+      return doc ? toFunction(doc) : undefined;
+    },
+    /**
+     * Writes the changes only if the function is still at `latestVersion` (two concurrent updates
+     * cannot both claim the next version number); undefined when it moved or is gone.
+     */
+    async update(
+      projectId: string,
+      id: string,
+      expectedLatest: number,
+      changes: Partial<Omit<StoredFunction, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>>,
+      slot: string,
+    ): Promise<StoredFunction | undefined> {
+      const filter = one(projectId, id);
+      if (!filter) return undefined;
+      const doc = await functions
+        .findOneAndUpdate(
+          { ...filter, latestVersion: expectedLatest },
+          { $set: { ...changes, slot, updatedAt: new Date() } },
+          { returnDocument: 'after' },
+        )
+        .catch(translate);
+      return doc ? toFunction(doc) : undefined;
+    },
+    async delete(projectId: string, id: string): Promise<boolean> {
+      const filter = one(projectId, id);
+      return !!filter && (await functions.deleteOne(filter)).deletedCount === 1;
+    },
+    async deleteAll(projectId: string): Promise<void> {
+      await functions.deleteMany(scope(projectId));
+      await counts.deleteOne({ _id: projectId });
+    },
+  };
+}
+
+export type FunctionsRepo = ReturnType<typeof functionsRepo>;
