@@ -19,7 +19,7 @@ import { CellEditor } from './cell-editor';
 import { preview, typeOf } from './cell-value';
 import { fieldOf } from './columns';
 import { JsonView } from './json-view';
-import { useRefLabels } from './ref-labels';
+import { RefLink, useRefLabels } from './ref-labels';
 
 const features = tableFeatures({ rowSelectionFeature });
 const UNSORTABLE = new Set(['Object', 'Array']);
@@ -231,25 +231,8 @@ export function DocumentGrid(props: Props) {
     if (column === 'createdAt' || column === 'updatedAt')
       return value ? new Date(String(value)).toLocaleString() : '';
     const field = fieldOf(def, column);
-    if (field?.type === 'Ref' && field.ref && typeof value === 'string' && value) {
-      // The referenced document by its display field, linked to it; its id on hover.
-      const label = refLabels.get(field.ref)?.get(value.toLowerCase());
-      return (
-        <a
-          href={`/projects/${projectId}/data/${encodeURIComponent(field.ref)}/${value}`}
-          className={label ? 'ref-link' : 'ref-link mono'}
-          title={value}
-          tabIndex={-1}
-          onClick={(e) => {
-            if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-            e.preventDefault();
-            navigate(e.currentTarget.getAttribute('href')!);
-          }}
-        >
-          {label ?? value}
-        </a>
-      );
-    }
+    if (field?.type === 'Ref' && field.ref && typeof value === 'string' && value)
+      return <RefLink projectId={projectId} target={field.ref} id={value} labels={refLabels} />;
     return preview(value);
   };
 

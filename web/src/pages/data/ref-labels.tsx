@@ -5,6 +5,7 @@ import { useQueries } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import type { ApiDocument, Collection } from '../../api';
 import { collectionDefQuery, fetchDocuments } from '../../data/documents';
+import { navigate } from '../../router';
 
 const HEX_ID = /^[0-9a-f]{24}$/i;
 /** As many values as the API's `_in` filter takes. */
@@ -92,4 +93,30 @@ export function useRefLabels(
     labels.set(target, byId);
   });
   return labels;
+}
+
+/** A Ref cell: the referenced document by its display field (its id when it has none), linked. */
+export function RefLink(props: {
+  projectId: string;
+  target: string;
+  id: string;
+  labels: Map<string, Map<string, string>>;
+}) {
+  const { projectId, target, id } = props;
+  const label = props.labels.get(target)?.get(id.toLowerCase());
+  return (
+    <a
+      href={`/projects/${projectId}/data/${encodeURIComponent(target)}/${id}`}
+      className={label ? 'ref-link' : 'ref-link mono'}
+      title={id}
+      tabIndex={-1}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(e.currentTarget.getAttribute('href')!);
+      }}
+    >
+      {label ?? id}
+    </a>
+  );
 }
