@@ -80,6 +80,7 @@ export interface Config {
   readonly realtime: RealtimeSettings;
   readonly requestLog: RequestLogSettings;
   readonly ai: AiSettings;
+  readonly sandbox: SandboxSettings;
   readonly trustProxy: boolean;
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
   readonly trustedProxyHops: number;
@@ -189,6 +190,24 @@ export interface AiSettings {
   readonly requestsPerMinute: number;
 }
 
+/** The hosted-JavaScript runtime's pool of runner processes (docs/functions.md, "Hosted runtime"). */
+export interface SandboxSettings {
+  /** Runner processes kept warm per process that runs functions. */
+  readonly runners: number;
+  /** Calls of one project running at once, per process. */
+  readonly projectRunning: number;
+  /** Calls of one project waiting for a runner; past running + waiting, 429 FUNCTION_CONCURRENCY. */
+  readonly projectWaiting: number;
+  /** The hard maximum of a runner's WebAssembly memory. */
+  readonly wasmMemoryBytes: number;
+  /** A runner whose resident memory passes this is killed and replaced. */
+  readonly rssLimitBytes: number;
+  /** The interpreter's stack limit. */
+  readonly stackBytes: number;
+  /** How long past a call's deadline the parent waits before it kills the runner. */
+  readonly graceMs: number;
+}
+
 /** One duration such as `7d` or `90s`. */
 function duration(r: Reader, name: string, fallback: string): number {
   const [value, ...more] = r.durations(name, fallback);
@@ -295,6 +314,15 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: r.int('AI_TIMEOUT_MS', 30_000, 100, 300_000),
       platformRequestsPerMinute: r.int('AI_PLATFORM_REQUESTS_PER_MINUTE', 5, 1, 1_000_000),
       requestsPerMinute: r.int('AI_REQUESTS_PER_MINUTE', 30, 1, 1_000_000),
+    },
+    sandbox: {
+      runners: r.int('SANDBOX_RUNNERS', 4, 1, 256),
+      projectRunning: r.int('SANDBOX_PROJECT_RUNNING', 2, 1, 256),
+      projectWaiting: r.int('SANDBOX_PROJECT_WAITING', 16, 0, 100_000),
+      wasmMemoryBytes: r.int('SANDBOX_WASM_MEMORY_MB', 256, 32, 4096) * 1024 * 1024,
+      rssLimitBytes: r.int('SANDBOX_RUNNER_RSS_MB', 512, 64, 65_536) * 1024 * 1024,
+      stackBytes: r.int('SANDBOX_STACK_KB', 256, 64, 1024) * 1024,
+      graceMs: r.int('SANDBOX_GRACE_MS', 100, 10, 10_000),
     },
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),

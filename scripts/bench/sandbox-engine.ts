@@ -9,12 +9,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  newQuickJSWASMModuleFromVariant,
-  type QuickJSContext,
-  type QuickJSWASMModule,
-} from 'quickjs-emscripten-core';
-import variant from '@jitl/quickjs-wasmfile-release-sync';
+import type { QuickJSContext, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { loadQuickJS } from '../../src/sandbox/quickjs.js';
 
 const CODE = 'export default async (event, ctx) => event;';
 const FIB = 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }';
@@ -56,7 +52,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' } } });
   const n = Number(values.n);
   const loadStart = performance.now();
-  const quickjs: QuickJSWASMModule = await newQuickJSWASMModuleFromVariant(variant);
+  const quickjs: QuickJSWASMModule = await loadQuickJS();
   console.log(`WASM module load: ${(performance.now() - loadStart).toFixed(1)} ms`);
 
   const fresh = time(n, () => {
@@ -113,7 +109,7 @@ async function childRss(bare: boolean): Promise<string> {
 
 async function child(bare: boolean): Promise<void> {
   if (!bare) {
-    const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+    const quickjs = await loadQuickJS();
     const vm = quickjs.newRuntime().newContext();
     invoke(vm);
   }

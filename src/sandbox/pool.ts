@@ -1,0 +1,340 @@
+// The warm pool of runner processes. One call per runner at a time; a fair queue in front (per
+// project caps, round robin); the limits the interpreter cannot enforce on itself are enforced
+// here, from outside: a deadline past which the runner is killed with SIGKILL, a watchdog on its
+// resident memory, the sizes of what comes back. A runner that died, hit a limit or grew too big
+// is replaced. Runners start on the first call and stay warm after it.
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { DoneMessage, FromRunner, HostCallMessage, RunStatus, ToRunner } from './protocol.js';
+import { FairQueue } from './queue.js';
+import { redactor } from './redact.js';
+import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
+
+/** The host call's argument as JSON text, at most (a document body is far below it). */
+export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
+const WATCH_INTERVAL_MS = 50;
+const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
+const PAGE_BYTES = 4096;
+
+interface Waiting {
+  job: SandboxJob;
+  submittedAt: number;
+  resolve: (outcome: SandboxOutcome) => void;
+  giveUp?: NodeJS.Timeout;
+}
+
+interface Active extends Waiting {
+  id: number;
+  startedAt: number;
+  killTimer: NodeJS.Timeout;
+  dbCalls: number;
+  fetches: number;
+}
+
+interface Runner {
+  proc: ChildProcess;
+  ready: boolean;
+  active?: Active;
+  retired?: boolean;
+}
+
+/** The runner's entry beside this module: runner.ts under tsx (tests), runner.js once compiled. */
+function runnerEntry(): string {
+  const self = fileURLToPath(import.meta.url);
+  return self.replace(/pool\.(ts|js)$/, 'runner.$1');
+}
+
+export class SandboxPool {
+  private readonly runners = new Set<Runner>();
+  private readonly queue: FairQueue<Waiting>;
+  private watchdog?: NodeJS.Timeout;
+  private closing = false;
+  private started = false;
+  private seq = 0;
+  private startFailures = 0;
+
+  constructor(private readonly options: PoolOptions) {
+    this.queue = new FairQueue({ running: options.projectRunning, waiting: options.projectWaiting });
+  }
+
+  /** Runs one call. Throws FunctionConcurrencyError at once when its project is at its cap. */
+  run(job: SandboxJob): Promise<SandboxOutcome> {
+    if (this.closing) return Promise.resolve(failed('crashed', 'The function runtime is shutting down', 0));
+    return new Promise<SandboxOutcome>((resolve) => {
+      const waiting: Waiting = { job, submittedAt: Date.now(), resolve };
+      this.queue.push(job.projectId, waiting);
+      // A call that cannot get a runner within its own deadline fails rather than wait forever.
+      waiting.giveUp = setTimeout(() => {
+        if (this.queue.remove(job.projectId, waiting)) {
+          resolve(
+            failed(
+              'timeout',
+              `No runner was free within ${job.limits.deadlineMs} ms`,
+              Date.now() - waiting.submittedAt,
+            ),
+          );
+        }
+      }, job.limits.deadlineMs);
+      this.start();
+      this.dispatch();
+    });
+  }
+
+  /** Starts the runners now and resolves once they are all ready (tests and benches). */
+  async warm(): Promise<void> {
+    this.start();
+    while ([...this.runners].filter((r) => r.ready && !r.retired).length < this.options.runners) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Process ids of the runners, and whether each is in a call (tests kill one mid-call). */
+  runnerStates(): { pid: number; busy: boolean }[] {
+    return [...this.runners].map((r) => ({ pid: r.proc.pid!, busy: !!r.active }));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.watchdog);
+    for (const waiting of this.queue.drain()) {
+      clearTimeout(waiting.giveUp);
+      waiting.resolve(failed('crashed', 'The function runtime is shutting down', 0));
+    }
+    const exits = [...this.runners].map((runner) => {
+      if (runner.active)
+        this.finish(runner, failed('crashed', 'The function runtime is shutting down', 0), true);
+      return new Promise<void>((resolve) => {
+        if (runner.proc.exitCode !== null || runner.proc.signalCode !== null) return resolve();
+        runner.proc.once('exit', () => resolve());
+        runner.proc.kill('SIGKILL');
+      });
+    });
+    await Promise.all(exits);
+  }
+
+  private start(): void {
+    if (this.started || this.closing) return;
+    this.started = true;
+    for (let i = 0; i < this.options.runners; i++) this.spawn();
+    this.watchdog = setInterval(() => this.watch(), WATCH_INTERVAL_MS);
+    this.watchdog.unref();
+  }
+
+  private spawn(): void {
+    if (this.closing) return;
+    // An empty environment: the runner needs none of the service's settings or secrets.
+    const proc = fork(runnerEntry(), [String(this.options.wasmMemoryBytes)], {
+      env: {},
+      // A small V8 heap: the runner's own objects are few, and garbage from a hot loop of host
+      // calls (console.log) is collected early instead of growing the process.
+      execArgv: [...process.execArgv.filter((arg) => !arg.startsWith('--inspect')), ...RUNNER_NODE_FLAGS],
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      serialization: 'json',
+    });
+    const runner: Runner = { proc, ready: false };
+    this.runners.add(runner);
+    proc.on('message', (msg: FromRunner) => this.onMessage(runner, msg));
+    proc.on('error', () => proc.kill('SIGKILL'));
+    proc.once('exit', (code, signal) => this.onExit(runner, code, signal));
+  }
+
+  private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
+    this.runners.delete(runner);
+    if (runner.active) {
+      this.options.warn?.('function runner stopped during a call', { pid: runner.proc.pid, code, signal });
+      this.finish(
+        runner,
+        failed('crashed', 'The runner process stopped during the call', runner.active.startedAt),
+      );
+    }
+    if (this.closing) return;
+    if (!runner.ready && !runner.retired) this.startFailures++;
+    // A runner that cannot even start (a broken install) is retried at a slow pace, not in a loop.
+    const delay = this.startFailures > 3 ? 1000 : 0;
+    setTimeout(() => {
+      this.spawn();
+      this.dispatch();
+    }, delay).unref();
+  }
+
+  private onMessage(runner: Runner, msg: FromRunner): void {
+    if (msg.t === 'ready') {
+      runner.ready = true;
+      this.startFailures = 0;
+      this.dispatch();
+    } else if (msg.t === 'host') void this.hostCall(runner, msg);
+    else if (msg.t === 'done' && runner.active?.id === msg.id)
+      this.finish(
+        runner,
+        this.outcome(runner.active, msg),
+        msg.recycle || (msg.status !== 'ok' && msg.status !== 'error'),
+      );
+  }
+
+  private dispatch(): void {
+    for (const runner of this.runners) {
+      if (!runner.ready || runner.active || runner.retired) continue;
+      const next = this.queue.take();
+      if (!next) return;
+      this.assign(runner, next.item);
+    }
+  }
+
+  private assign(runner: Runner, waiting: Waiting): void {
+    clearTimeout(waiting.giveUp);
+    const { job } = waiting;
+    const id = ++this.seq;
+    const startedAt = Date.now();
+    const killTimer = setTimeout(() => {
+      if (runner.active?.id !== id) return;
+      this.options.warn?.('function runner killed past the deadline', { pid: runner.proc.pid });
+      this.finish(
+        runner,
+        failed('timeout', `The function ran past its deadline of ${job.limits.deadlineMs} ms`, startedAt),
+        true,
+      );
+    }, job.limits.deadlineMs + this.options.graceMs);
+    runner.active = { ...waiting, id, startedAt, killTimer, dbCalls: 0, fetches: 0 };
+    const message: ToRunner = {
+      t: 'run',
+      id,
+      code: job.code,
+      event: JSON.stringify(job.event ?? null),
+      env: job.env,
+      limits: {
+        deadlineMs: job.limits.deadlineMs,
+        memoryBytes: job.limits.memoryBytes,
+        stackBytes: this.options.stackBytes,
+        maxResultBytes: job.limits.maxResultBytes,
+        maxLogBytes: job.limits.maxLogBytes,
+      },
+    };
+    runner.proc.send(message, (err) => {
+      if (err && runner.active?.id === id)
+        this.finish(runner, failed('crashed', 'The runner could not be reached', startedAt), true);
+    });
+  }
+
+  /** Ends the runner's call; a retired runner is killed (its exit starts a replacement). */
+  private finish(runner: Runner, outcome: SandboxOutcome, retire = false): void {
+    const active = runner.active;
+    if (!active) return;
+    runner.active = undefined;
+    clearTimeout(active.killTimer);
+    this.queue.finished(active.job.projectId);
+    const redact = redactor(active.job.env);
+    active.resolve({
+      ...outcome,
+      queuedMs: active.startedAt - active.submittedAt,
+      logs: outcome.logs.map((line) => ({ ...line, message: redact(line.message) })),
+      ...(outcome.error
+        ? {
+            error: {
+              message: redact(outcome.error.message),
+              ...(outcome.error.stack ? { stack: redact(outcome.error.stack) } : {}),
+            },
+          }
+        : {}),
+    });
+    if (retire || (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes) this.retire(runner);
+    this.dispatch();
+  }
+
+  private retire(runner: Runner): void {
+    runner.retired = true;
+    runner.proc.kill('SIGKILL');
+  }
+
+  /** The parent's memory limit: a busy runner past the RSS limit is killed during the call. */
+  private watch(): void {
+    for (const runner of this.runners) {
+      if (!runner.active) continue;
+      const rss = residentBytes(runner.proc.pid);
+      if (rss !== undefined && rss > this.options.rssLimitBytes) {
+        this.options.warn?.('function runner killed over its memory limit', { pid: runner.proc.pid, rss });
+        this.finish(
+          runner,
+          failed('memory', 'The function used more memory than its runner may', runner.active.startedAt),
+          true,
+        );
+      }
+    }
+  }
+
+  private outcome(active: Active, msg: DoneMessage): SandboxOutcome {
+    const base = { logs: msg.logs, durationMs: Date.now() - active.startedAt, queuedMs: 0 };
+    if (msg.status !== 'ok')
+      return { ...base, status: msg.status, ...(msg.error ? { error: msg.error } : {}) };
+    const text = msg.value ?? 'null';
+    if (Buffer.byteLength(text) > active.job.limits.maxResultBytes) {
+      return {
+        ...base,
+        status: 'error',
+        error: {
+          message: `The returned value is larger than ${active.job.limits.maxResultBytes} bytes as JSON`,
+        },
+      };
+    }
+    try {
+      return { ...base, status: 'ok', value: JSON.parse(text) };
+    } catch {
+      return { ...base, status: 'error', error: { message: 'The returned value is not JSON' } };
+    }
+  }
+
+  private async hostCall(runner: Runner, msg: HostCallMessage): Promise<void> {
+    const active = runner.active;
+    if (!active || active.id !== msg.run) return;
+    const reply = (answer: Omit<Extract<ToRunner, { t: 'host-reply' }>, 't' | 'run' | 'call'>) => {
+      if (runner.active?.id === msg.run)
+        runner.proc.send({ t: 'host-reply', run: msg.run, call: msg.call, ...answer });
+    };
+    const limits = active.job.limits;
+    const count = msg.kind === 'db' ? ++active.dbCalls : ++active.fetches;
+    const max = msg.kind === 'db' ? limits.maxDbCalls : limits.maxFetches;
+    if (count > max)
+      return reply({
+        error: { message: `ctx.${msg.kind}: at most ${max} calls per invocation`, code: 'FUNCTION_LIMIT' },
+      });
+    if (msg.arg.length > MAX_HOST_ARG_BYTES)
+      return reply({
+        error: { message: `ctx.${msg.kind}: the argument is larger than ${MAX_HOST_ARG_BYTES} bytes` },
+      });
+    try {
+      const arg: unknown = JSON.parse(msg.arg);
+      if (!arg || typeof arg !== 'object' || Array.isArray(arg))
+        throw Object.assign(new Error(`ctx.${msg.kind}: the argument must be an object`), { status: 400 });
+      const value = await (msg.kind === 'db'
+        ? active.job.host.db(arg as Record<string, unknown>)
+        : active.job.host.fetch(arg as Record<string, unknown>));
+      reply({ value: JSON.stringify(value ?? null) });
+    } catch (err) {
+      reply({ error: hostError(err, msg.kind) });
+    }
+  }
+}
+
+/** What hosted code sees of a failed host call: a client error's words, otherwise nothing internal. */
+function hostError(err: unknown, kind: string): { message: string; code?: string; status?: number } {
+  const e = err as { message?: unknown; status?: unknown; code?: unknown };
+  if (typeof e?.message === 'string' && typeof e.status === 'number' && e.status < 500) {
+    return { message: e.message, status: e.status, ...(typeof e.code === 'string' ? { code: e.code } : {}) };
+  }
+  return { message: `ctx.${kind} failed` };
+}
+
+function failed(status: RunStatus, message: string, since: number): SandboxOutcome {
+  return { status, error: { message }, logs: [], durationMs: since ? Date.now() - since : 0, queuedMs: 0 };
+}
+
+/** A process's resident memory from /proc (Linux); undefined elsewhere or once it is gone. */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return Number.isFinite(pages) ? pages * PAGE_BYTES : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+// The messages between the pool (parent) and one runner (child process). Values cross as JSON
+// text, never as objects: the parent checks a text's length before it parses it, and the runner
+// parses inside the interpreter, where the memory limit counts it.
+
+export type RunStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'crashed';
+export type LogLevel = 'log' | 'info' | 'warn' | 'error';
+
+export interface LogLine {
+  level: LogLevel;
+  message: string;
+  atMs: number;
+}
+
+export interface RunLimits {
+  deadlineMs: number;
+  memoryBytes: number;
+  stackBytes: number;
+  maxResultBytes: number;
+  maxLogBytes: number;
+}
+
+/** Parent -> runner: run one invocation. */
+export interface RunMessage {
+  t: 'run';
+  id: number;
+  code: string;
+  /** JSON text of the event. */
+  event: string;
+  env: Record<string, string>;
+  limits: RunLimits;
+}
+
+/** Parent -> runner: the answer to one ctx.db / ctx.fetch call. */
+export interface HostReplyMessage {
+  t: 'host-reply';
+  run: number;
+  call: number;
+  /** JSON text of the value, when the call succeeded. */
+  value?: string;
+  error?: HostCallError;
+}
+
+export interface HostCallError {
+  message: string;
+  code?: string;
+  status?: number;
+}
+
+export type HostKind = 'db' | 'fetch';
+
+/** Runner -> parent: hosted code called ctx.db or ctx.fetch. */
+export interface HostCallMessage {
+  t: 'host';
+  run: number;
+  call: number;
+  kind: HostKind;
+  /** JSON text of the argument. */
+  arg: string;
+}
+
+export interface DoneMessage {
+  t: 'done';
+  id: number;
+  status: RunStatus;
+  /** JSON text of the returned value (status 'ok'; `null` for undefined). */
+  value?: string;
+  error?: { message: string; stack?: string };
+  logs: LogLine[];
+  logsTruncated: boolean;
+  /** The runner's state is suspect (a host-side stack overflow, a failed dispose): replace it. */
+  recycle: boolean;
+}
+
+export type ToRunner = RunMessage | HostReplyMessage;
+export type FromRunner = { t: 'ready' } | HostCallMessage | DoneMessage;

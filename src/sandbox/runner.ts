@@ -1,0 +1,47 @@
+// The runner process: started by the pool with an empty environment, it loads QuickJS once and
+// runs one invocation at a time as the parent asks. It holds no secrets, no connections and
+// none of the parent's objects: ctx.db and ctx.fetch are messages to the parent, answered there.
+import { runInvocation } from './engine.js';
+import type { FromRunner, HostCallError, HostKind, RunMessage, ToRunner } from './protocol.js';
+import { loadQuickJS } from './quickjs.js';
+
+// The pool passes the WebAssembly memory's maximum, in bytes, as the only argument.
+const quickjs = await loadQuickJS(Number(process.argv[2]) || undefined);
+const send = (msg: FromRunner) => process.send!(msg);
+
+interface Waiting {
+  resolve: (text: string) => void;
+  reject: (err: HostCallError) => void;
+}
+
+let current: { id: number; calls: Map<number, Waiting>; next: number } | undefined;
+
+async function run(msg: RunMessage): Promise<void> {
+  const invocation = { id: msg.id, calls: new Map<number, Waiting>(), next: 1 };
+  current = invocation;
+  const hostCall = (kind: HostKind, arg: string) =>
+    new Promise<string>((resolve, reject) => {
+      const call = invocation.next++;
+      invocation.calls.set(call, { resolve, reject });
+      send({ t: 'host', run: msg.id, call, kind, arg });
+    });
+  const done = await runInvocation(quickjs, msg, hostCall);
+  current = undefined;
+  // With `recycle` set the pool retires this process rather than send it another call.
+  send({ t: 'done', id: msg.id, ...done });
+}
+
+process.on('message', (msg: ToRunner) => {
+  if (msg.t === 'run') {
+    if (current) return; // the pool never sends a second call; ignore one if it did
+    void run(msg);
+  } else if (msg.t === 'host-reply' && current?.id === msg.run) {
+    const waiting = current.calls.get(msg.call);
+    if (!waiting) return;
+    current.calls.delete(msg.call);
+    if (msg.error || msg.value === undefined) waiting.reject(msg.error ?? { message: 'no answer' });
+    else waiting.resolve(msg.value);
+  }
+});
+process.on('disconnect', () => process.exit(0));
+send({ t: 'ready' });

@@ -1,0 +1,244 @@
+// Hostile code against the pool, with real runner processes: every abuse ends as the status of
+// its own call, within its deadline plus 250 ms, and the pool serves the next call. The limits
+// inside the interpreter (interrupt, memory, stack) and outside it (the parent's deadline and
+// SIGKILL, the RSS watchdog, the result and log caps) are each driven past their edge.
+import { expect } from 'chai';
+import { SandboxPool } from '../../src/sandbox/pool.js';
+import type { SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
+
+const DEADLINE = 800;
+const LIMITS: SandboxLimits = {
+  deadlineMs: DEADLINE,
+  memoryBytes: 64 * 1024 * 1024,
+  maxFetches: 3,
+  maxDbCalls: 5,
+  maxResultBytes: 1024 * 1024,
+  maxLogBytes: 4096,
+};
+
+const job = (code: string, limits: Partial<SandboxLimits> = {}): SandboxJob => ({
+  projectId: 'A',
+  code,
+  event: {},
+  env: {},
+  limits: { ...LIMITS, ...limits },
+  host: { db: async () => null, fetch: () => new Promise(() => undefined) },
+});
+
+/** For the memory cases: a deadline far enough that only memory can stop them, even on a loaded machine. */
+const ROOMY = { deadlineMs: 5000 };
+
+const fn = (body: string) => `export default async (event, ctx) => { ${body} }`;
+
+describe('sandbox pool under abuse', function () {
+  this.timeout(60_000);
+  let pool: SandboxPool;
+
+  before(async () => {
+    pool = new SandboxPool({
+      runners: 2,
+      projectRunning: 2,
+      projectWaiting: 4,
+      wasmMemoryBytes: 256 * 1024 * 1024,
+      stackBytes: 256 * 1024,
+      rssLimitBytes: 384 * 1024 * 1024,
+      graceMs: 100,
+    });
+    await pool.warm();
+  });
+  after(() => pool.close());
+
+  /** After each abuse the pool still runs a plain call. */
+  afterEach(async () => {
+    const out = await pool.run(job(fn('return 42'), { deadlineMs: 5000 }));
+    expect(out.status, JSON.stringify(out.error)).to.equal('ok');
+    expect(out.value).to.equal(42);
+  });
+
+  async function expectStopped(code: string, status: string | string[], limits: Partial<SandboxLimits> = {}) {
+    // Runners replaced after the previous abuse are ready first: the time measured is the call's.
+    await pool.warm();
+    const before = pool.runnerStates().map((r) => r.pid);
+    const started = Date.now();
+    const out = await pool.run(job(code, limits));
+    const elapsed = Date.now() - started;
+    expect(out.status, JSON.stringify(out.error)).to.be.oneOf([status].flat());
+    expect(elapsed).to.be.below((limits.deadlineMs ?? DEADLINE) + 250);
+    return { out, before };
+  }
+
+  it('while (true) {} stops at the deadline as timeout and its runner is replaced', async () => {
+    const { out, before } = await expectStopped(fn('while (true) {}'), 'timeout');
+    expect(out.error!.message).to.equal(`The function ran past its deadline of ${DEADLINE} ms`);
+    expect(out.durationMs).to.be.at.least(DEADLINE);
+    await new Promise((r) => setTimeout(r, 300));
+    const after = pool.runnerStates().map((r) => r.pid);
+    expect(after.filter((pid) => !before.includes(pid))).to.have.length(1);
+  });
+
+  it('a try/catch around the loop cannot swallow the interrupt', async () => {
+    await expectStopped(fn('for (;;) { try { while (true) {} } catch (e) {} }'), 'timeout');
+  });
+
+  it("'x'.repeat(2 ** 29) inside one built-in ends as memory", async () => {
+    const { out } = await expectStopped(fn("return 'x'.repeat(2 ** 29).length"), 'memory', ROOMY);
+    expect(out.error!.message).to.equal('The function ran out of memory');
+  });
+
+  it('a catastrophically backtracking /(a+)+$/ is interrupted inside the regex engine', async () => {
+    await expectStopped(fn("return /(a+)+$/.test('a'.repeat(40) + '!')"), 'timeout');
+  });
+
+  it('an endless promise chain stops at the deadline', async () => {
+    await expectStopped(fn('const spin = () => Promise.resolve().then(spin); await spin();'), 'timeout');
+  });
+
+  it('an endless chain of awaits in an async loop stops at the deadline', async () => {
+    await expectStopped(fn('for (;;) await null;'), 'timeout');
+  });
+
+  it('allocating 1 GiB ends as memory, in one buffer or in many arrays', async () => {
+    await expectStopped(fn('const b = new ArrayBuffer(2 ** 30); return b.byteLength'), 'memory', ROOMY);
+    // Typed-array and array storage escape QuickJS's own count: the WebAssembly memory's fixed
+    // maximum is what stops these, fast.
+    await expectStopped(fn('const a = []; for (;;) a.push(new Uint8Array(1 << 24));'), 'memory', ROOMY);
+    // Filling arrays is slow work in the interpreter (about 1.4 s to reach the maximum).
+    await expectStopped(fn('const a = []; for (;;) a.push(new Array(1 << 20).fill(0));'), 'memory', ROOMY);
+    // Small objects are counted by QuickJS's heap limit, whose collector then runs on every
+    // allocation near the limit: whichever comes first, the limit or the deadline, stops it.
+    await expectStopped(fn("const a = []; for (let i = 0; ; i++) a.push({ i, s: 'k' + i });"), [
+      'memory',
+      'timeout',
+    ]);
+  });
+
+  it('deep recursion is a stack overflow error, nested data too', async () => {
+    const { out } = await expectStopped(fn('const f = (n) => f(n + 1) + 1; return f(0)'), 'error', ROOMY);
+    expect(out.error!.message).to.match(/stack overflow/i);
+    await expectStopped(
+      fn(
+        'let o = {}; const root = o; for (let i = 0; i < 1e5; i++) { o.x = {}; o = o.x } return JSON.stringify(root).length',
+      ),
+      'error',
+      ROOMY,
+    );
+  });
+
+  it('the Function constructor reaches only the interpreter: no process, no require', async () => {
+    for (const expr of [
+      "this.constructor.constructor('return process')()",
+      "ctx.constructor.constructor('return process')()",
+      "ctx.db.get.constructor('return process')()",
+      "require('node:fs')",
+    ]) {
+      const out = await pool.run(job(`export default async function (event, ctx) { return ${expr} }`));
+      expect(out.status, expr).to.equal('error');
+      expect(out.error!.message, expr).to.match(
+        /TypeError|ReferenceError: '?(process|require)'? is not defined/,
+      );
+    }
+    const probe = await pool.run(
+      job(
+        fn(
+          "return [typeof globalThis.process, typeof require, typeof module, typeof Buffer, typeof setTimeout, typeof fetch, Object.keys(ctx.fetch.constructor('return globalThis')()).sort()]",
+        ),
+      ),
+    );
+    expect(probe.value).to.deep.equal([
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      ['console'],
+    ]);
+  });
+
+  it("import('node:fs') and a static import fail: there is no module loader", async () => {
+    const dynamic = await pool.run(job(fn("const fs = await import('node:fs'); return typeof fs")));
+    expect(dynamic.status).to.equal('error');
+    const stat = await pool.run(job("import fs from 'node:fs';\nexport default async () => typeof fs"));
+    expect(stat.status).to.equal('error');
+  });
+
+  it('a 50 MiB result is refused by the result cap, not copied out', async () => {
+    // Serializing 50 MiB inside the interpreter takes about a second: a longer deadline.
+    const { out } = await expectStopped(fn("return 'z'.repeat(50 * 1024 * 1024)"), 'error', {
+      memoryBytes: 200 * 1024 * 1024,
+      deadlineMs: 5000,
+    });
+    expect(out.error!.message).to.equal(
+      `The returned value is larger than ${LIMITS.maxResultBytes} bytes as JSON`,
+    );
+  });
+
+  it('logging in a loop is cut at the log cap, marked, and the loop still ends at the deadline', async () => {
+    const { out } = await expectStopped(fn("for (;;) console.log('spam spam spam')"), 'timeout');
+    const bytes = out.logs.reduce((n, l) => n + Buffer.byteLength(l.message), 0);
+    expect(bytes).to.be.at.most(LIMITS.maxLogBytes + 100);
+    expect(out.logs.at(-1)!.message).to.equal(`[log truncated at ${LIMITS.maxLogBytes} bytes]`);
+    await pool.warm();
+    const finite = await pool.run(
+      job(fn("for (let i = 0; i < 10000; i++) console.log('line', i); return 'done'"), ROOMY),
+    );
+    expect(finite.status).to.equal('ok');
+    expect(finite.logs.at(-1)!.message).to.match(/log truncated/);
+  });
+
+  it('a call waiting on a host answer that never comes ends at the deadline', async () => {
+    await expectStopped(fn("await ctx.fetch('https://example.com/slow'); return 1"), 'timeout');
+  });
+
+  it('a runner that stops answering (SIGSTOP) is killed by the parent at deadline + grace', async () => {
+    const call = pool.run(job(fn("await ctx.db.get('posts', '1'); for (let i = 0; i < 1e6; i++); return 1")));
+    await new Promise((r) => setTimeout(r, 50));
+    const busy = pool.runnerStates().find((r) => r.busy)!;
+    process.kill(busy.pid, 'SIGSTOP');
+    const out = await call;
+    expect(out.status).to.equal('timeout');
+    expect(out.durationMs).to.be.within(DEADLINE, DEADLINE + 250);
+  });
+
+  it('a runner killed mid-call fails that call as crashed; the pool keeps serving', async () => {
+    const call = pool.run(job(fn('while (true) {}'), { deadlineMs: 5000 }));
+    await new Promise((r) => setTimeout(r, 100));
+    const busy = pool.runnerStates().find((r) => r.busy)!;
+    process.kill(busy.pid, 'SIGKILL');
+    const out = await call;
+    expect(out.status).to.equal('crashed');
+    expect(out.error!.message).to.equal('The runner process stopped during the call');
+  });
+});
+
+describe('sandbox pool: the RSS watchdog', function () {
+  this.timeout(30_000);
+  it('kills a runner whose resident memory passes the limit, even under a generous heap limit', async () => {
+    const pool = new SandboxPool({
+      runners: 1,
+      projectRunning: 1,
+      projectWaiting: 1,
+      // A WebAssembly memory allowed to grow far: the watchdog outside is what must stop it.
+      wasmMemoryBytes: 2 * 1024 ** 3,
+      stackBytes: 256 * 1024,
+      rssLimitBytes: 200 * 1024 * 1024,
+      graceMs: 100,
+    });
+    try {
+      await pool.warm();
+      const out = await pool.run(
+        job(fn('const a = []; for (;;) a.push(new Uint8Array(1 << 22).fill(1));'), {
+          memoryBytes: 2 * 1024 ** 3,
+          deadlineMs: 10_000,
+        }),
+      );
+      expect(out.status, JSON.stringify(out.error)).to.equal('memory');
+      expect(out.error!.message).to.equal('The function used more memory than its runner may');
+      expect(out.durationMs).to.be.below(10_000);
+      const next = await pool.run(job(fn('return 1')));
+      expect(next.value).to.equal(1);
+    } finally {
+      await pool.close();
+    }
+  });
+});

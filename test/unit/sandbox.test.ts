@@ -1,0 +1,164 @@
+// The hosted runtime's pool with real runner processes: hostile code is run, and each abuse ends
+// as a status of its own call while the pool keeps answering other calls. No service is involved:
+// ctx.db and ctx.fetch are small fakes that record what crossed into the parent.
+import { expect } from 'chai';
+import { SandboxPool } from '../../src/sandbox/pool.js';
+import { FunctionConcurrencyError } from '../../src/sandbox/queue.js';
+import type { SandboxHost, SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
+
+const LIMITS: SandboxLimits = {
+  deadlineMs: 1000,
+  memoryBytes: 32 * 1024 * 1024,
+  maxFetches: 3,
+  maxDbCalls: 5,
+  maxResultBytes: 256 * 1024,
+  maxLogBytes: 4096,
+};
+
+const echoHost: SandboxHost = {
+  db: async (op) => ({ echoed: op }),
+  fetch: async (req) => ({ status: 200, headers: {}, body: JSON.stringify(req) }),
+};
+
+export function job(code: string, extra: Partial<SandboxJob> = {}): SandboxJob {
+  return {
+    projectId: 'A',
+    code,
+    event: { doc: { title: 'a' } },
+    env: {},
+    limits: LIMITS,
+    host: echoHost,
+    ...extra,
+  };
+}
+
+describe('sandbox pool', function () {
+  this.timeout(30_000);
+  let pool: SandboxPool;
+
+  before(async () => {
+    pool = new SandboxPool({
+      runners: 3,
+      projectRunning: 2,
+      projectWaiting: 2,
+      wasmMemoryBytes: 128 * 1024 * 1024,
+      stackBytes: 256 * 1024,
+      rssLimitBytes: 512 * 1024 * 1024,
+      graceMs: 100,
+    });
+    await pool.warm();
+  });
+  after(() => pool.close());
+
+  it('runs the default export with the event and returns its JSON value', async () => {
+    const out = await pool.run(job('export default async (event, ctx) => ({ ...event.doc, n: 1 + 1 })'));
+    expect(out.status).to.equal('ok');
+    expect(out.value).to.deep.equal({ title: 'a', n: 2 });
+  });
+
+  it('answers ctx.db and ctx.fetch through the parent, and counts them per invocation', async () => {
+    const pids = pool.runnerStates().map((r) => r.pid);
+    const out = await pool.run(
+      job(`export default async (e, ctx) => {
+        const got = await ctx.db.get('posts', 'x1');
+        const res = await ctx.fetch('https://example.com/a', { method: 'POST', body: 'hi' });
+        const errors = [];
+        for (let i = 0; i < 6; i++) await ctx.db.count('posts').catch((err) => errors.push(err.message));
+        return { got, fetched: res.json(), ok: res.ok, errors };
+      }`),
+    );
+    expect(out.status).to.equal('ok');
+    const value = out.value as { got: unknown; fetched: unknown; ok: boolean; errors: string[] };
+    expect(value.got).to.deep.equal({ echoed: { action: 'get', collection: 'posts', id: 'x1' } });
+    expect(value.fetched).to.deep.include({ url: 'https://example.com/a', method: 'POST', body: 'hi' });
+    expect(value.ok).to.equal(true);
+    // One get plus six counts: the limit of 5 refuses the last two.
+    expect(value.errors).to.deep.equal([
+      'ctx.db: at most 5 calls per invocation',
+      'ctx.db: at most 5 calls per invocation',
+    ]);
+    // Host answers and refusals leave the interpreter clean: the runner is kept, not replaced.
+    expect(pool.runnerStates().map((r) => r.pid)).to.deep.equal(pids);
+  });
+
+  it('captures console output per invocation and redacts the env secrets from it', async () => {
+    const out = await pool.run(
+      job(
+        `export default async (e, ctx) => { console.log('key', ctx.env.KEY); console.warn({ a: 1 }); return ctx.env.KEY.length }`,
+        {
+          env: { KEY: 'sk_secret_value' },
+        },
+      ),
+    );
+    expect(out.status).to.equal('ok');
+    expect(out.value).to.equal(15);
+    expect(out.logs.map((l) => [l.level, l.message])).to.deep.equal([
+      ['log', 'key [redacted]'],
+      ['warn', '{"a":1}'],
+    ]);
+  });
+
+  it('gives each invocation a fresh interpreter: globals do not survive to the next call', async () => {
+    await pool.run(
+      job('globalThis.leak = "from A"; Object.prototype.polluted = 1; export default async () => 1'),
+    );
+    for (let i = 0; i < 4; i++) {
+      const out = await pool.run(
+        job('export default async () => [typeof globalThis.leak, ({}).polluted ?? null]', { projectId: 'B' }),
+      );
+      expect(out.value).to.deep.equal(['undefined', null]);
+    }
+  });
+
+  it('reports a thrown error with the line of the source', async () => {
+    const pids = pool.runnerStates().map((r) => r.pid);
+    const out = await pool.run(
+      job('export default async () => {\n  const a = 1;\n  throw new TypeError("bad " + a);\n}'),
+    );
+    expect(out.status).to.equal('error');
+    expect(out.error!.message).to.equal('TypeError: bad 1');
+    expect(out.error!.stack).to.match(/function\.js:3/);
+    expect(pool.runnerStates().map((r) => r.pid)).to.deep.equal(pids);
+  });
+
+  it('refuses a module without a default function', async () => {
+    const out = await pool.run(job('export const x = 1;'));
+    expect(out.status).to.equal('error');
+    expect(out.error!.message).to.match(/must export a default function/);
+  });
+
+  it("caps the calls of one project (running + waiting) and starts another project's call at once", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowHost: SandboxHost = {
+      ...echoHost,
+      fetch: async () => (await gate, { status: 200, headers: {}, body: '' }),
+    };
+    const slow = () =>
+      pool.run(
+        job("export default async (e, ctx) => (await ctx.fetch('https://example.com'), 'A done')", {
+          host: slowHost,
+        }),
+      );
+    const a = [slow(), slow(), slow(), slow()];
+    // Two running and two waiting is project A's cap: the fifth is refused at once.
+    let refused: unknown;
+    await slow().catch((err) => (refused = err));
+    expect(refused).to.be.instanceOf(FunctionConcurrencyError);
+    expect((refused as FunctionConcurrencyError).code).to.equal('FUNCTION_CONCURRENCY');
+    expect((refused as Error).message).to.equal(
+      'Too many function calls of this project at once (at most 4 running or waiting)',
+    );
+    // Project B is not behind A's queue: the third runner takes its call.
+    for (let i = 0; i < 3; i++) {
+      const b = await pool.run(job('export default async () => Date.now()', { projectId: 'B' }));
+      expect(b.status).to.equal('ok');
+      expect(b.queuedMs).to.be.below(100);
+    }
+    release();
+    const done = await Promise.all(a);
+    expect(done.map((o) => o.value)).to.deep.equal(['A done', 'A done', 'A done', 'A done']);
+    // Two of A's calls waited for a runner of A's share to come free.
+    expect(done.filter((o) => o.queuedMs > 0).length).to.be.at.least(2);
+  });
+});
