@@ -4,6 +4,7 @@ import type { operations as Ops } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import { firstHeader } from '../http/headers.js';
 import type { Services } from '../services/index.js';
+import { SESSION_COOKIE } from '../services/accounts.js';
 import { STREAM_HEADERS } from './realtime.js';
 import { describeOutcome } from '../services/data/bulk-trash.js';
 
@@ -55,16 +56,21 @@ export function projectContentHandlers({ content, realtime }: Services) {
     const outcome = await content.restoreDocuments(ctx, params.projectId, params.collectionName, body.ids);
     return { status: 200, body: ok(outcome, describeOutcome(outcome.counts)) };
   };
-  /** The public stream's events, with the member's session standing for the secret key. */
+  /**
+   * The public stream's events, with the member's session standing for the secret key; the
+   * session and the membership are asked again on each heartbeat.
+   */
   const streamProjectDocuments: Handler<Ops['streamProjectDocuments']> = async (
-    { params, query, headers },
+    { params, query, headers, cookies },
     ctx,
   ) => {
+    const session = cookies.get(SESSION_COOKIE);
     const stream = await realtime.open(
       await content.asProject(ctx, params.projectId),
       params.collectionName,
       query as Query,
       firstHeader(headers, 'last-event-id'),
+      { accessEnded: async () => !(await content.stillMember(ctx, params.projectId, session)) },
     );
     return { status: 200, body: stream, headers: STREAM_HEADERS };
   };

@@ -310,7 +310,7 @@ export function createServices(deps: Deps) {
     ),
     documents,
     data,
-    content: projectContentService(projects, data, storage.uploads, storage.files),
+    content: projectContentService(projects, data, storage.uploads, storage.files, accounts),
     tokens,
     storage,
     endUsers: endUsersService({

@@ -2,9 +2,10 @@
 // services, called with the member's session instead of an API key. Any member (admin or member)
 // reads and writes, with the secret key's rights (RLS does not apply; the `users` collection stays
 // reserved to /api/projects/{id}/users), since members already manage the collections themselves.
-import { badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../http/errors.js';
 import { isObjectId } from '../db/ids.js';
 import type { FilesRepo } from '../db/files.js';
+import type { AccountsService } from './accounts.js';
 import type { RequestContext } from './context.js';
 import type { DataService } from './data/index.js';
 import type { ProjectsService } from './projects.js';
@@ -42,6 +43,7 @@ export function projectContentService(
   data: DataService,
   uploads: UploadsService,
   files: FilesRepo,
+  accounts: AccountsService,
 ) {
   /** The member's request as the project's secret key would make it. */
   async function asProject(ctx: RequestContext, projectId: string): Promise<RequestContext> {
@@ -53,6 +55,27 @@ export function projectContentService(
   return {
     /** The member's request as the secret key would make it (the collection's live stream). */
     asProject,
+    /**
+     * Whether the session a long-lived request was opened with still opens it: not logged out,
+     * not ended by a password change, not expired, and its developer still a member of the
+     * project. Asked again on each heartbeat of the stream, since the stream runs as the secret
+     * key. A failing database throws (the caller asks again), only a definite no is false.
+     */
+    async stillMember(ctx: RequestContext, projectId: string, sessionToken: string | undefined) {
+      const developer = sessionToken ? await accounts.sessionDeveloper(sessionToken) : undefined;
+      if (!developer) return false;
+      try {
+        await projects.requireAccess(
+          { requestId: ctx.requestId, log: ctx.log, ip: ctx.ip, principal: { developer } },
+          projectId,
+          'member',
+        );
+        return true;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return false;
+        throw err;
+      }
+    },
     async listDocuments(ctx: RequestContext, projectId: string, name: string, query: Query) {
       const { trash, ...rest } = query;
       return data.list(await asProject(ctx, projectId), name, rest, trash === true || trash === 'true');

@@ -1,7 +1,8 @@
 // One subscriber's Server-Sent Events stream: the replay on (re)connection, then live events,
 // each checked against the read rules of the moment (the collection's current RLS mode, the
 // token user, the filters); heartbeats; the end of the stream when the token expires or is
-// revoked, or the API key it was opened with stops being valid; and a bound on what may wait unsent for a slow client, past which it is dropped.
+// revoked, the API key it was opened with stops being valid, or (dashboard) the member's session
+// or membership ends; and a bound on what may wait unsent for a slow client, past which it is dropped.
 import { Readable } from 'node:stream';
 import type { LogEntry, OpenedLog } from '../../cache/index.js';
 import type { CollectionDef, KeyKind } from '../types.js';
@@ -25,12 +26,19 @@ export interface Subscriber {
 }
 
 export type EndReason =
-  'TOKEN_EXPIRED' | 'TOKEN_REVOKED' | 'KEY_REVOKED' | 'COLLECTION_DELETED' | 'SERVER_SHUTDOWN';
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_REVOKED'
+  | 'KEY_REVOKED'
+  | 'SESSION_ENDED'
+  | 'COLLECTION_DELETED'
+  | 'SERVER_SHUTDOWN';
 
 const END_MESSAGES: Record<EndReason, string> = {
   TOKEN_EXPIRED: 'The access token expired; reconnect with a fresh token',
   TOKEN_REVOKED: 'The access token was revoked; sign in again',
   KEY_REVOKED: 'The API key was rotated or the project deleted; reconnect with a current key',
+  SESSION_ENDED:
+    'The dashboard session ended (log-out, password change, expiry) or access to the project was removed; sign in again',
   COLLECTION_DELETED: 'The collection was deleted',
   SERVER_SHUTDOWN: 'The server is restarting; reconnect',
 };
@@ -66,6 +74,8 @@ export class Connection {
       isRevoked?: () => Promise<boolean>;
       /** True once the API key the stream was opened with no longer opens it. */
       keyRevoked: () => Promise<boolean>;
+      /** True once whoever opened the stream may no longer read it (a member's session). */
+      accessEnded?: () => Promise<boolean>;
       onEnd: () => void;
     },
   ) {
@@ -174,6 +184,7 @@ export class Connection {
     try {
       if (await this.checks.keyRevoked()) this.end('KEY_REVOKED');
       else if (this.checks.isRevoked && (await this.checks.isRevoked())) this.end('TOKEN_REVOKED');
+      else if (this.checks.accessEnded && (await this.checks.accessEnded())) this.end('SESSION_ENDED');
     } catch {
       // the cache or the database is unreachable: the next heartbeat asks again, and the token's
       // expiry still ends the stream

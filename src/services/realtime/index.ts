@@ -109,6 +109,8 @@ export function realtimeService(deps: RealtimeDeps) {
       name: string,
       query: Record<string, unknown>,
       lastEventId: string | undefined,
+      /** `accessEnded`: a further check on each heartbeat (a member's session on the dashboard). */
+      options: { accessEnded?: () => Promise<boolean> } = {},
     ): Promise<Readable> {
       const target = await openCollection(ctx, name, deps.definitions);
       readScope(target);
@@ -139,6 +141,7 @@ export function realtimeService(deps: RealtimeDeps) {
         { keyKind, userId, filter, token },
         {
           isRevoked: token && userId ? () => deps.isRevoked(project.id, userId, token.issuedAt) : undefined,
+          accessEnded: options.accessEnded,
           // A rotation gives the key kind a new creation time; a deleted project has no keys.
           keyRevoked: async () =>
             (await deps.currentProject(project.id))?.keys[keyKind].createdAt.getTime() !== keyCreatedAt,
