@@ -97,7 +97,14 @@ export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
   Partial<
     Pick<
       BackupJob,
-      'sourceBackupId' | 'sourceProjectId' | 'targetProjectId' | 'key' | 'location' | 'sha256' | 'replace'
+      | 'sourceBackupId'
+      | 'sourceProjectId'
+      | 'targetProjectId'
+      | 'key'
+      | 'location'
+      | 'sha256'
+      | 'size'
+      | 'replace'
     >
   >;
 

@@ -2,13 +2,15 @@
 // Date, Decimal128, Int64 and Binary come back as they were): every collection of its database
 // (trashed documents and end users included) with a cursor each, and its platform records
 // (collection definitions, webhooks, mail templates, file records). API keys are never read.
-// Loading upserts by `_id`, so a load run again after a crash gives the same result.
+// Loading a collection upserts by `_id` (a load run again after a crash gives the same result);
+// platform records are written by their own repositories (services/backups/restore-records.ts).
 import { createHash } from 'node:crypto';
 import { BSON, MongoBulkWriteError, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
 
 const { EJSON } = BSON;
 import { duplicateFieldOf } from './errors.js';
 import { ObjectId } from './ids.js';
+import { takenElsewhere } from './restored.js';
 import { toDocument, type StoredDocument } from './stored-form.js';
 
 const BATCH = 500;
@@ -127,12 +129,14 @@ export async function* dumpPlatform(
 }
 
 /** A record's id in the target project: fixed by both ids, so a load run twice writes the same. */
-export function movedId(targetProjectId: string, id: unknown): ObjectId {
-  const digest = createHash('sha256')
-    .update(`${targetProjectId}:${String(id)}`)
-    .digest();
-  return new ObjectId(digest.subarray(0, 12));
+export function movedId(targetProjectId: string, id: string): string {
+  const digest = createHash('sha256').update(`${targetProjectId}:${id}`).digest();
+  return new ObjectId(digest.subarray(0, 12)).toHexString();
 }
+
+/** How many of `ids` (records of one kind) belong to another project than `projectId`. */
+export const idsTakenElsewhere = (platform: Db, part: PlatformPart, projectId: string, ids: string[]) =>
+  takenElsewhere(platform.collection(part), projectId, ids);
 
 /** The confirmed files of the project kept in the operator's store, whose bytes a backup holds. */
 export async function* internalFiles(
@@ -148,40 +152,15 @@ export async function* internalFiles(
   for await (const doc of cursor) yield { id: (doc._id as ObjectId).toHexString(), path: String(doc.path) };
 }
 
-/** The path a restored file record got (its id is moved, see movedId, unless the ids were kept). */
-export async function movedFilePath(platform: Db, targetProjectId: string, oldId: string, keepIds = false) {
-  const _id = keepIds ? new ObjectId(oldId) : movedId(targetProjectId, oldId);
-  const doc = await platform.collection('files').findOne({ _id, projectId: new ObjectId(targetProjectId) });
-  return doc ? { path: String(doc.path), contentType: String(doc.contentType) } : undefined;
-}
-
-/**
- * Loads platform records into `targetProjectId`, each under its moved id. File records: only the
- * confirmed ones of the operator's store (their bytes are in the archive), moved to the target
- * project's paths by `moveFile`. `moveFile` undefined: the archive's own project, where records
- * keep their ids and paths (and a file in the project's own bucket its record).
- */
-export async function loadPlatform(
-  platform: Db,
-  part: PlatformPart,
-  targetProjectId: string,
-  lines: AsyncIterable<string>,
-  moveFile: ((path: string) => { path: string; url: string | null }) | undefined,
-): Promise<number> {
-  let n = 0;
-  for await (const line of lines) {
-    let doc = fromLine(line);
-    if (part === 'files') {
-      if (doc.state !== 'confirmed' || (moveFile && doc.provider !== 'internal')) continue;
-      const moved = moveFile?.(String(doc.path));
-      if (moved) doc = { ...doc, ...moved, uploadKey: moved.path };
-    }
-    const _id = moveFile ? movedId(targetProjectId, doc._id) : (doc._id as ObjectId);
-    const record = { ...doc, _id, projectId: new ObjectId(targetProjectId) };
-    await platform.collection(part).replaceOne({ _id }, record, { upsert: true });
-    n += 1;
-  }
-  return n;
+/** Where the bytes of a restored file record go: only a record of the operator's store, in the project. */
+export async function restoredFilePath(platform: Db, targetProjectId: string, id: string) {
+  const doc = await platform
+    .collection('files')
+    .findOne({ _id: new ObjectId(id), projectId: new ObjectId(targetProjectId), provider: 'internal' });
+  const path = doc && String(doc.path);
+  return path?.startsWith(`${targetProjectId}/`)
+    ? { path, contentType: String(doc!.contentType) }
+    : undefined;
 }
 
 /** Sets the slot counters that collection definitions and webhooks take, from the real counts. */
@@ -205,13 +184,10 @@ export async function projectSettings(platform: Db, projectId: string) {
   return doc ? { name: String(doc.name), settings: doc.settings as Document } : undefined;
 }
 
-export async function setProjectSettings(platform: Db, projectId: string, settings: Document): Promise<void> {
-  await platform
-    .collection('projects')
-    .updateOne({ _id: new ObjectId(projectId) }, { $set: { settings, updatedAt: new Date() } });
-}
-
 export { fromLine as parseLine, toLine as formatLine };
+
+/** A platform record's line with plain JavaScript numbers (ids and dates stay typed), for its checks. */
+export const parseRecordLine = (line: string): Document => EJSON.parse(line, { relaxed: true }) as Document;
 
 /** The documents of a collection not in the trash, by `_id`, in the services' form (an export). */
 export async function* activeDocuments(db: Db, collection: string): AsyncGenerator<StoredDocument> {

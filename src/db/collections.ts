@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import type { CollectionDef, IndexDef } from '../services/types.js';
 import { ObjectId } from './ids.js';
 import { isDuplicateKey } from './errors.js';
+import { replaceInProject } from './restored.js';
 
 /** The stored form of a CollectionDef: object ids instead of id strings. */
 type CollectionDoc = Omit<CollectionDef, 'id' | 'projectId'> & { _id: ObjectId; projectId: ObjectId };
@@ -104,6 +105,15 @@ export function collectionsRepo(db: Db) {
         .then((docs) => docs.map(toDef)),
     async delete(projectId: string, name: string): Promise<boolean> {
       return (await collections.deleteOne({ projectId: new ObjectId(projectId), name })).deletedCount === 1;
+    },
+    /** A definition a restore brings back under `id` into `projectId` (checked by the service). */
+    async restore(
+      projectId: string,
+      id: string,
+      input: CollectionInput,
+      dates: { createdAt: Date; updatedAt: Date },
+    ): Promise<void> {
+      await replaceInProject(collections, projectId, id, { ...input, ...dates });
     },
     async deleteAll(projectId: string): Promise<void> {
       await collections.deleteMany({ projectId: new ObjectId(projectId) });

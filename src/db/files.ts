@@ -5,6 +5,7 @@ import type { Db } from 'mongodb';
 import type { FileRecord, FileState, NewFileRecord } from '../services/storage/types.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
+import { replaceInProject } from './restored.js';
 
 interface FileDoc extends Omit<FileRecord, 'id' | 'projectId'> {
   _id: ObjectId;
@@ -209,6 +210,19 @@ export function filesRepo(db: Db) {
       return { bytes, inFlight, chargedIds };
     },
 
+    /**
+     * A confirmed file record a restore brings back under `id` into `projectId`; the service has
+     * put its path under the project (`<projectId>/...`), which the unique path index keeps one.
+     */
+    async restoreConfirmed(
+      projectId: string,
+      id: string,
+      record: Omit<FileRecord, 'id' | 'projectId' | 'state'>,
+    ): Promise<void> {
+      if (!record.path.startsWith(`${projectId}/`))
+        throw new Error('a restored file path is outside its project');
+      await replaceInProject(files, projectId, id, { ...record, state: 'confirmed' });
+    },
     async deleteForProject(projectId: string): Promise<void> {
       const pid = toObjectId(projectId);
       if (pid) await files.deleteMany({ projectId: pid });

@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
+import { replaceInProject } from './restored.js';
 
 const COLLECTION = 'mail_templates';
 registerPlatformIndexes(COLLECTION, [
@@ -99,6 +100,16 @@ export function mailTemplatesRepo(db: Db) {
     async delete(projectId: string, name: string): Promise<boolean> {
       const res = await templates.deleteOne({ ...scope(projectId), name: { $eq: name } });
       return res.deletedCount === 1;
+    },
+    /** A custom template a restore brings back under `id` into `projectId`. */
+    async restore(
+      projectId: string,
+      id: string,
+      name: string,
+      fields: MailTemplateFields,
+      dates: { createdAt: Date; updatedAt: Date },
+    ): Promise<void> {
+      await replaceInProject(templates, projectId, id, { name, ...fields, ...dates });
     },
     async deleteAll(projectId: string): Promise<void> {
       await templates.deleteMany(scope(projectId));

@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
+import { replaceInProject } from './restored.js';
 
 registerPlatformIndexes('webhooks', [{ key: { projectId: 1, createdAt: 1 }, name: 'projectId' }]);
 
@@ -201,6 +202,14 @@ export function webhooksRepo(db: Db) {
     async delete(projectId: string, id: string): Promise<boolean> {
       const filter = one(projectId, id);
       return !!filter && (await webhooks.deleteOne(filter)).deletedCount === 1;
+    },
+    /** A webhook a restore brings back under `id` into `projectId` (health as given: new or paused). */
+    async restore(
+      projectId: string,
+      id: string,
+      record: WebhookFields & WebhookHealth & { secretEnc: string; createdAt: Date; updatedAt: Date },
+    ): Promise<void> {
+      await replaceInProject(webhooks, projectId, id, record);
     },
     async deleteAll(projectId: string): Promise<void> {
       await webhooks.deleteMany(scope(projectId));

@@ -43,6 +43,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       clearRestoring: (projectId, restoreId) => services.repos.projects.clearRestoring(projectId, restoreId),
       ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
       refs: restoreRefsRepo(deps.db.platform),
+      newWebhookSecret: () => services.webhooks.newSealedSecret(),
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;

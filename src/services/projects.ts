@@ -57,6 +57,26 @@ export function projectsService(
     return { hash, cacheKey: `key:${kind}:${hash}` };
   };
 
+  /**
+   * Refuses a caller who may not create a project: an access token limited to some projects (403
+   * ACCESS_TOKEN_PROJECTS), a developer owning as many as their plan allows (403 PLAN_LIMIT).
+   */
+  async function checkProjectSlot(ctx: RequestContext): Promise<void> {
+    const developer = requireDeveloper(ctx);
+    if (ctx.principal.accessToken?.projectIds)
+      throw forbidden(
+        'This access token is limited to some projects: it cannot create one',
+        'ACCESS_TOKEN_PROJECTS',
+      );
+    const limits = projectLimits({ limits: {} }, developer.plan);
+    if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
+      throw forbidden(
+        `Plan limit reached: the ${developer.plan} plan allows ${limits.projectsPerDeveloper} projects`,
+        'PLAN_LIMIT',
+      );
+    }
+  }
+
   async function limitsOf(project: Project): Promise<PlanLimits> {
     const owner = await developers.findById(project.ownerId);
     return projectLimits(project, owner?.plan ?? 'free');
@@ -84,20 +104,11 @@ export function projectsService(
       return project;
     },
 
+    checkProjectSlot,
+
     async create(ctx: RequestContext, name: string, settings: Partial<ProjectSettings>) {
+      await checkProjectSlot(ctx);
       const developer = requireDeveloper(ctx);
-      if (ctx.principal.accessToken?.projectIds)
-        throw forbidden(
-          'This access token is limited to some projects: it cannot create one',
-          'ACCESS_TOKEN_PROJECTS',
-        );
-      const limits = projectLimits({ limits: {} }, developer.plan);
-      if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
-        throw forbidden(
-          `Plan limit reached: the ${developer.plan} plan allows ${limits.projectsPerDeveloper} projects`,
-          'PLAN_LIMIT',
-        );
-      }
       const publishable = storedKey('publishable');
       const secret = storedKey('secret');
       const project = await repo.create({

@@ -259,6 +259,12 @@ describe('backups: back up a project and restore it into a new one', () => {
       const flipped = Buffer.from(original);
       flipped[Math.floor(flipped.length / 2)]! ^= 0x01;
       await replace(flipped, createHash('sha256').update(original).digest('hex'));
+      // At the plan's project limit (Source and Copy), the project count refuses before the archive is read.
+      const atLimit = await dash.post(`${base()}/${backupId}/restore`, { name: 'Corrupt' });
+      expect(atLimit.status, atLimit.text).to.equal(403);
+      expect(atLimit.body).to.deep.include({ code: 'PLAN_LIMIT' });
+      expect(atLimit.body.message).to.match(/allows 2 projects/);
+      await apps.dashboard.services.repos.developers.setPlan(fx.developer.id, 'pro');
       const corrupt = await dash.post(`${base()}/${backupId}/restore`, { name: 'Corrupt' });
       expect(corrupt.status).to.equal(400);
       expect(corrupt.body.message).to.match(/The archive is refused/);
@@ -285,6 +291,7 @@ describe('backups: back up a project and restore it into a new one', () => {
       );
     } finally {
       await replace(original);
+      await apps.dashboard.services.repos.developers.setPlan(fx.developer.id, 'free');
     }
   });
 

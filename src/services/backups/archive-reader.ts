@@ -7,10 +7,14 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { badRequest } from '../../http/errors.js';
-import { FORMAT_VERSION, type Manifest, type ManifestPart } from './archive.js';
+import { FORMAT_VERSION, RECORD_KINDS, type Manifest, type ManifestPart } from './archive.js';
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
-const PART_NAME = /^((data|platform)\/[A-Za-z0-9_.-]+\.jsonl|files\/[0-9a-f]{24})$/;
+// Only what a backup writes: the platform record kinds a restore has a writer for, one part per
+// collection of the project's database (named as collections are), the bytes of a file by its id.
+const PART_NAME = new RegExp(
+  `^(platform/(${RECORD_KINDS.join('|')})\\.jsonl|data/[A-Za-z][A-Za-z0-9_-]{0,63}\\.jsonl|files/[0-9a-f]{24})$`,
+);
 
 const refused = (reason: string) => badRequest(`The archive is refused: ${reason}`);
 

@@ -14,6 +14,10 @@ import tar from 'tar-stream';
 
 export const FORMAT_VERSION = 1;
 
+/** The platform parts an archive may hold (`platform/<kind>.jsonl`); a restore reads no other. */
+export const RECORD_KINDS = ['project', 'collections', 'webhooks', 'mail_templates', 'files'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
 export interface ManifestPart {
   /** Path inside the archive, e.g. `data/posts.jsonl`. */
   name: string;

@@ -8,7 +8,7 @@ import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../
 import type { RequestContext } from '../context.js';
 import type { PlanLimits, PlanName, Project } from '../types.js';
 import { requireDeveloper, type ProjectsService } from '../projects.js';
-import { verifyArchive } from './archive-reader.js';
+import { verifyForRestore } from './restore-check.js';
 import type { Manifest } from './archive.js';
 
 export const DOWNLOAD_SECONDS = 300;
@@ -128,19 +128,17 @@ export function backupService(deps: BackupServiceDeps) {
           'BACKUP_IN_PROGRESS',
         );
       }
-      const opened = await openArchive(project, job);
-      const manifest = await verifyArchive(
-        opened.stream,
-        (m) => {
-          if (m.project.id !== project.id)
-            throw forbidden('The archive belongs to another project', 'FOREIGN_ARCHIVE');
-        },
-        job.sha256 ?? undefined,
-      );
+      // The cheap refusals first: a developer at their project limit is told so before the archive is read.
+      if (!same) await deps.projects.checkProjectSlot(ctx);
       const limits = same
         ? await deps.projects.limitsOf(project)
         : projectLimits({ limits: {} }, requireDeveloper(ctx).plan);
-      checkQuotas(manifest, limits);
+      const opened = await openArchive(project, job);
+      const manifest = await verifyForRestore(opened.stream, {
+        sha256: job.sha256 ?? undefined,
+        rules: { sourceProjectId: project.id, indexesPerCollection: limits.indexesPerCollection },
+        manifest: (m) => checkQuotas(m, limits),
+      });
       const created = same ? undefined : await deps.projects.create(ctx, input.name!, {});
       const restore = await deps.jobs.create(created?.project.id ?? project.id, {
         kind: 'restore',
@@ -151,6 +149,7 @@ export function backupService(deps: BackupServiceDeps) {
         key: job.key,
         location: job.location,
         sha256: job.sha256,
+        size: job.size,
         replace: same,
       });
       // From now until the job ends, the project's clients are held back (503 PROJECT_RESTORING).

@@ -1,24 +1,42 @@
-// Running one leased restore: the archive is loaded part by part into its project (a new one, or
-// its own when `replace`, cleared first: ./replace.ts), recording after each part where to resume
-// and the conflicts so far; documents are upserted by `_id` and records by fixed ids, so a run
-// taken over after a crash gives the same result. The collections' indexes are built as soon as
-// their definitions are loaded, so a row a unique index refuses is reported with its row (and
-// not written); Refs to missing documents are reported once every part is loaded (./conflicts.ts).
+// Running one leased restore. The archive is copied once from where it is kept (perhaps the
+// project's own bucket, which could serve other bytes on a second read) to a local file, checked
+// against the backup's size and SHA-256, then read twice from that copy: a pass that checks every
+// record and writes nothing (./restore-check.ts), and the pass that loads it into its project (a
+// new one, or its own when `replace`, cleared first: ./replace.ts). Each platform record is written
+// by the repository of its kind, under the target project's id; data parts go to the project's
+// own database. After each part the resume point and the conflicts so far are recorded; documents
+// are upserted by `_id` and records by fixed ids, so a run taken over after a crash gives the same
+// result. Indexes are built as soon as their definitions are loaded, so a row a unique index
+// refuses is reported with its row (not written); Refs to missing documents once every part is
+// loaded (./conflicts.ts).
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import {
+  idsTakenElsewhere,
   loadCollection,
-  loadPlatform,
-  movedFilePath,
-  parseLine,
+  movedId,
   recountSlots,
-  setProjectSettings,
-  type PlatformPart,
+  restoredFilePath,
 } from '../../db/backups.js';
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
+import { collectionsRepo } from '../../db/collections.js';
+import { filesRepo } from '../../db/files.js';
+import { mailTemplatesRepo } from '../../db/mail-templates.js';
+import { projectsRepo } from '../../db/projects.js';
+import { HEALTHY, webhooksRepo } from '../../db/webhooks.js';
 import { readArchive } from './archive-reader.js';
 import { conflictLog, refTracker } from './conflicts.js';
+import { copyVerified } from './local-copy.js';
 import { clearForReplace } from './replace.js';
+import { checkedRecords, recordKindOf, verifyForRestore, type CheckedRecord } from './restore-check.js';
 import type { RunDeps } from './run.js';
+
+/** How long reading the archive from its store may take, at most (a bucket may trickle). */
+const COPY_MS = 15 * 60_000;
+
+/** What a webhook restored into a new project says until its developer enables it again. */
+export const RESTORED_WEBHOOK_REASON =
+  'disabled after a restore into a new project, with a new signing secret: enable it once its URL is the one this project should call';
 
 export interface RestoreSteps {
   /** Writes progress, resume point or conflicts, extending the lease (throws when the job was lost). */
@@ -26,13 +44,54 @@ export interface RestoreSteps {
   finish(outcome: Parameters<BackupJobsRepo['finish']>[2]): Promise<unknown>;
 }
 
-export async function restore(deps: RunDeps, job: BackupJob, { report, finish }: RestoreSteps) {
-  const target = job.projectId;
+export async function restore(deps: RunDeps, job: BackupJob, steps: RestoreSteps) {
+  const source = job.sourceProjectId ?? job.projectId;
+  const expected = await recorded(deps, job);
   // The archive is where the backed-up project keeps it (its own bucket, or the operator's store).
-  const source = await deps.places.at(job.sourceProjectId ?? target, job.location);
-  const opened = job.key ? await source?.open(job.key) : undefined;
+  const store = await deps.places.at(source, job.location);
+  const opened = job.key ? await store?.open(job.key) : undefined;
   if (!opened) throw new Error('the backup archive is gone');
+  const copy = await copyVerified(opened.stream, expected, COPY_MS);
+  try {
+    const rules = { sourceProjectId: source, indexesPerCollection: Number.MAX_SAFE_INTEGER };
+    await verifyForRestore(createReadStream(copy.file), {
+      sha256: expected.sha256,
+      rules,
+      // Ids are kept over the archive's own project: none may be another project's.
+      takenElsewhere: job.replace
+        ? (kind, ids) =>
+            kind === 'project'
+              ? Promise.resolve(0)
+              : idsTakenElsewhere(deps.platform, kind, job.projectId, ids)
+        : undefined,
+    });
+    await load(deps, job, steps, createReadStream(copy.file), rules);
+  } finally {
+    await copy.cleanup();
+  }
+}
+
+/** The size and SHA-256 the backup recorded (jobs queued before restores recorded its size: the backup's). */
+async function recorded(deps: RunDeps, job: BackupJob) {
+  const backup =
+    job.size === null && job.sourceBackupId
+      ? await deps.jobs.get(job.sourceProjectId ?? job.projectId, job.sourceBackupId)
+      : undefined;
+  const size = job.size ?? backup?.size ?? null;
+  if (size === null || !job.sha256) throw new Error('the restore has no recorded archive size and checksum');
+  return { size, sha256: job.sha256 };
+}
+
+async function load(
+  deps: RunDeps,
+  job: BackupJob,
+  { report, finish }: RestoreSteps,
+  archive: Readable,
+  rules: Parameters<typeof checkedRecords>[2],
+) {
+  const target = job.projectId;
   const db = await deps.dbFor(target);
+  const write = recordWriter(deps, job);
   // Set by the request that queued it too; again here, so that no client write lands while the
   // project is cleared and loaded even when that request died before marking it.
   if (job.replace) await deps.setRestoring(target, job.id);
@@ -48,7 +107,7 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
   const tracker = async () => (refs ??= refTracker(deps.refs, job.id, await deps.listDefinitions(target)));
   let index = 0;
   await readArchive(
-    opened.stream,
+    archive,
     {
       async manifest(manifest) {
         progress.total = manifest.parts
@@ -70,8 +129,8 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
           if (isData) progress.done += part.count;
           return;
         }
-        const name = part.name.replace(/^(data|platform)\//, '').replace(/\.jsonl$/, '');
         if (isData) {
+          const name = part.name.replace(/^data\//, '').replace(/\.jsonl$/, '');
           const track = await tracker();
           if (name === 'users') await deps.ensureUserIndexes(target);
           await loadCollection(
@@ -94,20 +153,11 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
                 }),
             },
           );
-        } else if (name === 'project') {
-          for await (const line of lines)
-            await setProjectSettings(deps.platform, target, parseLine(line).settings);
         } else {
-          // Over its own project a record keeps its id and path; in a new one both are moved.
-          const move = job.replace
-            ? undefined
-            : (path: string) => {
-                const moved = path.replace(/^[0-9a-f]{24}\//, `${target}/`);
-                return { path: moved, url: deps.archives.publicUrl(moved) ?? null };
-              };
-          await loadPlatform(deps.platform, name as PlatformPart, target, lines, move);
+          const kind = recordKindOf(part.name);
+          for await (const record of checkedRecords(kind, lines, rules)) await write(record);
           // The unique indexes then check each row as it is written.
-          if (name === 'collections') await syncIndexes();
+          if (kind === 'collections') await syncIndexes();
         }
         await report(job, {
           resume: { ...resume, partsDone: i + 1 },
@@ -117,9 +167,10 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
       },
       async file(part, bytes) {
         const i = index++;
+        const id = part.name.slice(6);
         const moved =
           i >= job.resume.partsDone &&
-          (await movedFilePath(deps.platform, target, part.name.slice(6), job.replace));
+          (await restoredFilePath(deps.platform, target, job.replace ? id : movedId(target, id)));
         if (!moved) {
           for await (const _chunk of bytes);
           return;
@@ -137,4 +188,56 @@ export async function restore(deps: RunDeps, job: BackupJob, { report, finish }:
   await deps.changed(target);
   if (job.replace) await deps.clearRestoring(target, job.id);
   await finish({ state: 'done', progress, conflicts: conflicts.snapshot() });
+}
+
+/**
+ * Writes one checked record with the repository of its kind, always into the job's project. Over
+ * its own project a record keeps its id (none is another project's: checked before) and its path;
+ * into a new project ids are moved (movedId), file paths put under it, and webhooks disabled with
+ * a new secret, so that a copy does not sign events to the receivers of the project it came from.
+ */
+function recordWriter(deps: RunDeps, job: BackupJob) {
+  const target = job.projectId;
+  const repos = {
+    projects: projectsRepo(deps.platform),
+    collections: collectionsRepo(deps.platform),
+    webhooks: webhooksRepo(deps.platform),
+    templates: mailTemplatesRepo(deps.platform),
+    files: filesRepo(deps.platform),
+  };
+  const idOf = (id: string) => (job.replace ? id : movedId(target, id));
+  return async (record: CheckedRecord): Promise<void> => {
+    switch (record.kind) {
+      case 'project':
+        await repos.projects.update(target, { settings: record.settings });
+        return;
+      case 'collections':
+        await repos.collections.restore(target, idOf(record.id), record.input, record.dates);
+        return;
+      case 'mail_templates':
+        await repos.templates.restore(target, idOf(record.id), record.name, record.fields, record.dates);
+        return;
+      case 'webhooks': {
+        const fresh = !job.replace;
+        await repos.webhooks.restore(target, idOf(record.id), {
+          ...record.fields,
+          ...HEALTHY,
+          ...record.dates,
+          enabled: fresh ? false : record.fields.enabled,
+          secretEnc: fresh ? deps.newWebhookSecret() : record.secretEnc,
+          pausedAt: fresh ? new Date() : null,
+          pausedReason: fresh ? RESTORED_WEBHOOK_REASON : null,
+        });
+        return;
+      }
+      case 'files': {
+        const file = record.record;
+        // Into a new project only the files of the operator's store come (their bytes are here).
+        if (!job.replace && file.provider !== 'internal') return;
+        const path = job.replace ? file.path : `${target}/${file.path.slice(file.path.indexOf('/') + 1)}`;
+        const url = file.provider === 'internal' ? (deps.archives.publicUrl(path) ?? null) : file.url;
+        await repos.files.restoreConfirmed(target, idOf(record.id), { ...file, path, uploadKey: path, url });
+      }
+    }
+  };
 }

@@ -45,6 +45,8 @@ export interface RunDeps {
   /** Builds the end users' own indexes (unique email) before a restore loads them. */
   ensureUserIndexes(projectId: string): Promise<void>;
   refs: RestoreRefsRepo;
+  /** A new webhook signing secret, sealed as stored (a webhook restored into a new project gets one). */
+  newWebhookSecret(): string;
 }
 
 export interface RunOptions {

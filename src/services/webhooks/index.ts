@@ -12,6 +12,7 @@ import { invalidating, type ProjectCache } from '../project-cache.js';
 import type { EventBus } from '../events.js';
 import type { ProjectsService } from '../projects.js';
 import { webhooksManager } from './manage.js';
+import { generateSecret } from './signing.js';
 import { webhookDeliverer } from './delivery.js';
 import type { UsageCounter } from '../usage/counter.js';
 import { webhookOutbox } from './outbox.js';
@@ -71,6 +72,8 @@ export function webhookServices(
   });
   return {
     manage: manager,
+    /** A new signing secret as stored (sealed), for a webhook made other than through `manage`. */
+    newSealedSecret: () => encrypt(key, generateSecret()),
     deliverer: {
       ...webhookDeliverer(deliveries, repo, workerLog, {
         settings: config.webhooks,
