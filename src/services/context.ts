@@ -33,4 +33,10 @@ export interface RequestContext {
   readonly log: Logger;
   readonly ip: string;
   readonly principal: Principal;
+  /**
+   * Set on the context of a hosted function's ctx.db calls: how deep in functions this write is
+   * (1: a function run by a client's request made it). Functions run by such a write are one
+   * deeper; past MAX_FUNCTION_DEPTH (src/services/functions/host.ts) they cannot write.
+   */
+  readonly functionDepth?: number;
 }

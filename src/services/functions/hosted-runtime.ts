@@ -1,0 +1,48 @@
+// The hosted-JavaScript runtime (`runtime: 'javascript'`): the contract's HostedRuntime over the
+// sandbox's pool of runner processes (src/sandbox). The pool's per-project cap becomes a 429
+// FUNCTION_CONCURRENCY here; everything else is the call's outcome.
+import type { SandboxSettings } from '../../config.js';
+import { ApiError } from '../../http/errors.js';
+import type { Logger } from '../../lib/logger.js';
+import { SandboxPool } from '../../sandbox/pool.js';
+import { FunctionConcurrencyError } from '../../sandbox/queue.js';
+import type { HostedInvocation, HostedRuntime, InvocationOutcome } from './runtime-types.js';
+
+export const functionConcurrency = (message: string) =>
+  new ApiError(429, 'FUNCTION_CONCURRENCY', message, undefined, { 'Retry-After': '1' });
+
+export function hostedRuntime(
+  settings: SandboxSettings,
+  log?: Logger,
+): HostedRuntime & { pool: SandboxPool } {
+  const pool = new SandboxPool({
+    ...settings,
+    warn: (message, fields) => log?.warn(fields, message),
+  });
+  return {
+    pool,
+    async invoke(call: HostedInvocation): Promise<InvocationOutcome> {
+      try {
+        const { status, value, error, logs, durationMs } = await pool.run({
+          projectId: call.projectId,
+          code: call.code,
+          event: call.event,
+          env: call.env,
+          limits: call.limits,
+          host: call.host as unknown as Parameters<SandboxPool['run']>[0]['host'],
+        });
+        return {
+          status,
+          ...(status === 'ok' ? { value } : {}),
+          ...(error ? { error } : {}),
+          logs,
+          durationMs,
+        };
+      } catch (err) {
+        if (err instanceof FunctionConcurrencyError) throw functionConcurrency(err.message);
+        throw err;
+      }
+    },
+    close: () => pool.close(),
+  };
+}
