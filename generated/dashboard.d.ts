@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Log in to the dashboard
-         * @description Opens a dashboard session (sets the `baas_session` cookie, valid 7 days). A wrong email and a wrong password get the same 401. Failed attempts are limited per email (5) and per IP (50) within 15 minutes; past that, 429 with `Retry-After`.
+         * @description Opens a dashboard session (sets the `baas_session` cookie, valid 7 days). A wrong email and a wrong password get the same 401. Failed attempts are limited per email and client address (5: guesses from one address do not lock the owner out from another), per email from all addresses (100) and per IP (50) within 15 minutes; past that, 429 with `Retry-After`.
          */
         post: operations["logInDeveloper"];
         delete?: never;
@@ -1012,7 +1012,7 @@ export interface paths {
         put?: never;
         /**
          * Disable an end user (admins)
-         * @description The user can no longer log in (403 `USER_DISABLED` after a right password), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Project admins only (a member gets the 404 of a project they may not act on).
+         * @description The user can no longer log in (the 401 `INVALID_CREDENTIALS` of a wrong password, with the right one too), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Project admins only (a member gets the 404 of a project they may not act on).
          */
         post: operations["disableProjectUser"];
         delete?: never;

@@ -751,7 +751,7 @@ export interface paths {
         put?: never;
         /**
          * Disable an end user
-         * @description The user can no longer log in (403 `USER_DISABLED` after a right password), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
+         * @description The user can no longer log in (the 401 `INVALID_CREDENTIALS` of a wrong password, with the right one too), refresh (403 `USER_DISABLED`) or finish a social login; every refresh token is revoked and the access tokens already issued are refused at once (401 `TOKEN_REVOKED`). Idempotent. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`).
          */
         post: operations["disableUser"];
         delete?: never;
@@ -843,7 +843,7 @@ export interface paths {
         put?: never;
         /**
          * Sign an end user in
-         * @description Checks the email and password. A failure answers 401 `INVALID_CREDENTIALS` with the same message and the same timing whether or not the email is registered. Failed logins are rate-limited per email (5 per 15 minutes) and per IP (50 per 15 minutes): 429 with `Retry-After`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Checks the email and password. A failure answers 401 `INVALID_CREDENTIALS` with the same message and the same timing whether or not the email is registered. A disabled user gets the same 401, with the right password too. Failed logins are rate-limited per email and client address (5 per 15 minutes: guesses from one address do not lock the user out from another), per email from all addresses (100 per 15 minutes) and per IP (50 per 15 minutes): 429 with `Retry-After`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["loginEndUser"];
         delete?: never;

@@ -1,5 +1,5 @@
-// Developer accounts and dashboard sessions: login (rate-limited per email and per IP, without
-// telling whether the email exists), logout, password change (ends the other sessions). Sign-up
+// Developer accounts and dashboard sessions: login (rate-limited per email and client address,
+// per email, and per address, without telling whether the email exists), logout, password change (ends the other sessions). Sign-up
 // over HTTP confirms the address by mail first (./signup.ts); `signup` here is the direct way
 // for fixtures and tools.
 import { tooManyRequests, unauthorized } from '../http/errors.js';
@@ -13,8 +13,13 @@ import type { Developer } from './types.js';
 export const SESSION_COOKIE = 'baas_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
-const MAX_FAILURES_PER_EMAIL = 5;
+// Wrong guesses lock an account for the address that made them only, so a guesser elsewhere
+// cannot lock the owner out; the much higher per-account ceiling slows a guesser spread over
+// many addresses.
+const MAX_FAILURES_PER_EMAIL_AND_IP = 5;
+const MAX_FAILURES_PER_EMAIL = 100;
 const MAX_FAILURES_PER_IP = 50;
+const MAX_WRONG_PASSWORDS = 5;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -45,22 +50,30 @@ export function accountsService(developers: DevelopersRepo, cache: Cache) {
 
     async login(email: string, password: string, ip: string) {
       const normalized = normalizeEmail(email);
+      const client = clientIpKey(ip);
       const emailKey = `login:fail:email:${sha256(normalized)}`;
-      const ipKey = `login:fail:ip:${clientIpKey(ip)}`;
+      const pairKey = `login:fail:email-ip:${sha256(normalized)}:${client}`;
+      const ipKey = `login:fail:ip:${client}`;
       // The attempt is counted before the password is checked: read-then-record would let many
       // parallel guesses all pass the check before the first failure is written.
-      const [byEmail, byIp] = await Promise.all([
+      const [byPair, byEmail, byIp] = await Promise.all([
+        cache.incr(pairKey, LOGIN_WINDOW_SECONDS),
         cache.incr(emailKey, LOGIN_WINDOW_SECONDS),
         cache.incr(ipKey, LOGIN_WINDOW_SECONDS),
       ]);
-      if (byEmail > MAX_FAILURES_PER_EMAIL || byIp > MAX_FAILURES_PER_IP) {
+      if (
+        byPair > MAX_FAILURES_PER_EMAIL_AND_IP ||
+        byEmail > MAX_FAILURES_PER_EMAIL ||
+        byIp > MAX_FAILURES_PER_IP
+      ) {
         throw tooManyRequests(LOGIN_WINDOW_SECONDS, 'Too many failed logins; try again later');
       }
       const found = await developers.credentialsByEmail(normalized);
       const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
       if (!found || !ok) throw unauthorized('Invalid email or password', 'INVALID_CREDENTIALS');
-      // A success clears the account's failures and does not count against the address.
-      await Promise.all([cache.del(emailKey), cache.decr(ipKey)]);
+      // A success clears this client's failures on the account and does not count against the
+      // account's ceiling or the address.
+      await Promise.all([cache.del(pairKey), cache.decr(emailKey), cache.decr(ipKey)]);
       return openSession(found.developer);
     },
 
@@ -82,7 +95,7 @@ export function accountsService(developers: DevelopersRepo, cache: Cache) {
       // Per account, counted before the check like login: a stolen session must not become a
       // password oracle (the same password often opens other places).
       const failuresKey = `password:fail:developer:${developer.id}`;
-      if ((await cache.incr(failuresKey, LOGIN_WINDOW_SECONDS)) > MAX_FAILURES_PER_EMAIL) {
+      if ((await cache.incr(failuresKey, LOGIN_WINDOW_SECONDS)) > MAX_WRONG_PASSWORDS) {
         throw tooManyRequests(LOGIN_WINDOW_SECONDS, 'Too many wrong passwords; try again later');
       }
       const hash = await developers.passwordHash(developer.id);

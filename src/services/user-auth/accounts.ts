@@ -18,7 +18,6 @@ import {
 } from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
 import { insertAnnounced } from './new-user.js';
-import { userDisabled } from './guard.js';
 import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
@@ -103,15 +102,21 @@ export function accountsPart(kit: UserAuthKit) {
       const { project } = await guard.scope(ctx);
       const email = normalizeEmail(rawEmail);
       const message = 'Too many failed logins; try again later';
+      const client = `${emailKey(email)}:${ipKey(ctx.ip)}`;
+      await limits.take(project.id, LIMITS.loginFailuresPerClient, client, message);
       await limits.take(project.id, LIMITS.loginFailuresPerEmail, emailKey(email), message);
       await limits.take(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip), message);
       const found = await users.findByEmail(project.id, email);
       const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
       if (!found?.passwordHash || !ok) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
-      // A success clears the account's failures and does not count against the address.
-      await limits.reset(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
+      // A disabled account answers like a wrong password: a 403 only after the right one would
+      // confirm the password to whoever guessed it (the attempt stays counted, like a failure).
+      if (found.user.disabled === true) throw unauthorized(INVALID_CREDENTIALS, 'INVALID_CREDENTIALS');
+      // A success clears this client's failures on the account and does not count against the
+      // account's ceiling or the address.
+      await limits.reset(project.id, LIMITS.loginFailuresPerClient, client);
+      await limits.release(project.id, LIMITS.loginFailuresPerEmail, emailKey(email));
       await limits.release(project.id, LIMITS.loginFailuresPerIp, ipKey(ctx.ip));
-      if (found.user.disabled === true) throw userDisabled();
       return { user: userView(found.user), session: await sessions.start(project.id, found.user._id) };
     },
 

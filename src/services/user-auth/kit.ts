@@ -21,7 +21,10 @@ export interface UserAuthKit {
 
 const MINUTE = 60;
 export const LIMITS = {
-  loginFailuresPerEmail: { name: 'login-fail', max: 5, windowSeconds: 15 * MINUTE },
+  // Wrong guesses lock an account for the address that made them only (a guesser elsewhere
+  // cannot lock the owner out); the much higher per-account ceiling slows a spread-out guesser.
+  loginFailuresPerClient: { name: 'login-fail', max: 5, windowSeconds: 15 * MINUTE },
+  loginFailuresPerEmail: { name: 'login-fail', max: 100, windowSeconds: 15 * MINUTE },
   loginFailuresPerIp: { name: 'login-fail', max: 50, windowSeconds: 15 * MINUTE },
   codeFailuresPerIp: { name: 'code-fail', max: 20, windowSeconds: 15 * MINUTE },
   passwordFailuresPerUser: { name: 'password-fail', max: 5, windowSeconds: 15 * MINUTE },
