@@ -3396,15 +3396,15 @@ export interface components {
             events: components["schemas"]["WebhookEvent"][];
             /** @description Collections whose events are sent; empty for every collection. */
             collections: string[];
-            /** @description False when a developer disabled the webhook or the service paused it (then `pausedAt` is set). `PATCH` with `enabled: true` enables it again and clears the pause. */
+            /** @description False when a developer disabled the webhook or the service paused it (then `pausedAt` is set: after failed deliveries, or a restore into a new project). `PATCH` with `enabled: true` enables it again and clears the pause. */
             enabled: boolean;
             /**
              * Format: date-time
-             * @description When the service paused the webhook because its deliveries kept failing (`WEBHOOK_PAUSE_AFTER_FAILURES` failed deliveries in a row, or a delivery failing after the endpoint had been failing for `WEBHOOK_PAUSE_AFTER`; by default 20, 3 days); null otherwise.
+             * @description When the service paused the webhook because its deliveries kept failing (`WEBHOOK_PAUSE_AFTER_FAILURES` failed deliveries in a row, or a delivery failing after the endpoint had been failing for `WEBHOOK_PAUSE_AFTER`; by default 20, 3 days), or when a restore into a new project brought it back (disabled, with a new signing secret); null otherwise.
              */
             pausedAt: string | null;
             /**
-             * @description Why the service paused the webhook, in words; null when it is not paused.
+             * @description Why the service paused the webhook, in words (`Disabled after restore: ...` for a webhook a restore into a new project brought back); null when it is not paused.
              * @example paused after 20 deliveries in a row failed
              */
             pausedReason: string | null;

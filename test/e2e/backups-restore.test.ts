@@ -69,6 +69,11 @@ describe('Backups page: restore over the same project, and export failures, in a
       );
     dash = dashboard.client.with({ cookie: fx.cookie });
     base = `/api/projects/${fx.project.id}`;
+    const hook = await dash.post(`${base}/webhooks`, {
+      url: 'https://93.184.215.14/in',
+      events: ['document.created'],
+    });
+    expect(hook.status, hook.text).to.equal(201);
     const backup = await dash.post(`${base}/backups`, { includeUsers: true });
     expect(backup.status, backup.text).to.equal(202);
     backupId = backup.body.data.backup.id;
@@ -214,6 +219,16 @@ describe('Backups page: restore over the same project, and export failures, in a
     await status.getByText(`${ORPHANS} conflicts:`, { exact: false }).waitFor();
     expect(await status.getByTestId('conflict-row').count()).to.equal(100);
     await checkAxe(page, 'restore into a new project with conflicts');
+
+    // Its webhook came back disabled, and the Webhooks page says so and offers to enable it.
+    const projects = (await dash.get('/api/projects')).body.data.projects as { id: string; name: string }[];
+    const copy = projects.find((p) => p.name === 'Shop copy')!;
+    await page.goto(`${rig.origin}/projects/${copy.id}/webhooks`);
+    const row = page.getByRole('row', { name: /93\.184\.215\.14/ });
+    await row.getByText('Disabled after restore').waitFor();
+    await checkAxe(page, 'webhooks disabled after a restore');
+    await row.getByRole('button', { name: 'Enable https://93.184.215.14/in' }).click();
+    await row.getByText('Enabled', { exact: true }).waitFor();
   });
 
   it('exports a file, and says why not when the export is refused or the session ended', async () => {

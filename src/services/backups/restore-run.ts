@@ -36,7 +36,7 @@ const COPY_MS = 15 * 60_000;
 
 /** What a webhook restored into a new project says until its developer enables it again. */
 export const RESTORED_WEBHOOK_REASON =
-  'disabled after a restore into a new project, with a new signing secret: enable it once its URL is the one this project should call';
+  'Disabled after restore: this copy signs with a new secret (rotate it to see one) and sends nothing until it is enabled';
 
 export interface RestoreSteps {
   /** Writes progress, resume point or conflicts, extending the lease (throws when the job was lost). */

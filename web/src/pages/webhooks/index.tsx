@@ -7,12 +7,23 @@ import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
 import type { ProjectPageProps } from '../project-shell';
 
-/** The webhook's state in words. (Paused automatically after repeated failures: the lead merges it here.) */
-export const stateOf = (hook: Webhook) => (hook.enabled ? 'Enabled' : 'Disabled');
+/** A webhook a restore into a new project brought back disabled (its `pausedReason` says so). */
+export const disabledByRestore = (hook: Webhook) =>
+  !hook.enabled && !!hook.pausedReason?.startsWith('Disabled after restore');
+
+/** The webhook's state in words. */
+export const stateOf = (hook: Webhook) =>
+  hook.enabled
+    ? 'Enabled'
+    : disabledByRestore(hook)
+      ? 'Disabled after restore'
+      : hook.pausedAt
+        ? 'Paused'
+        : 'Disabled';
 
 export function WebhooksPage({ project }: ProjectPageProps) {
   const hooks = useWebhooks(project.id);
-  const { create } = useWebhookActions(project.id);
+  const { create, update } = useWebhookActions(project.id);
   const [secret, setSecret] = useState('');
   const base = `/projects/${project.id}/webhooks`;
   const limit = project.limits.webhooksPerProject;
@@ -25,6 +36,13 @@ export function WebhooksPage({ project }: ProjectPageProps) {
       </p>
       <ErrorBox error={hooks.error} />
       {hooks.isPending && <Progress label="Loading webhooks…" />}
+      <ErrorBox error={update.error} />
+      {hooks.data?.some(disabledByRestore) && (
+        <p className="notice" role="status">
+          Webhooks restored from a backup are disabled, with a new signing secret: enable each once its URL is
+          the one this project should call.
+        </p>
+      )}
       {hooks.data?.length === 0 && <p>No webhooks yet. Add one below.</p>}
       {hooks.data && hooks.data.length > 0 && (
         <div className="table-wrap">
@@ -45,7 +63,23 @@ export function WebhooksPage({ project }: ProjectPageProps) {
                     {h.description && <div className="muted mono">{h.url}</div>}
                   </th>
                   <td>{h.events.join(', ')}</td>
-                  <td>{stateOf(h)}</td>
+                  <td>
+                    {stateOf(h)}
+                    {disabledByRestore(h) && (
+                      <>
+                        {' — '}
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Enable ${h.description || h.url}`}
+                          disabled={update.isPending}
+                          onClick={() => update.mutate({ webhookId: h.id, body: { enabled: true } })}
+                        >
+                          Enable
+                        </button>
+                      </>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -53,6 +53,7 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
         <span className="mono">{h.url}</span> · {h.events.join(', ')}
         {h.collections.length > 0 && ` · only ${h.collections.join(', ')}`} · <strong>{stateOf(h)}</strong>
       </p>
+      {!h.enabled && h.pausedReason && <Notice>{h.pausedReason}</Notice>}
       <div className="row">
         <button
           type="button"
