@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation's plans
+         * @description Lowest first, each with its label, its limits and its backups, and the plan new accounts get. Free and Pro as the spec states them unless the operator defines the installation's own (`PLANS_FILE`, `DEFAULT_PLAN`); the operator's own account is on the last, the highest. A limit of 9007199254740991 (2^53 - 1) is no limit: the dashboard shows none.
+         */
+        get: operations["listPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/user/me/tokens": {
         parameters: {
             query?: never;
@@ -1269,7 +1289,7 @@ export interface paths {
         get?: never;
         /**
          * Set a developer's plan (operator only)
-         * @description Moves a developer (and so every project they own) to the Free or Pro plan. Only the operator, the first account of the installation, may call it.
+         * @description Moves a developer (and so every project they own) to one of the installation's plans (Free or Pro unless the operator defines others, `GET /api/plans`); another name is a 400 `UNKNOWN_PLAN` listing them. Only the operator, the first account of the installation, may call it.
          */
         put: operations["setDeveloperPlan"];
         post?: never;
@@ -2284,8 +2304,11 @@ export interface components {
             /** Format: email */
             email: string;
             name: string | null;
-            /** @enum {string} */
-            plan: "free" | "pro";
+            /**
+             * @description A plan of the installation (`GET /api/plans`): `free` and `pro` unless the operator defines others in a plan file.
+             * @example free
+             */
+            plan: string;
             /** @description The first account of an installation; may change plans and project limits. */
             isOperator: boolean;
             /** @description The account has an AI provider key (the key itself is never returned). */
@@ -4031,6 +4054,53 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @example free */
+                            defaultPlan: string;
+                            plans: {
+                                /** @example free */
+                                name: string;
+                                /** @example Free */
+                                label: string;
+                                limits: components["schemas"]["PlanLimits"];
+                                backups: {
+                                    /** @description Backups made on request that are kept. */
+                                    kept: number;
+                                    /**
+                                     * @description How often the worker takes one.
+                                     * @enum {string}
+                                     */
+                                    every: "day" | "hour";
+                                };
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -6750,11 +6820,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @example pro
-                     * @enum {string}
-                     */
-                    plan: "free" | "pro";
+                    /** @example pro */
+                    plan: string;
                 };
             };
         };

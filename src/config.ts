@@ -3,6 +3,7 @@
 // script (scripts/stack.sh) generates them into an env file.
 import { Reader, type Env } from './config-reader.js';
 import { oauthProvider, type OAuthProviderConfig, type OAuthProviderName } from './config-oauth.js';
+import { readPlanTable, type PlanTable } from './lib/plan-table.js';
 
 export type { OAuthProviderConfig, OAuthProviderName };
 
@@ -53,6 +54,8 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** A list request at least this slow is kept as a slow query of its project (shape, count, worst time). */
   readonly slowQueryMs: number;
+  /** The installation's plans (PLANS_FILE) and the plan of new accounts (DEFAULT_PLAN). */
+  readonly plans: PlanTable;
   /** Dashboard API requests per minute allowed to one personal access token. */
   readonly accessTokenRequestsPerMinute: number;
   /** The database is the embedded development engine (`npm start` without MONGODB_URI). */
@@ -265,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: r.int('IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     slowQueryMs: r.int('SLOW_QUERY_MS', 100, 0, 600_000),
+    plans: readPlanTable(r.optional('PLANS_FILE'), r.optional('DEFAULT_PLAN'), r.problems),
     accessTokenRequestsPerMinute: r.int('ACCESS_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),

@@ -10,13 +10,14 @@ import { rateLimitGates } from '../../src/http/rate-limit.js';
 import { apiRateLimits } from '../../src/services/rate-limits.js';
 import type { Principal } from '../../src/services/context.js';
 import type { Project } from '../../src/services/types.js';
+import { BUILTIN_PLAN_TABLE } from '../../src/lib/plan-table.js';
 
 const { values } = parseArgs({
   options: { calls: { type: 'string', default: '200000' }, redis: { type: 'boolean', default: false } },
 });
 const CALLS = Number(values.calls);
 const cache = await createCache(values.redis ? process.env.REDIS_URL : undefined, `bench_rl_${process.pid}`);
-const limits = apiRateLimits(cache, 1e9, async () => 'pro');
+const limits = apiRateLimits(cache, 1e9, async () => 'pro', BUILTIN_PLAN_TABLE);
 const gate = rateLimitGates(limits)([{ apiKey: [] }])!;
 const project = {
   id: '65f000000000000000000001',

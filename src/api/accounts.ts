@@ -6,7 +6,7 @@ import type { Services } from '../services/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../services/accounts.js';
 import { requireDeveloper } from '../services/projects.js';
 import type { Developer } from '../services/types.js';
-import { projectLimits } from '../lib/plans.js';
+import { limitsOf, type PlanTable } from '../lib/plan-table.js';
 
 type Ops = operations;
 
@@ -16,14 +16,14 @@ const sessionCookie = (token: string | null): CookieToSet => ({
   maxAgeMs: SESSION_TTL_MS,
 });
 
-const developerView = (d: Developer) => ({
+const developerView = (d: Developer, plans: PlanTable) => ({
   ...d,
-  projectLimit: projectLimits({ limits: {} }, d.plan).projectsPerDeveloper,
+  projectLimit: limitsOf(plans, { limits: {} }, d.plan).projectsPerDeveloper,
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
 });
 
-export function accountHandlers({ accounts, signup }: Services) {
+export function accountHandlers({ accounts, signup, plans }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
     const email = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
     return {
@@ -36,7 +36,7 @@ export function accountHandlers({ accounts, signup }: Services) {
     const { developer, sessionToken } = await signup.confirm(body.token, body.password);
     return {
       status: 201,
-      body: { success: true, data: { developer: developerView(developer) }, message: 'Account created' },
+      body: { success: true, data: { developer: developerView(developer, plans) }, message: 'Account created' },
       cookies: [sessionCookie(sessionToken)],
     };
   };
@@ -45,7 +45,7 @@ export function accountHandlers({ accounts, signup }: Services) {
     const { developer, sessionToken } = await accounts.login(body.email, body.password, ctx.ip);
     return {
       status: 200,
-      body: { success: true, data: { developer: developerView(developer) }, message: 'Logged in' },
+      body: { success: true, data: { developer: developerView(developer, plans) }, message: 'Logged in' },
       cookies: [sessionCookie(sessionToken)],
     };
   };
@@ -61,7 +61,7 @@ export function accountHandlers({ accounts, signup }: Services) {
 
   const getCurrentDeveloper: Handler<Ops['getCurrentDeveloper']> = async (_input, ctx) => ({
     status: 200,
-    body: { success: true, data: { developer: developerView(requireDeveloper(ctx)) }, message: '' },
+    body: { success: true, data: { developer: developerView(requireDeveloper(ctx), plans) }, message: '' },
   });
 
   const changeDeveloperPassword: Handler<Ops['changeDeveloperPassword']> = async ({ body, cookies }, ctx) => {
@@ -74,7 +74,20 @@ export function accountHandlers({ accounts, signup }: Services) {
     return { status: 200, body: { success: true, data: {}, message: 'Password changed' } };
   };
 
+  const listPlans: Handler<Ops['listPlans']> = async () => ({
+    status: 200,
+    body: {
+      success: true,
+      data: {
+        defaultPlan: plans.defaultPlan,
+        plans: plans.plans.map(({ name, label, limits, backups }) => ({ name, label, limits, backups })),
+      },
+      message: '',
+    },
+  });
+
   return {
+    listPlans,
     signUpDeveloper,
     confirmDeveloperSignup,
     logInDeveloper,

@@ -11,7 +11,7 @@ import { developerView } from './accounts.js';
 
 type Ops = operations;
 
-export function projectHandlers({ projects, members, operator }: Services) {
+export function projectHandlers({ projects, members, operator, plans }: Services) {
   async function view(project: Project, ctx: RequestContext) {
     const caller = ctx.principal.developer;
     const role = project.members.find((m) => m.developerId === caller?.id)?.role ?? 'member';
@@ -111,7 +111,7 @@ export function projectHandlers({ projects, members, operator }: Services) {
     const developer = await operator.setPlan(ctx, params.developerId, body.plan);
     return {
       status: 200,
-      body: { success: true, data: { developer: developerView(developer) }, message: 'Updated' },
+      body: { success: true, data: { developer: developerView(developer, plans) }, message: 'Updated' },
     };
   };
 

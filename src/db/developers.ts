@@ -38,7 +38,8 @@ const toDeveloper = ({ _id, passwordHash: _hash, aiKeyEnc, ...rest }: DeveloperD
   hasAiProviderKey: Boolean(aiKeyEnc),
 });
 
-export function developersRepo(db: Db) {
+/** `plans`: the plan a new account gets, and the operator's (the first account's). */
+export function developersRepo(db: Db, plans: { defaultPlan: PlanName; operatorPlan: PlanName }) {
   const developers = db.collection<DeveloperDoc>('developers');
   const sessions = db.collection<SessionDoc>('sessions');
   const markers = db.collection<MarkerDoc>('markers');
@@ -71,7 +72,7 @@ export function developersRepo(db: Db) {
       const doc: DeveloperDoc = {
         _id,
         ...input,
-        plan: 'free',
+        plan: isOperator ? plans.operatorPlan : plans.defaultPlan,
         isOperator,
         createdAt: now,
         updatedAt: now,

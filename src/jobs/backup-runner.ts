@@ -10,7 +10,6 @@ import { usersRepo } from '../db/users.js';
 import { syncCollectionIndexes } from '../services/collections.js';
 import { projectIndexes } from '../db/project-indexes.js';
 import { jobRunner, type RunOptions } from '../services/backups/run.js';
-import { BACKUP_PLANS } from '../lib/plans.js';
 import { usageRecountJob } from './usage-recount.js';
 import { periodOf, workerId } from './lease.js';
 import { TaskTimeoutError, withTaskDeadline } from '../lib/task-deadline.js';
@@ -47,7 +46,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;
-        const { kept } = BACKUP_PLANS[await services.backups.planOf(project)];
+        const { kept } = services.plans.get(await services.backups.planOf(project)).backups;
         for (const old of await jobs.beyond(projectId, 'schedule', kept)) {
           if (old.key) await (await services.backups.places.at(projectId, old.location))?.delete(old.key);
           await jobs.remove(projectId, old.id);
@@ -83,7 +82,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       for await (const projectId of services.repos.projects.ids()) {
         const project = await services.repos.projects.findById(projectId);
         if (!project) continue;
-        const { every } = BACKUP_PLANS[await services.backups.planOf(project)];
+        const { every } = services.plans.get(await services.backups.planOf(project)).backups;
         const latest = (await jobs.list(projectId, 'backup')).find((j) => j.trigger === 'schedule');
         if (latest && periodOf(latest.createdAt, every) === periodOf(at, every)) continue;
         if (await jobs.active(projectId)) continue; // a backup, or a restore writing into it

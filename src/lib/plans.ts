@@ -1,12 +1,16 @@
-// The plan table: the one place where plan limits live (DECISIONS §5). The operator can override
-// any limit per project (Project.limits).
-import type { PlanLimits, PlanName, Project } from '../services/types.js';
+// The spec's plans, Free and Pro: the one place where their limits live (DECISIONS §5). An
+// installation may define its own plans instead (src/lib/plan-table.ts, PLANS_FILE); the operator
+// can override any limit per project (Project.limits).
+import type { PlanLimits } from '../services/types.js';
+
+/** A limit that is no limit: the largest whole number JSON carries exactly (2^53 - 1). */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 const KB = 1024;
 const MB = 1024 * KB;
 const GB = 1024 * MB;
 
-export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.freeze({
+export const PLANS: Readonly<Record<'free' | 'pro', Readonly<PlanLimits>>> = Object.freeze({
   free: Object.freeze({
     projectsPerDeveloper: 2,
     collectionsPerProject: 10,
@@ -65,23 +69,8 @@ export const PLANS: Readonly<Record<PlanName, Readonly<PlanLimits>>> = Object.fr
   }),
 });
 
-/** Merged limits by overrides object and plan: a project object is reused while its version lasts. */
-const merged = new WeakMap<object, Map<PlanName, PlanLimits>>();
-
-/**
- * The limits in force for a project: its owner's plan, then the operator's overrides. Made once
- * per overrides object and plan (every write and rate-limited request asks), and frozen: shared.
- */
-export function projectLimits(project: Pick<Project, 'limits'>, ownerPlan: PlanName): PlanLimits {
-  let byPlan = merged.get(project.limits);
-  if (!byPlan) merged.set(project.limits, (byPlan = new Map()));
-  let limits = byPlan.get(ownerPlan);
-  if (!limits) byPlan.set(ownerPlan, (limits = Object.freeze({ ...PLANS[ownerPlan], ...project.limits })));
-  return limits;
-}
-
 /** Backups per plan (docs/backups.md): how many are kept, and how often the worker takes one. */
-export const BACKUP_PLANS: Readonly<Record<PlanName, Readonly<{ kept: number; every: 'day' | 'hour' }>>> =
+export const BACKUP_PLANS: Readonly<Record<string, Readonly<{ kept: number; every: 'day' | 'hour' }>>> =
   Object.freeze({
     free: Object.freeze({ kept: 3, every: 'day' as const }),
     pro: Object.freeze({ kept: 30, every: 'hour' as const }),

@@ -47,7 +47,7 @@ import { externalDatabaseSettingsRepo } from '../db/external-database-settings.j
 import { externalDatabaseService } from './external-db/index.js';
 import { requestLogService } from './request-log/index.js';
 import { requestLogsRepo } from '../db/request-logs.js';
-import { projectLimits } from '../lib/plans.js';
+import { limitsOf } from '../lib/plan-table.js';
 import type { Project } from './types.js';
 import { isObjectId, toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
@@ -63,7 +63,7 @@ export function createServices(deps: Deps) {
   const platform = deps.db.platform;
   // Every write to a project or its collections marks the project changed for the cache.
   const cached = projectCache(deps.cache);
-  const developers = developersRepo(platform);
+  const developers = developersRepo(platform, deps.config.plans);
   const repos = {
     developers: {
       ...developers,
@@ -99,7 +99,8 @@ export function createServices(deps: Deps) {
   };
   /** The limits of a project with its owner's plan kept under the project's version (writes read them). */
   const cachedLimitsOf = async (project: Project) =>
-    projectLimits(
+    limitsOf(
+      deps.config.plans,
       project,
       await cached.ofProject(
         project.id,
@@ -111,7 +112,7 @@ export function createServices(deps: Deps) {
     cached.ofProject(projectId, `def:${name}`, () => repos.collections.findByName(projectId, name));
   const revocations = tokenRevocations(deps.cache);
   const tokens = endUserTokens(deps.config.encryptionKey, repos.projects, revocations.isRevoked);
-  const projects = projectsService(repos.projects, repos.developers, tokens, cached);
+  const projects = projectsService(repos.projects, repos.developers, tokens, cached, deps.config.plans);
   const externalDb = externalDatabaseService({
     config: deps.config,
     db: deps.db,
@@ -236,10 +237,10 @@ export function createServices(deps: Deps) {
   });
   const archives = places.internal;
   const planOf = async (project: Project) =>
-    (await repos.developers.findById(project.ownerId))?.plan ?? 'free';
+    (await repos.developers.findById(project.ownerId))?.plan ?? deps.config.plans.defaultPlan;
   projects.onDelete((projectId) => backupJobs.removeAll(projectId));
   const backups = {
-    ...backupService({ jobs: backupJobs, places, projects, planOf }),
+    ...backupService({ jobs: backupJobs, places, projects, planOf, plans: deps.config.plans }),
     archives,
     places,
     planOf,
@@ -249,6 +250,8 @@ export function createServices(deps: Deps) {
   };
   return {
     repos,
+    /** The installation's plans (PLANS_FILE, DEFAULT_PLAN). */
+    plans: deps.config.plans,
     events,
     backups,
     mail,
@@ -266,7 +269,8 @@ export function createServices(deps: Deps) {
     rateLimits: apiRateLimits(
       deps.cache,
       deps.config.rateLimitIpPerMinute,
-      async (id) => (await repos.developers.findById(id))?.plan ?? 'free',
+      async (id) => (await repos.developers.findById(id))?.plan ?? deps.config.plans.defaultPlan,
+      deps.config.plans,
       deps.config.rateLimitClientSharePercent,
     ),
     accounts,
@@ -297,7 +301,7 @@ export function createServices(deps: Deps) {
       dashboardUrl: deps.config.dashboardUrl,
       log: deps.log,
     }),
-    operator: operatorService(repos.developers, repos.projects),
+    operator: operatorService(repos.developers, repos.projects, deps.config.plans),
     collections,
     indexes,
     slowQueries,

@@ -7,6 +7,7 @@ import type { ProjectsRepo } from '../db/projects.js';
 import { ACCESS_DENIED, requireDeveloper } from './projects.js';
 import type { RequestContext } from './context.js';
 import type { PlanLimits, PlanName } from './types.js';
+import type { PlanTable } from '../lib/plan-table.js';
 
 function requireOperator(ctx: RequestContext) {
   const developer = requireDeveloper(ctx);
@@ -14,12 +15,18 @@ function requireOperator(ctx: RequestContext) {
   return developer;
 }
 
-export function operatorService(developers: DevelopersRepo, projects: ProjectsRepo) {
+export function operatorService(developers: DevelopersRepo, projects: ProjectsRepo, plans: PlanTable) {
   return {
     async setPlan(ctx: RequestContext, developerId: string, plan: PlanName) {
       requireOperator(ctx);
       if (!isObjectId(developerId))
         throw badRequest('Invalid developer ID', undefined, 'INVALID_DEVELOPER_ID');
+      if (!plans.has(plan))
+        throw badRequest(
+          `Unknown plan "${plan}": this installation's plans are ${plans.plans.map((p) => p.name).join(', ')}`,
+          [{ path: 'plan', message: `must be one of ${plans.plans.map((p) => p.name).join(', ')}` }],
+          'UNKNOWN_PLAN',
+        );
       const developer = await developers.setPlan(developerId, plan);
       if (!developer) throw notFound('Developer not found', 'DEVELOPER_NOT_FOUND');
       return developer;

@@ -2,7 +2,7 @@
 // settings, key rotation, deletion, and the resolution of API keys for the public API.
 import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { generateApiKey, keyKindOf, sha256 } from '../lib/secrets.js';
-import { projectLimits } from '../lib/plans.js';
+import { limitsOf as planLimits, type PlanTable } from '../lib/plan-table.js';
 import { isObjectId } from '../db/ids.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { DevelopersRepo } from '../db/developers.js';
@@ -38,6 +38,7 @@ export function projectsService(
   developers: DevelopersRepo,
   tokens: EndUserTokens,
   cache: ProjectCache,
+  plans: PlanTable,
 ) {
   const cleanups: ProjectCleanup[] = [];
   /**
@@ -68,7 +69,7 @@ export function projectsService(
         'This access token is limited to some projects: it cannot create one',
         'ACCESS_TOKEN_PROJECTS',
       );
-    const limits = projectLimits({ limits: {} }, developer.plan);
+    const limits = planLimits(plans, { limits: {} }, developer.plan);
     if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
       throw forbidden(
         `Plan limit reached: the ${developer.plan} plan allows ${limits.projectsPerDeveloper} projects`,
@@ -79,7 +80,7 @@ export function projectsService(
 
   async function limitsOf(project: Project): Promise<PlanLimits> {
     const owner = await developers.findById(project.ownerId);
-    return projectLimits(project, owner?.plan ?? 'free');
+    return planLimits(plans, project, owner?.plan ?? plans.defaultPlan);
   }
 
   return {

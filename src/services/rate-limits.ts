@@ -9,7 +9,7 @@
 // src/cache/rate-lease.ts). IPv6 clients count by their /64 (src/lib/client-ip.ts).
 import type { Cache, RateBucket, RateState } from '../cache/index.js';
 import { clientIpKey } from '../lib/client-ip.js';
-import { projectLimits } from '../lib/plans.js';
+import { limitsOf, type PlanTable } from '../lib/plan-table.js';
 import type { KeyKind, PlanName, Project } from './types.js';
 
 const PERIOD_MS = 60_000;
@@ -43,6 +43,7 @@ export function apiRateLimits(
   cache: Cache,
   ipPerMinute: number,
   planOf: (developerId: string) => Promise<PlanName>,
+  table: PlanTable,
   clientSharePercent = 100,
 ) {
   const plans = new Map<string, { plan: PlanName; expiresAt: number }>();
@@ -63,7 +64,7 @@ export function apiRateLimits(
   async function requestsPerMinute(project: Project): Promise<number> {
     const override = project.limits.requestsPerMinute;
     if (override !== undefined) return override;
-    return projectLimits(project, await ownerPlan(project.ownerId)).requestsPerMinute;
+    return limitsOf(table, project, await ownerPlan(project.ownerId)).requestsPerMinute;
   }
 
   /**

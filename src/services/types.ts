@@ -2,7 +2,8 @@
 // the data layer converts. Secrets (password hashes, key hashes, encrypted values) never leave
 // src/db and the services that need them.
 
-export type PlanName = 'free' | 'pro';
+/** A plan of the installation (src/lib/plan-table.ts): `free` and `pro` unless the operator defines others. */
+export type PlanName = string;
 
 export interface Developer {
   id: string;

@@ -64,6 +64,7 @@ use('/api/user/me > The logged-in developer > 200 > application/json', { cookie:
 use('/api/user/me/password > Change the password > 200 > application/json', {
   cookie: () => state.passwordChanger.cookie,
 });
+use("/api/plans > The installation's plans > 200 > application/json", { cookie: admin });
 const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 use('/api/user/me/tokens > List your personal access tokens > 200 > application/json', { cookie: admin });
 use('/api/user/me/tokens > Create a personal access token > 201 > application/json', {

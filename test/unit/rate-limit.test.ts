@@ -4,6 +4,7 @@ import { leasedStates, leaseSize, MAX_LEASE } from '../../src/cache/rate-lease.j
 import type { Cache } from '../../src/cache/index.js';
 import { apiRateLimits } from '../../src/services/rate-limits.js';
 import type { Project } from '../../src/services/types.js';
+import { BUILTIN_PLAN_TABLE } from '../../src/lib/plan-table.js';
 
 const MINUTE = 60_000;
 
@@ -137,6 +138,7 @@ describe('rate-limit checks of the public API', () => {
       } as unknown as Cache,
       0,
       async () => 'free',
+      BUILTIN_PLAN_TABLE,
     );
   const project = {
     id: 'p1',

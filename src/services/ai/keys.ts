@@ -5,7 +5,7 @@
 import type { AiSettings } from '../../config.js';
 import { badRequest, forbidden } from '../../http/errors.js';
 import { decrypt, deriveKey, encrypt } from '../../lib/secrets.js';
-import { PLANS } from '../../lib/plans.js';
+import type { PlanTable } from '../../lib/plan-table.js';
 import type { AiKeysRepo } from '../../db/ai-keys.js';
 import type { ProjectCache } from '../project-cache.js';
 import type { Developer, PlanLimits, Project } from '../types.js';
@@ -13,7 +13,13 @@ import type { ResolvedKey } from './types.js';
 
 export const MAX_AI_KEY_LENGTH = 200;
 
-export function aiKeys(settings: AiSettings, encryptionKey: Buffer, repo: AiKeysRepo, cache: ProjectCache) {
+export function aiKeys(
+  settings: AiSettings,
+  encryptionKey: Buffer,
+  repo: AiKeysRepo,
+  cache: ProjectCache,
+  plans: PlanTable,
+) {
   const sealKey = deriveKey(encryptionKey, 'ai-provider-key');
   const proOnly = () =>
     forbidden(
@@ -55,7 +61,7 @@ export function aiKeys(settings: AiSettings, encryptionKey: Buffer, repo: AiKeys
 
   return {
     saveForDeveloper: (developer: Developer, value: string | null) =>
-      save('developers', developer.id, value, PLANS[developer.plan].ownAiKey),
+      save('developers', developer.id, value, plans.get(developer.plan).limits.ownAiKey),
 
     async saveForProject(project: Project, limits: PlanLimits, value: string | null) {
       const result = await save('projects', project.id, value, limits.ownAiKey);
@@ -73,7 +79,7 @@ export function aiKeys(settings: AiSettings, encryptionKey: Buffer, repo: AiKeys
         const sealed = await repo.sealed('projects', project.id);
         if (sealed) return { key: decrypt(sealKey, sealed), source: 'project' };
       }
-      if (developer.hasAiProviderKey && PLANS[developer.plan].ownAiKey) {
+      if (developer.hasAiProviderKey && plans.get(developer.plan).limits.ownAiKey) {
         const sealed = await repo.sealed('developers', developer.id);
         if (sealed) return { key: decrypt(sealKey, sealed), source: 'developer' };
       }

@@ -3,7 +3,7 @@
 // verifies the whole archive and the caller's quotas before anything is written.
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
 import type { ArchivePlaces } from './places.js';
-import { BACKUP_PLANS, projectLimits } from '../../lib/plans.js';
+import { limitsOf, type PlanTable } from '../../lib/plan-table.js';
 import { badRequest, conflict, forbidden, notFound, quotaExceeded } from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
 import type { PlanLimits, PlanName, Project } from '../types.js';
@@ -18,6 +18,7 @@ export interface BackupServiceDeps {
   places: ArchivePlaces;
   projects: ProjectsService;
   planOf(project: Project): Promise<PlanName>;
+  plans: PlanTable;
 }
 
 /** What the API shows of a job (the object key stays inside). */
@@ -71,7 +72,7 @@ export function backupService(deps: BackupServiceDeps) {
           'BACKUP_IN_PROGRESS',
         );
       }
-      const { kept } = BACKUP_PLANS[await deps.planOf(project)];
+      const { kept } = deps.plans.get(await deps.planOf(project)).backups;
       if (trigger === 'manual' && (await deps.jobs.countKept(project.id, 'manual')) >= kept) {
         throw forbidden(
           `Plan limit reached: the plan keeps ${kept} backups made on request; delete one first`,
@@ -132,7 +133,7 @@ export function backupService(deps: BackupServiceDeps) {
       if (!same) await deps.projects.checkProjectSlot(ctx);
       const limits = same
         ? await deps.projects.limitsOf(project)
-        : projectLimits({ limits: {} }, requireDeveloper(ctx).plan);
+        : limitsOf(deps.plans, { limits: {} }, requireDeveloper(ctx).plan);
       const opened = await openArchive(project, job);
       const manifest = await verifyForRestore(opened.stream, {
         sha256: job.sha256 ?? undefined,

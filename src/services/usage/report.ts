@@ -5,6 +5,7 @@
 import type { UsageCounts, UsageDay, UsageRepo } from '../../db/usage.js';
 import type { PlanLimits, Project } from '../types.js';
 import { utcDay } from './counter.js';
+import { UNLIMITED } from '../../lib/plans.js';
 
 export const SERIES_DAYS = 90;
 const DAY_MS = 86_400_000;
@@ -50,7 +51,8 @@ export function usageReport({
     ]);
     const figure = (used: number, limitName: keyof PlanLimits | null): UsageFigure => ({
       used,
-      limit: limitName ? (limits[limitName] as number) : null,
+      // A plan without a limit here (src/lib/plans.ts UNLIMITED) reads as none.
+      limit: limitName && (limits[limitName] as number) < UNLIMITED ? (limits[limitName] as number) : null,
       limitName,
     });
     const byDay = new Map(stored.map((d) => [d.day, d]));

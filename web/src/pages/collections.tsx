@@ -3,13 +3,14 @@
 import { ErrorBox, Link, Progress } from '../components/ui';
 import { useCollections } from '../data/collections';
 import type { ProjectPageProps } from './project-shell';
+import { isLimit } from '../data/plans';
 
 export function CollectionsPage({ project }: ProjectPageProps) {
   const query = useCollections(project.id);
   const list = { value: query.data, error: query.error, loading: query.isPending };
   const base = `/projects/${project.id}`;
   const limit = project.limits.collectionsPerProject;
-  const full = limit !== undefined && list.value !== undefined && list.value.length >= limit;
+  const full = isLimit(limit) && list.value !== undefined && list.value.length >= limit;
   return (
     <>
       <div className="heading-row">
@@ -18,7 +19,7 @@ export function CollectionsPage({ project }: ProjectPageProps) {
           New collection
         </Link>
       </div>
-      {list.value && limit !== undefined && (
+      {list.value && isLimit(limit) && (
         <p className={full ? 'warning' : 'muted'} data-testid="collection-limit">
           {list.value.length} of {limit} collections of this project’s plan.
           {full && ' Delete one, or move to a larger plan, to create another.'}

@@ -5,6 +5,7 @@ import { DailyBars, Meter } from '../components/charts';
 import { ErrorBox, Progress } from '../components/ui';
 import type { ProjectPageProps } from './project-shell';
 import { EngineWarning } from './engine-warning';
+import { isLimit } from '../data/plans';
 
 const count = (n: number) => n.toLocaleString();
 
@@ -51,8 +52,10 @@ export function UsagePage({ project }: ProjectPageProps) {
         />
         <Meter label="Webhooks" used={figures.webhooks.used} limit={figures.webhooks.limit} format={count} />
         <p className="muted">
-          API calls this month: {count(figures.apiCalls.used)} ({count(figures.apiCalls.today)} today); limit{' '}
-          {count(figures.apiCalls.limit)} requests per minute.
+          API calls this month: {count(figures.apiCalls.used)} ({count(figures.apiCalls.today)} today)
+          {isLimit(figures.apiCalls.limit)
+            ? `; limit ${count(figures.apiCalls.limit)} requests per minute.`
+            : '.'}
         </p>
       </section>
       <section className="card charts" aria-labelledby="daily-heading">

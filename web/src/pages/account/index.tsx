@@ -7,9 +7,11 @@ import { ErrorBox, Field, Notice } from '../../components/ui';
 import { useAction } from '../../hooks';
 import { AiKeyForm } from '../../components/ai-key';
 import { AccessTokens } from './access-tokens';
+import { usePlanLabel } from '../../data/plans';
 
 export function AccountPage() {
   const { developer, refresh } = useSession();
+  const planLabel = usePlanLabel(developer?.plan);
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
   const [done, setDone] = useState(false);
@@ -36,7 +38,7 @@ export function AccountPage() {
         <dt>Name</dt>
         <dd>{developer?.name ?? '—'}</dd>
         <dt>Plan</dt>
-        <dd>{developer?.plan === 'pro' ? 'Pro' : 'Free'}</dd>
+        <dd>{planLabel}</dd>
         {developer?.isOperator && (
           <>
             <dt>Role</dt>

@@ -5,6 +5,10 @@ import { ErrorBox, Progress } from '../../components/ui';
 import { QueryBuilder } from './query-builder';
 import { CollectionCreator } from './collection-creator';
 import type { ProjectPageProps } from '../project-shell';
+import { isLimit } from '../../data/plans';
+
+/** A monthly AI limit in words: its number, or no limit. */
+const monthly = (limit: number | undefined) => (isLimit(limit) ? String(limit) : 'unlimited');
 
 export function AiPage({ project }: ProjectPageProps) {
   const collections = useCollections(project.id);
@@ -12,9 +16,9 @@ export function AiPage({ project }: ProjectPageProps) {
     <>
       <h1>AI tools</h1>
       <p className="muted">
-        On the platform key: {project.limits.aiQueryBuilderPerMonth ?? '—'} queries and{' '}
-        {project.limits.aiCollectionCreatorPerMonth ?? '—'} collection conversations a month on this plan; a
-        project or personal AI key has no such limit.
+        {isLimit(project.limits.aiQueryBuilderPerMonth) || isLimit(project.limits.aiCollectionCreatorPerMonth)
+          ? `On the platform key: ${monthly(project.limits.aiQueryBuilderPerMonth)} queries and ${monthly(project.limits.aiCollectionCreatorPerMonth)} collection conversations a month on this plan; a project or personal AI key has no such limit.`
+          : 'This plan puts no monthly limit on the AI tools.'}
       </p>
       <ErrorBox error={collections.error} />
       {collections.isPending && <Progress label="Loading collections…" />}

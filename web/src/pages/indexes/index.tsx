@@ -8,13 +8,13 @@ import { durationText, keysText, useIndexes, useIndexWrites, type Index } from '
 import type { ProjectPageProps } from '../project-shell';
 import { IndexForm } from './index-form';
 import { SlowQueries } from './slow-queries';
+import { isLimit, usePlanLabel } from '../../data/plans';
 
 const SOURCE: Record<Index['source'], string> = {
   declared: 'Declared',
   'unique-field': 'Unique field',
   'owner-field': 'RLS owner field',
 };
-const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro' };
 
 export function IndexesPage({ project, name }: ProjectPageProps & { name: string }) {
   const { developer } = useSession();
@@ -24,11 +24,9 @@ export function IndexesPage({ project, name }: ProjectPageProps & { name: string
   const base = `/projects/${project.id}`;
   const declared = list.data?.indexes.filter((i) => i.source === 'declared').length ?? 0;
   // The limit is the owner's plan; a member sees it without the plan's name.
-  const plan =
-    developer && developer.id === project.ownerId
-      ? (PLAN_NAMES[developer.plan] ?? developer.plan)
-      : "the project's plan";
-  const full = list.data !== undefined && declared >= list.data.limit;
+  const ownPlan = usePlanLabel(developer?.plan);
+  const plan = developer && developer.id === project.ownerId ? ownPlan : "the project's plan";
+  const full = list.data !== undefined && isLimit(list.data.limit) && declared >= list.data.limit;
 
   return (
     <>
@@ -40,7 +38,7 @@ export function IndexesPage({ project, name }: ProjectPageProps & { name: string
       </p>
       <section className="card" aria-labelledby="indexes-heading">
         <h2 id="indexes-heading">Indexes</h2>
-        {list.data && (
+        {list.data && isLimit(list.data.limit) && (
           <p className={full ? 'warning' : 'muted'} data-testid="index-limit">
             {declared} of {list.data.limit} indexes on {plan}.
             {full && ' Drop one to declare another, or move to a larger plan.'}

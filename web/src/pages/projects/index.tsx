@@ -7,8 +7,7 @@ import { useCreateProject, useProjects } from '../../data/projects';
 import { ErrorBox, Field, Link, Progress } from '../../components/ui';
 import { KeysOnce } from '../../components/keys';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
-
-const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro' };
+import { isLimit, usePlanLabel } from '../../data/plans';
 
 export function ProjectsPage() {
   const { developer } = useSession();
@@ -24,8 +23,8 @@ export function ProjectsPage() {
 
   const owned = projects.data?.filter((p) => p.ownerId === developer?.id).length;
   const limit = developer?.projectLimit;
-  const full = owned !== undefined && limit !== undefined && owned >= limit;
-  const plan = PLAN_NAMES[developer?.plan ?? ''] ?? developer?.plan;
+  const full = owned !== undefined && isLimit(limit) && owned >= limit;
+  const plan = usePlanLabel(developer?.plan);
 
   const submit = form.handleSubmit(async ({ name }) => {
     try {
@@ -51,7 +50,7 @@ export function ProjectsPage() {
       )}
       <section aria-labelledby="new-heading" className="card">
         <h2 id="new-heading">New project</h2>
-        {owned !== undefined && limit !== undefined && (
+        {owned !== undefined && isLimit(limit) && (
           <p className={full ? 'warning' : 'muted'} data-testid="project-limit">
             {owned} of {limit} projects on {plan}.
             {full && ' Delete one of yours, or move to a larger plan, to create another.'}

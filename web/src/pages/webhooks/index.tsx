@@ -6,6 +6,7 @@ import { ErrorBox, Link, Progress } from '../../components/ui';
 import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
 import type { ProjectPageProps } from '../project-shell';
+import { isLimit } from '../../data/plans';
 
 /** A webhook a restore into a new project brought back disabled (its `pausedReason` says so). */
 export const disabledByRestore = (hook: Webhook) =>
@@ -88,7 +89,7 @@ export function WebhooksPage({ project }: ProjectPageProps) {
       )}
       <section className="card" aria-labelledby="new-webhook">
         <h2 id="new-webhook">Add a webhook</h2>
-        {hooks.data && limit !== undefined && (
+        {hooks.data && isLimit(limit) && (
           <p className="muted">
             {hooks.data.length} of {limit} webhooks of this project’s plan.
           </p>
