@@ -2371,6 +2371,7 @@ export interface components {
             collectionsPerProject?: number;
             databaseBytes?: number;
             storageBytes?: number;
+            backupBytes?: number;
             requestsPerMinute?: number;
             mailPerMonth?: number;
             webhooksPerProject?: number;
@@ -6869,6 +6870,7 @@ export interface operations {
                         collectionsPerProject?: number;
                         databaseBytes?: number;
                         storageBytes?: number;
+                        backupBytes?: number;
                         requestsPerMinute?: number;
                         mailPerMonth?: number;
                         webhooksPerProject?: number;

@@ -16,6 +16,8 @@ import { TaskTimeoutError, withTaskDeadline } from '../lib/task-deadline.js';
 
 const LEASE_MS = 60_000;
 const POLL_MS = 2_000;
+/** Temporary space beyond the plan's sizes: the platform parts and the JSON text's overhead. */
+const SPOOL_SLACK = 16 * 1024 * 1024;
 
 export function backupRunner(deps: Deps, services: Services, options: Partial<RunOptions> = {}) {
   const jobs = backupJobsRepo(deps.db.platform);
@@ -43,6 +45,24 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
       refs: restoreRefsRepo(deps.db.platform),
       newWebhookSecret: () => services.webhooks.newSealedSecret(),
+      backupBounds: async (projectId, trigger) => {
+        const project = await services.repos.projects.findById(projectId);
+        if (!project) throw new Error('the project no longer exists');
+        const limits = await services.projects.limitsOf(project);
+        let kept = await jobs.keptBytes(projectId);
+        if (trigger === 'schedule') {
+          // Retention deletes the oldest scheduled ones past the plan's count once this one is done.
+          const { kept: count } = BACKUP_PLANS[await services.backups.planOf(project)];
+          for (const old of await jobs.beyond(projectId, 'schedule', count - 1))
+            if (old.state === 'done') kept -= old.size ?? 0;
+        }
+        return {
+          dataBytes: limits.databaseBytes,
+          // Canonical Extended JSON takes up to about 4 times the BSON size (small numbers, dates).
+          spoolBytes: 4 * limits.databaseBytes + limits.storageBytes + SPOOL_SLACK,
+          archiveBytes: limits.backupBytes - kept,
+        };
+      },
       applyRetention: async (projectId) => {
         const project = await services.repos.projects.findById(projectId);
         if (!project) return;

@@ -51,6 +51,8 @@ export interface PlanLimits {
   collectionsPerProject: number;
   databaseBytes: number;
   storageBytes: number;
+  /** Bytes the project's kept backups (done archives) may take in all; a backup past it fails. */
+  backupBytes: number;
   requestsPerMinute: number;
   mailPerMonth: number;
   webhooksPerProject: number;

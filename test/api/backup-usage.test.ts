@@ -29,7 +29,11 @@ describe('backups: the storage they take in the usage report', () => {
   after(() => app?.close());
 
   it('shows a backup’s size once it is done, and 0 once it is deleted', async () => {
-    expect(await backupBytes()).to.deep.equal({ used: 0, limit: null, limitName: null });
+    expect(await backupBytes()).to.deep.equal({
+      used: 0,
+      limit: 250 * 1024 * 1024,
+      limitName: 'backupBytes',
+    });
     const created = await dash.post(backups(), {});
     expect(created.status).to.equal(202);
     expect((await backupBytes()).used).to.equal(0); // queued: no archive yet

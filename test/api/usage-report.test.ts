@@ -96,7 +96,7 @@ describe('usage report', () => {
       apiCalls: { used: calls, today: calls, limit: 300, limitName: 'requestsPerMinute' },
       databaseBytes: { used: stored.databaseUsed, limit: 50 * 1024 * 1024, limitName: 'databaseBytes' },
       storageBytes: { used: file.length, limit: 20 * 1024 * 1024, limitName: 'storageBytes' },
-      backupBytes: { used: 0, limit: null, limitName: null },
+      backupBytes: { used: 0, limit: 250 * 1024 * 1024, limitName: 'backupBytes' },
       mailSent: { used: M, limit: 100, limitName: 'mailPerMonth' },
       webhooks: { used: 1, limit: 2, limitName: 'webhooksPerProject' },
       webhookDeliveries: { used: K, limit: null, limitName: null },

@@ -1,7 +1,8 @@
 // The backup archive (docs/backups.md): a tar.gz of `manifest.json` first, then one JSON Lines
 // part per collection and platform record kind. Parts are spooled to a temporary directory while
 // counted and hashed (tar needs each size up front), then packed and gzipped into one file whose
-// SHA-256 is the archive's checksum. Memory stays bounded: one line at a time, with backpressure.
+// SHA-256 is the archive's checksum. Memory stays bounded: one line at a time, with backpressure;
+// the temporary disk too: past `maxSpoolBytes` of parts the write stops (and the folder goes).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -64,14 +65,24 @@ export async function writeArchive(
   header: Omit<Manifest, 'parts' | 'formatVersion'>,
   parts: AsyncIterable<PartSource>,
   onLine: () => Promise<void> | void = () => undefined,
+  maxSpoolBytes = Infinity,
 ): Promise<WrittenArchive> {
   const dir = await mkdtemp(path.join(tmpdir(), 'baas-backup-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
+  let spooled = 0;
+  let out: ReturnType<typeof createWriteStream> | undefined;
+  const spool = (bytes: number) => {
+    spooled += bytes;
+    if (spooled > maxSpoolBytes)
+      throw new Error(
+        `the backup passed its temporary space of ${maxSpoolBytes} bytes (the plan's database and storage sizes) and was stopped`,
+      );
+  };
   try {
     const written: (ManifestPart & { file: string })[] = [];
     for await (const part of parts) {
       const file = path.join(dir, `part-${written.length}`);
-      const out = createWriteStream(file);
+      out = createWriteStream(file);
       const hash = createHash('sha256');
       let count = 0;
       let size = 0;
@@ -85,13 +96,16 @@ export async function writeArchive(
         for await (const chunk of stream) {
           hash.update(chunk);
           size += chunk.length;
+          spool(chunk.length);
           await writeLine(out, chunk);
         }
       } else {
         for await (const { line, bsonBytes: bytes } of part.lines) {
           const text = `${line}\n`;
           hash.update(text);
-          size += Buffer.byteLength(text);
+          const length = Buffer.byteLength(text);
+          size += length;
+          spool(length);
           count += 1;
           bsonBytes += bytes ?? 0;
           await writeLine(out, text);
@@ -138,6 +152,14 @@ export async function writeArchive(
     await done;
     return { file, size: (await stat(file)).size, sha256: hash.digest('hex'), manifest, cleanup };
   } catch (err) {
+    // A part that failed midway leaves its file open: closed (its pending write's error ignored)
+    // before the folder goes.
+    if (out && !out.closed) {
+      out.on('error', () => undefined);
+      const closed = once(out, 'close').catch(() => undefined);
+      out.destroy();
+      await closed;
+    }
     await cleanup();
     throw err;
   }

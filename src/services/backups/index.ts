@@ -79,6 +79,15 @@ export function backupService(deps: BackupServiceDeps) {
           'PLAN_LIMIT',
         );
       }
+      // The kept archives fill the plan's backup storage: a new one could not be kept. (One that
+      // would pass it once made fails in the worker, before anything is stored.)
+      const { backupBytes } = await deps.projects.limitsOf(project);
+      const keptBytes = await deps.jobs.keptBytes(project.id);
+      if (trigger === 'manual' && keptBytes >= backupBytes) {
+        throw quotaExceeded(
+          `Backup storage full: the project's backups take ${keptBytes} of the plan's ${backupBytes} bytes (backupBytes); delete one first`,
+        );
+      }
       return deps.jobs.create(project.id, {
         kind: 'backup',
         trigger,

@@ -47,6 +47,17 @@ export interface RunDeps {
   refs: RestoreRefsRepo;
   /** A new webhook signing secret, sealed as stored (a webhook restored into a new project gets one). */
   newWebhookSecret(): string;
+  /** The bounds of one backup of the project (by the plan in force). */
+  backupBounds(projectId: string, trigger: BackupJob['trigger']): Promise<BackupBounds>;
+}
+
+export interface BackupBounds {
+  /** The plan's database bytes: the documents' BSON size a backup may hold. */
+  dataBytes: number;
+  /** Bytes of parts the temporary folder may hold. */
+  spoolBytes: number;
+  /** What the plan's backup storage leaves for this archive (after retention, for a scheduled one). */
+  archiveBytes: number;
 }
 
 export interface RunOptions {
@@ -75,6 +86,20 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
     await report(job, { progress });
     const about = await projectSettings(deps.platform, job.projectId);
     if (!about) throw new Error('the project no longer exists');
+    const bounds = await deps.backupBounds(job.projectId, job.trigger);
+    let dataBytes = 0;
+    // The documents' size is bounded by the plan whatever holds them (a project's own database has
+    // no quota): the dump stops past it rather than fill the worker's disk and the store.
+    async function* bounded(lines: ReturnType<typeof dumpCollection>) {
+      for await (const line of lines) {
+        dataBytes += line.bsonBytes;
+        if (dataBytes > bounds.dataBytes)
+          throw new Error(
+            `the project's documents pass the plan's database size of ${bounds.dataBytes} bytes (databaseBytes); the backup was stopped`,
+          );
+        yield line;
+      }
+    }
     async function* parts(): AsyncGenerator<PartSource> {
       yield {
         name: 'platform/project.jsonl',
@@ -87,7 +112,7 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
       }
       for (const name of collections) {
         stop?.throwIfAborted();
-        yield { name: `data/${name}.jsonl`, lines: dumpCollection(db, name) };
+        yield { name: `data/${name}.jsonl`, lines: bounded(dumpCollection(db, name)) };
       }
       for await (const file of internalFiles(deps.platform, job.projectId)) {
         yield { name: `files/${file.id}`, bytes: async () => (await deps.archives.open(file.path))?.stream };
@@ -112,8 +137,14 @@ export function jobRunner(deps: RunDeps, opts: RunOptions) {
         progress.done += 1;
         if (progress.done % PROGRESS_EVERY === 0) await report(job, { progress: { ...progress } });
       },
+      bounds.spoolBytes,
     );
     try {
+      if (archive.size > bounds.archiveBytes) {
+        throw new Error(
+          `the backup (${archive.size} bytes) does not fit in the plan's backup storage (backupBytes): ${Math.max(0, bounds.archiveBytes)} bytes are left; delete older backups`,
+        );
+      }
       const key = archiveKey(job.projectId, job.id);
       const { archives, location } = await deps.places.forNew(job.projectId);
       await archives.put(key, archive.file, archive.size);

@@ -80,8 +80,8 @@ export function usageReport({
         },
         databaseBytes: figure(project.usage.databaseUsed, 'databaseBytes'),
         storageBytes: figure(project.usage.storageUsed, 'storageBytes'),
-        // Not charged to storageBytes: the plan bounds backups by their count (BACKUP_PLANS).
-        backupBytes: figure(backups, null),
+        // Not charged to storageBytes: backups have a count (BACKUP_PLANS) and a byte limit of their own.
+        backupBytes: figure(backups, 'backupBytes'),
         mailSent: figure(mail, 'mailPerMonth'),
         webhooks: figure(webhooks, 'webhooksPerProject'),
         webhookDeliveries: figure(totals.webhookDeliveries, null),
