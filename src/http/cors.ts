@@ -2,12 +2,15 @@
 // A preflight carries no API key, so the project (and its allowedOrigins) is unknown when it is
 // answered: every preflight on a known route is granted (it grants nothing by itself), and the
 // project's allowedOrigins are enforced on the actual request, which carries the key. An answer to
-// a refused origin carries no CORS headers, so the page cannot read it.
+// a refused origin carries no CORS headers, so the page cannot read it; credentials are granted
+// only to the origins the key's project names as its own (allowed origins, site URL).
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { setHeaders } from './headers.js';
 import { owningLayers } from './route-owner.js';
+import type { RequestState } from './middleware.js';
+import { appOrigins } from '../services/user-auth/app-origins.js';
 
 /** The code of the 403 for a publishable key used from an origin its project does not list. */
 export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
@@ -60,9 +63,10 @@ function routeMethods(routers: Router[], path: string): string | undefined {
 /**
  * Placed right after the error handler: it answers OPTIONS itself (before the router's 405) and
  * puts the grant on every answer to a browser, errors included, so a 401 or 404 reaches the page as
- * what it is instead of a bare "Failed to fetch". The grant echoes the origin with credentials
- * (a `*` would be refused by a page that sends `credentials: 'include'`); the refresh cookie is
- * guarded separately (services/user-auth/app-origins.ts).
+ * what it is instead of a bare "Failed to fetch". The grant echoes the origin (never `*`); it adds
+ * credentials only for an origin the key's project names as its own, so a project that lists no
+ * origins lets any page read its public answers but never with the user's cookies. The refresh
+ * cookie is guarded separately too (services/user-auth/app-origins.ts).
  */
 export function publicCors(routers: Router[]) {
   return (ctx: Context, next: Next) => {
@@ -97,12 +101,11 @@ export function publicCors(routers: Router[]) {
 
 /**
  * The rest of the chain with the grant on its answer, taken off again when the key's project
- * refuses the origin.
+ * refuses the origin, and with credentials once that project names the origin as its own.
  */
 async function granted(ctx: Context, next: Next, origin: string) {
   setHeaders(ctx, {
     'Access-Control-Allow-Origin': origin,
-    'Access-Control-Allow-Credentials': 'true',
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
   });
   try {
@@ -111,7 +114,22 @@ async function granted(ctx: Context, next: Next, origin: string) {
     // The key's project does not list this origin: the page gets no readable answer.
     if (err instanceof ApiError && err.code === ORIGIN_NOT_ALLOWED) {
       for (const name of GRANT_HEADERS) ctx.remove(name);
+    } else {
+      grantCredentials(ctx, origin);
     }
     throw err;
+  }
+  grantCredentials(ctx, origin);
+}
+
+/**
+ * Credentials only for a request whose API key names a project that lists the origin (or has it as
+ * site URL): keyless routes (signed URLs, public files) read no cookie and need none. Answers are
+ * written after the chain returns (no route flushes headers early), so this is in time.
+ */
+function grantCredentials(ctx: Context, origin: string) {
+  const project = (ctx.state as Partial<RequestState>).keyProject;
+  if (project && appOrigins(project).has(origin)) {
+    setHeaders(ctx, { 'Access-Control-Allow-Credentials': 'true' });
   }
 }

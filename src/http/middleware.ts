@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import { koaBody, HttpMethodEnum } from 'koa-body';
 import type { Logger } from '../lib/logger.js';
 import type { Principal } from '../services/context.js';
+import type { Project } from '../services/types.js';
 import type { RecordedRequest } from '../services/request-log/buffer.js';
 import { ApiError, payloadTooLarge } from './errors.js';
 import { setHeaders } from './headers.js';
@@ -22,6 +23,8 @@ export class RequestState {
   #log: Logger | undefined;
   /** Who called, once a route resolved the credentials (the request log reads the project). */
   principal: Principal | undefined = undefined;
+  /** The API key's project once known, even when the request then fails (CORS reads it). */
+  keyProject: Project | undefined = undefined;
   constructor(
     private readonly base: Logger,
     readonly requestId: string,

@@ -132,7 +132,13 @@ export function buildRouter({
       // Kept on the request's state as soon as it is known, for the request log: a request the
       // rate limit then refuses is logged under its project too.
       const state = ctx.state as RequestState;
-      const resolve = async () => (state.principal = await resolveSecurity(plan, input));
+      const resolve = async () => {
+        try {
+          return (state.principal = await resolveSecurity(plan, input));
+        } finally {
+          state.keyProject = input.keyProject;
+        }
+      };
       const principal = await (guard ? guard(ctx, resolve) : resolve());
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);

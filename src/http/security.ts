@@ -40,6 +40,7 @@ export function securityResolvers(
 
   async function projectFromKey(key: string, input: SecurityInput) {
     const { project, kind } = await services.projects.resolveApiKey(key);
+    input.keyProject = project;
     // Clients are held back while a restore replaces the data: a write would be cleared or
     // mixed with the backup's, a read would see it half loaded.
     if (project.restoringId && !input.duringRestore && (await services.backups.stillRestoring(project)))

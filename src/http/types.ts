@@ -3,6 +3,7 @@
 // Handlers never see the Koa context; src/http/respond.ts writes the result.
 import type { Readable } from 'node:stream';
 import type { RequestContext, Principal } from '../services/context.js';
+import type { Project } from '../services/types.js';
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : undefined;
 /** A response body that is not JSON (a file): bytes or a stream, typed by a Content-Type header. */
@@ -73,6 +74,11 @@ export interface SecurityInput {
   ip: string;
   /** The operation is answered while a restore replaces the project's data (`x-during-restore`). */
   duringRestore?: boolean;
+  /**
+   * Set by the API-key resolver once the key names a project, kept even when a later check
+   * fails: CORS grants credentials by that project's origins, errors included.
+   */
+  keyProject?: Project;
 }
 
 /**

@@ -146,10 +146,12 @@ describe('a web app in a real browser, on another origin than the API', function
     expect(ticket.status, JSON.stringify(ticket.body)).to.equal(200);
     // The test app's PUBLIC_URL is not its ephemeral address: keep the signed path and query.
     const signed = new URL(ticket.body.data.signedUrl as string);
+    // Keyless routes grant no credentials (the signed URL is the credential): the page omits them.
     const put = await call('PUT', signed.pathname + signed.search, {
       key: false,
       headers: { 'content-type': 'text/plain' },
       raw: content,
+      credentials: 'omit',
     });
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
 
@@ -158,7 +160,10 @@ describe('a web app in a real browser, on another origin than the API', function
       body: { filePath: ticket.body.data.filePath, size: content.length },
     });
     expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
-    const download = await call('GET', new URL(confirmed.body.data.url as string).pathname, { key: false });
+    const download = await call('GET', new URL(confirmed.body.data.url as string).pathname, {
+      key: false,
+      credentials: 'omit',
+    });
     expect(download).to.deep.include({ status: 200, body: content });
   });
 
@@ -204,6 +209,30 @@ describe('a web app in a real browser, on another origin than the API', function
     expect(outcome).to.equal('TypeError: Failed to fetch');
     expect(messages.join('\n')).to.match(/blocked by CORS policy/);
     expect(messages.join('\n')).to.include(foreignPage.origin);
+  });
+
+  it('gives a project that lists no origins answers without credentials: include fails, omit reads', async () => {
+    const open = await authProject(app);
+    const served = await servePage(pageHtml(apiOrigin, open.publishableKey));
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(served.origin);
+      // No named function inside: tsx would wrap it in a helper the page does not have.
+      const outcome = await tab.evaluate(async () =>
+        Promise.all(
+          ['include', 'omit'].map((credentials) =>
+            (window as any).api('GET', '/api/schemas/users', { credentials }).then(
+              (res: { status: number }) => `answered ${res.status}`,
+              (err: unknown) => String(err),
+            ),
+          ),
+        ),
+      );
+      expect(outcome).to.deep.equal(['TypeError: Failed to fetch', 'answered 200']);
+    } finally {
+      await tab.close();
+      served.server.close();
+    }
   });
 });
 

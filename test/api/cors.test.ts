@@ -22,9 +22,12 @@ const CORS_HEADERS = [
   'access-control-allow-headers',
 ];
 
-function expectGranted(res: ApiResponse, origin: string) {
+/** The origin echoed; credentials only when the key's project names the origin as its own. */
+function expectGranted(res: ApiResponse, origin: string, credentials = false) {
   expect(res.headers.get('access-control-allow-origin'), res.text).to.equal(origin);
-  expect(res.headers.get('access-control-allow-credentials')).to.equal('true');
+  expect(res.headers.get('access-control-allow-credentials'), 'credentials').to.equal(
+    credentials ? 'true' : null,
+  );
   expect(res.headers.get('access-control-expose-headers')).to.include('x-request-id');
   expect(res.headers.get('vary')).to.include('Origin');
 }
@@ -104,7 +107,7 @@ describe('CORS on the public API', () => {
   });
 
   describe('actual requests', () => {
-    it('echoes the origin with credentials on 200, 401, 403 and 404 answers', async () => {
+    it('echoes the origin without credentials on 200, 401, 403 and 404 answers of a project listing no origins', async () => {
       const ok = await keyed(p).get('/api/health', { headers: { origin: OTHER } });
       expect(ok.status).to.equal(200);
       expectGranted(ok, OTHER);
@@ -129,7 +132,10 @@ describe('CORS on the public API', () => {
     it('grants a listed origin, and refuses another one with 403 and no CORS headers', async () => {
       const allowed = await keyed(listed).get('/api/schemas/users', { headers: { origin: APP } });
       expect(allowed.status).to.equal(200);
-      expectGranted(allowed, APP);
+      expectGranted(allowed, APP, true);
+      const missing = await keyed(listed).get('/api/data/nothing_here', { headers: { origin: APP } });
+      expect(missing.status).to.equal(404);
+      expectGranted(missing, APP, true);
 
       const refused = await keyed(listed).get('/api/schemas/users', { headers: { origin: OTHER } });
       expect(refused.status).to.equal(403);
@@ -142,6 +148,23 @@ describe('CORS on the public API', () => {
       });
       expect(byQuery.status).to.equal(403);
       expectNoCors(byQuery);
+    });
+
+    it('grants credentials to a listed origin and the site URL origin only, never to any origin of a project listing none', async () => {
+      const bySite = await keyed(site).get('/api/schemas/users', { headers: { origin: SITE } });
+      expectGranted(bySite, SITE, true);
+      const otherOfSite = await keyed(site).get('/api/schemas/users', { headers: { origin: OTHER } });
+      expect(otherOfSite.status).to.equal(200);
+      expectGranted(otherOfSite, OTHER, false);
+      // A project listing no origin: any page reads its answers, none with the user's cookies.
+      for (const origin of [APP, SITE, OTHER]) {
+        const res = await keyed(p).get('/api/schemas/users', { headers: { origin } });
+        expect(res.status).to.equal(200);
+        expectGranted(res, origin, false);
+      }
+      // No key, no project: no credentials either.
+      const noKey = await app.client.get('/api/data/products', { headers: { origin: APP } });
+      expectGranted(noKey, APP, false);
     });
 
     it('sends no CORS headers to a request without Origin (servers, curl)', async () => {
@@ -204,7 +227,7 @@ describe('CORS on the public API', () => {
         expect(cookie?.value, origin).to.equal(created.body.data.refreshToken);
         const rotated = await refreshWithCookie(project, cookie!.value, origin);
         expect(rotated.status, origin).to.equal(200);
-        expectGranted(rotated, origin);
+        expectGranted(rotated, origin, true);
         expect(cookieOf(rotated, 'baas_refresh')?.value).to.equal(rotated.body.data.refreshToken);
       }
     });

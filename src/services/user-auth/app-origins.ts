@@ -11,10 +11,11 @@ export function appOrigins(project: Project): Set<string> {
 }
 
 /**
- * Whether the `baas_refresh` cookie may be read from, and set on, a request. The public API grants
- * CORS with credentials to any origin when a project lists none, so a page of any site could
- * otherwise send the cookie (same-site pages, or SameSite=None deployments) and read the rotated
- * tokens: a request with an `Origin` must come from one of the project's app origins. A request
+ * Whether the `baas_refresh` cookie may be read from, and set on, a request. The public API answers
+ * any origin when a project lists none; it grants credentials only to app origins, but a browser
+ * sends the cookie before it checks that grant, so a page of another site could otherwise send the
+ * cookie (same-site pages, or SameSite=None deployments) and spend the user's refresh token: a
+ * request with an `Origin` must come from one of the project's app origins. A request
  * without one (a server, a mobile app, a same-origin GET) is not driven by a foreign page.
  */
 export function refreshCookieUsable(project: Project | undefined, origin: string | undefined): boolean {
