@@ -4,9 +4,9 @@
 // resident memory, the sizes of what comes back. A runner that died, hit a limit or grew too big
 // is replaced. Runners start on the first call and stay warm after it.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { DoneMessage, FromRunner, HostCallMessage, RunStatus, ToRunner } from './protocol.js';
+import type { FromRunner, HostCallMessage, ToRunner } from './protocol.js';
+import { failed, hostError, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
 import { redactor } from './redact.js';
 import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
@@ -15,7 +15,6 @@ import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
-const PAGE_BYTES = 4096;
 
 interface Waiting {
   job: SandboxJob;
@@ -132,6 +131,9 @@ export class SandboxPool {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       serialization: 'json',
     });
+    // Idle runners do not keep the service's process alive; a call in flight does, by its timer.
+    proc.unref();
+    proc.channel?.unref();
     const runner: Runner = { proc, ready: false };
     this.runners.add(runner);
     proc.on('message', (msg: FromRunner) => this.onMessage(runner, msg));
@@ -167,7 +169,7 @@ export class SandboxPool {
     else if (msg.t === 'done' && runner.active?.id === msg.id)
       this.finish(
         runner,
-        this.outcome(runner.active, msg),
+        outcomeOf(msg, runner.active.startedAt, runner.active.job.limits.maxResultBytes),
         msg.recycle || (msg.status !== 'ok' && msg.status !== 'error'),
       );
   }
@@ -262,27 +264,6 @@ export class SandboxPool {
     }
   }
 
-  private outcome(active: Active, msg: DoneMessage): SandboxOutcome {
-    const base = { logs: msg.logs, durationMs: Date.now() - active.startedAt, queuedMs: 0 };
-    if (msg.status !== 'ok')
-      return { ...base, status: msg.status, ...(msg.error ? { error: msg.error } : {}) };
-    const text = msg.value ?? 'null';
-    if (Buffer.byteLength(text) > active.job.limits.maxResultBytes) {
-      return {
-        ...base,
-        status: 'error',
-        error: {
-          message: `The returned value is larger than ${active.job.limits.maxResultBytes} bytes as JSON`,
-        },
-      };
-    }
-    try {
-      return { ...base, status: 'ok', value: JSON.parse(text) };
-    } catch {
-      return { ...base, status: 'error', error: { message: 'The returned value is not JSON' } };
-    }
-  }
-
   private async hostCall(runner: Runner, msg: HostCallMessage): Promise<void> {
     const active = runner.active;
     if (!active || active.id !== msg.run) return;
@@ -312,29 +293,5 @@ export class SandboxPool {
     } catch (err) {
       reply({ error: hostError(err, msg.kind) });
     }
-  }
-}
-
-/** What hosted code sees of a failed host call: a client error's words, otherwise nothing internal. */
-function hostError(err: unknown, kind: string): { message: string; code?: string; status?: number } {
-  const e = err as { message?: unknown; status?: unknown; code?: unknown };
-  if (typeof e?.message === 'string' && typeof e.status === 'number' && e.status < 500) {
-    return { message: e.message, status: e.status, ...(typeof e.code === 'string' ? { code: e.code } : {}) };
-  }
-  return { message: `ctx.${kind} failed` };
-}
-
-function failed(status: RunStatus, message: string, since: number): SandboxOutcome {
-  return { status, error: { message }, logs: [], durationMs: since ? Date.now() - since : 0, queuedMs: 0 };
-}
-
-/** A process's resident memory from /proc (Linux); undefined elsewhere or once it is gone. */
-function residentBytes(pid: number | undefined): number | undefined {
-  if (!pid) return undefined;
-  try {
-    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-    return Number.isFinite(pages) ? pages * PAGE_BYTES : undefined;
-  } catch {
-    return undefined;
   }
 }

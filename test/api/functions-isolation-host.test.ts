@@ -11,7 +11,7 @@ import {
   type ProjectFixture,
 } from '../helpers/fixtures.js';
 import { hostedRuntime } from '../../src/services/functions/hosted-runtime.js';
-import { hostFor, MAX_FUNCTION_DEPTH } from '../../src/services/functions/host.js';
+import { hostedWiring, hostFor, MAX_FUNCTION_DEPTH } from '../../src/services/functions/host.js';
 import { hostResolver } from '../../src/lib/restricted-hosts.js';
 import type { HostedRuntime, InvocationLimits } from '../../src/services/functions/runtime-types.js';
 import type { RequestContext } from '../../src/services/context.js';
@@ -160,5 +160,42 @@ describe('functions isolation: ctx.db', function () {
       'ctx.db: the query value of title must be a string',
       'ctx.db: the pipeline must be an array of stages',
     ]);
+  });
+
+  it("the trigger service's seam binds the function's project, the caller and the depth", async () => {
+    const wiring = hostedWiring({
+      runtime,
+      data: app.services.data,
+      projectById: (id) => app.services.repos.projects.findById(id),
+      fetch: { allowHttp: false, allowPrivate: false, timeoutMs: 1000, resolver: hostResolver() },
+      maxWrites: 5,
+      log: endUser.log,
+    });
+    const run = (caller: Parameters<typeof wiring.hostFor>[1], privileged = false) =>
+      runtime.invoke({
+        projectId: a.project.id,
+        functionId: 'f2',
+        version: 1,
+        codeHash: 'test',
+        code: "export default async (e, ctx) => ctx.db.create('notes', { title: 'seam' }).then((d) => d.userId ?? 'none', (err) => err.status + ' ' + err.code)",
+        trigger: 'afterCreate',
+        event: {},
+        env: {},
+        limits: LIMITS,
+        host: wiring.hostFor(
+          { projectId: a.project.id, runtime: { type: 'javascript', privileged } },
+          caller,
+          LIMITS,
+        ),
+      });
+    // A client's request (depth 0) runs the function at depth 1: it writes as the end user.
+    expect((await run({ keyKind: 'publishable', userId: 'u2' })).value).to.equal('u2');
+    // A function's write (depth 1) runs it at depth 2: no more writes, so a loop ends there.
+    expect((await run({ keyKind: 'publishable', userId: 'u2', depth: 1 })).value).to.equal(
+      '400 FUNCTION_DEPTH',
+    );
+    // No caller (a schedule): the publishable key's rights, unless privileged.
+    expect((await run({ keyKind: null, userId: null })).value).to.equal('401 MISSING_TOKEN');
+    expect((await run({ keyKind: null, userId: null }, true)).value).to.equal('none');
   });
 });

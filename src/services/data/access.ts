@@ -15,6 +15,8 @@ export interface Caller {
   keyKind: KeyKind;
   /** The end user of a valid Bearer token, if one was sent. */
   userId?: string;
+  /** Set when a hosted function's ctx.db makes the call (RequestContext.functionDepth): hooks it runs go one deeper. */
+  functionDepth?: number;
 }
 
 export interface Target {
@@ -28,7 +30,8 @@ export type DefinitionLookup = (projectId: string, name: string) => Promise<Coll
 export function callerOf(ctx: RequestContext): Caller {
   const { project, keyKind, endUser } = ctx.principal;
   if (!project || !keyKind) throw unauthorized('Missing API key', 'MISSING_API_KEY');
-  return { project, keyKind, userId: endUser?.projectId === project.id ? endUser.id : undefined };
+  const userId = endUser?.projectId === project.id ? endUser.id : undefined;
+  return { project, keyKind, userId, ...(ctx.functionDepth ? { functionDepth: ctx.functionDepth } : {}) };
 }
 
 export function usersBlocked(): never {

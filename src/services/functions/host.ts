@@ -3,11 +3,13 @@
 // `privileged` function acts with the secret key's rights instead), ctx.fetch goes out under the
 // webhook rules (src/services/functions/host-fetch.ts). Nothing the code passes can name another
 // project or database: only a collection name, an id, filters, a body or a pipeline cross.
-import { ApiError, badRequest } from '../../http/errors.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import type { Logger } from '../../lib/logger.js';
 import type { RequestContext } from '../context.js';
 import type { DataService } from '../data/index.js';
+import type { KeyKind, Project } from '../types.js';
 import { hostedFetch, type FetchRules } from './host-fetch.js';
-import type { HostedHost } from './runtime-types.js';
+import type { HostedHost, HostedRuntime, InvocationLimits } from './runtime-types.js';
 
 /** Functions nested deeper than this (a function's write running another function) cannot write. */
 export const MAX_FUNCTION_DEPTH = 2;
@@ -106,4 +108,65 @@ function stringRecord(value: unknown): Record<string, string> {
     out[key] = String(v);
   }
   return out;
+}
+
+/** Who an invocation runs for, as the trigger service knows it. */
+export interface InvocationCallerLike {
+  keyKind: KeyKind | null;
+  userId: string | null;
+  /** The project, when the trigger path has it at hand (else it is loaded by id). */
+  project?: Project;
+  /** The functionDepth of the request whose write ran this function (0 or absent: a client's). */
+  depth?: number;
+}
+
+export interface WiringDeps {
+  runtime: HostedRuntime;
+  data: HostOptions['data'];
+  projectById: (projectId: string) => Promise<Project | null | undefined>;
+  fetch: FetchRules;
+  maxWrites: number;
+  log: Logger;
+}
+
+/**
+ * The hosted runtime with the host it offers code, as the trigger service's seam takes it: the
+ * host of one call is bound to the function's project and the call's caller. A call without a
+ * caller (a schedule) has the publishable key's rights unless the function is privileged.
+ */
+export function hostedWiring(deps: WiringDeps) {
+  return {
+    runtime: deps.runtime,
+    hostFor(
+      fn: { projectId: string; runtime: { type: string; privileged?: boolean } },
+      caller: InvocationCallerLike,
+      limits: InvocationLimits,
+    ): HostedHost {
+      let host: Promise<HostedHost> | undefined;
+      const bound = () =>
+        (host ??= (async () => {
+          const project = caller.project ?? (await deps.projectById(fn.projectId));
+          if (!project || project.id !== fn.projectId) throw notFound('ctx.db: the project is gone');
+          const endUser = caller.userId ? { id: caller.userId, projectId: project.id } : undefined;
+          const context: RequestContext = {
+            requestId: `fn-${Date.now().toString(36)}`,
+            log: deps.log,
+            ip: '',
+            principal: { project, keyKind: caller.keyKind ?? 'publishable', ...(endUser ? { endUser } : {}) },
+          };
+          return hostFor({
+            data: deps.data,
+            caller: context,
+            privileged: fn.runtime.type === 'javascript' && fn.runtime.privileged === true,
+            depth: (caller.depth ?? 0) + 1,
+            maxWrites: deps.maxWrites,
+            fetch: { ...deps.fetch, timeoutMs: Math.min(deps.fetch.timeoutMs, limits.deadlineMs) },
+          });
+        })());
+      return {
+        db: async (op) => (await bound()).db(op),
+        fetch: async (req) => (await bound()).fetch(req),
+      };
+    },
+  };
 }
