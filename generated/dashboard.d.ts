@@ -960,7 +960,7 @@ export interface paths {
         };
         /**
          * List and search the project's end users (members)
-         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Project members (admins and members). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
+         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `search` those whose email or name contains the text, `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Project members (admins and members). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
          */
         get: operations["listProjectUsers"];
         put?: never;
@@ -3901,6 +3901,11 @@ export interface operations {
                         data: {
                             /** @example ada@example.com */
                             email: string;
+                            /**
+                             * @description Where the server's mail goes: `smtp`, or `outbox` when no SMTP server is configured (`SMTP_URL` unset), the message then being written to the server's outbox folder (`MAIL_OUTBOX_DIR`) for whoever runs it. A setting of the server, the same for every address.
+                             * @enum {string}
+                             */
+                            delivery: "smtp" | "outbox";
                         };
                         /** @example Check your mail to finish signing up */
                         message: string;
@@ -6216,6 +6221,8 @@ export interface operations {
             query?: {
                 /** @description An email prefix, compared case-insensitively. */
                 email?: string;
+                /** @description Text found anywhere in the email or the `name` field, case-insensitively and literally (no pattern syntax). Not served by an index: each page reads users until it is full. */
+                search?: string;
                 /** @description `true`: only disabled users; `false`: only active ones. */
                 disabled?: boolean;
                 /** @description The page, from 1. */

@@ -689,7 +689,7 @@ export interface paths {
         };
         /**
          * List and search the project's end users
-         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
+         * @description The users of the project's `users` collection, newest first, without password hashes. `email` keeps the users whose address starts with it (case-insensitive; served by the email index), `search` those whose email or name contains the text, `disabled` filters by state. Paged like the data API: `page` (default 1), `limit` (default 100, clamped to 1000), `total=true` adds the count. Secret key only (the publishable key: 403 `SECRET_KEY_REQUIRED`). A project without a users collection: 400 `USERS_COLLECTION_MISSING`.
          */
         get: operations["listUsers"];
         put?: never;
@@ -3750,6 +3750,8 @@ export interface operations {
             query?: {
                 /** @description An email prefix, compared case-insensitively. */
                 email?: string;
+                /** @description Text found anywhere in the email or the `name` field, case-insensitively and literally (no pattern syntax). Not served by an index: each page reads users until it is full. */
+                search?: string;
                 /** @description `true`: only disabled users; `false`: only active ones. */
                 disabled?: boolean;
                 /** @description The page, from 1. */

@@ -25,10 +25,10 @@ const developerView = (d: Developer, plans: PlanTable) => ({
 
 export function accountHandlers({ accounts, signup, plans }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
-    const email = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
+    const data = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
     return {
       status: 201,
-      body: { success: true, data: { email }, message: 'Check your mail to finish signing up' },
+      body: { success: true, data, message: 'Check your mail to finish signing up' },
     };
   };
 

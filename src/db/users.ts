@@ -18,9 +18,11 @@ export interface UserIdentity {
   id: string;
 }
 
-/** The management list: an email prefix (lowercase) and the disabled state, newest first. */
+/** The management list: an email prefix (lowercase), a text in the email or name, the disabled
+ * state; newest first. */
 export interface UserListQuery {
   emailPrefix?: string;
+  contains?: string;
   disabled?: boolean;
   skip: number;
   limit: number;
@@ -32,10 +34,15 @@ export type UserWrite =
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function listFilter(query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>): MongoDocument {
+function listFilter(query: Pick<UserListQuery, 'emailPrefix' | 'contains' | 'disabled'>): MongoDocument {
   const filter: MongoDocument = { ...ACTIVE };
   // Anchored prefix on the lowercased address: served by the email index.
   if (query.emailPrefix) filter.email = { $regex: `^${escapeRegex(query.emailPrefix)}` };
+  // The user's text as a literal (escaped, so no pattern can backtrack), anywhere, any case.
+  if (query.contains) {
+    const text = { $regex: escapeRegex(query.contains), $options: 'i' };
+    filter.$or = [{ email: text }, { name: text }];
+  }
   if (query.disabled !== undefined) filter.disabled = query.disabled ? true : { $ne: true };
   return filter;
 }

@@ -289,6 +289,7 @@ export function createServices(deps: Deps) {
       signupsPerHour: deps.config.developerSignupsPerHour,
       mailer: mail,
       dashboardUrl: deps.config.dashboardUrl,
+      delivery: deps.config.smtpUrl ? 'smtp' : 'outbox',
       log: deps.log,
     }),
     projects,

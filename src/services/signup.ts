@@ -33,6 +33,8 @@ export interface SignupOptions {
   signupsPerHour?: number;
   mailer?: Mailer;
   dashboardUrl: string;
+  /** Where mail goes: an SMTP server, or the outbox folder when SMTP_URL is unset. */
+  delivery?: 'smtp' | 'outbox';
   log?: Logger;
 }
 
@@ -70,7 +72,9 @@ export function signupService(options: SignupOptions) {
      * hashed either way, the mail goes out after the answer), so neither the answer nor its time
      * tells them apart. `ip`: the client's address, whose sign-ups per hour are limited.
      */
-    async request(email: string, password: string, name: string | null, ip: string): Promise<string> {
+    async request(email: string, password: string, name: string | null, ip: string) {
+      // The same for every address (it is the server's setting), so it tells nothing about one.
+      const delivery = options.delivery ?? 'smtp';
       const count = await cache.incr(`signup:ip:${clientIpKey(ip)}`, SIGNUP_WINDOW_SECONDS);
       if (count > signupsPerHour) {
         throw tooManyRequests(SIGNUP_WINDOW_SECONDS, 'Too many sign-ups from this address; try again later');
@@ -83,7 +87,7 @@ export function signupService(options: SignupOptions) {
           'You already have an account: log in with your password. Nothing was changed, and if it ' +
             'was not you, you can ignore this message.',
         ]);
-        return normalized;
+        return { email: normalized, delivery };
       }
       const token = randomToken();
       await pending.put(sha256(token), { email: normalized, name, passwordHash }, SIGNUP_LINK_TTL_MS);
@@ -94,7 +98,7 @@ export function signupService(options: SignupOptions) {
         'The link works once, for 24 hours. If you did not sign up, ignore this message: no account ' +
           'is created without it.',
       ]);
-      return normalized;
+      return { email: normalized, delivery };
     },
 
     /** Creates the account of a confirmed sign-up and opens its first session. */

@@ -32,7 +32,7 @@ describe('dashboard accounts', () => {
     expect(started.headers.get('set-cookie')).to.equal(null);
     expect(started.body).to.deep.equal({
       success: true,
-      data: { email: 'ada@example.com' },
+      data: { email: 'ada@example.com', delivery: 'smtp' },
       message: 'Check your mail to finish signing up',
     });
     // Nothing exists yet: the password does not log in.
@@ -71,7 +71,7 @@ describe('dashboard accounts', () => {
     const first = await client.post('/api/auth/signup', { email: fresh, password: 'another pass' });
     expect(again.status).to.equal(201);
     expect(again.headers.get('set-cookie')).to.equal(first.headers.get('set-cookie'));
-    expect(again.body).to.deep.equal({ ...first.body, data: { email: taken } });
+    expect(again.body).to.deep.equal({ ...first.body, data: { email: taken, delivery: 'smtp' } });
     // The session that follows cannot tell either: there is none in both cases.
     expect(await client.get('/api/user/me').then((r) => r.status)).to.equal(401);
     // The owner's password is unchanged and the attacker's opens nothing.

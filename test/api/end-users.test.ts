@@ -141,6 +141,43 @@ describe('end-user management', () => {
     expect(clamped.body.pagination.limit).to.equal(1000);
   });
 
+  it('searches the email and the name for a text anywhere, any case, literally, within the page', async () => {
+    const tag = `yy${Date.now()}`;
+    const users = s.apps.public.deps.db.project(s.projectId).collection('users');
+    const made = [];
+    for (const [email, name] of [
+      [`enduser-ann-${tag}@example.test`, 'Someone'],
+      [`bob-${tag}@example.test`, `Joanna ${tag}`],
+      [`carl-${tag}@example.test`, `Carl ${tag}`],
+      [`dot.${tag}@example.test`, 'a+b (c)'],
+    ]) {
+      const u = await s.signup({ username: `${tag}-${made.length}` });
+      await users.updateOne({ email: u.email }, { $set: { email, name } });
+      made.push(email);
+    }
+    const search = async (text: string, client = s.secret, path = '/api/users') => {
+      const res = await client.get(path, { query: { search: text } });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.data.map((u: any) => u.email as string);
+    };
+    // "ann" is in an email (not at its start) and, in another case, in a name.
+    const upper = await search('ANN');
+    expect(upper).to.include.members([made[0], made[1]]);
+    const both = await search(`ann`, s.as('member'), dashPath());
+    expect(both.filter((e: string) => e.endsWith(`${tag}@example.test`)).sort()).to.deep.equal(
+      [made[0], made[1]].sort(),
+    );
+    // The text is literal: pattern characters match themselves, not anything.
+    expect(await search('.*')).to.deep.equal([]);
+    expect(await search('a+b (c)')).to.deep.equal([made[3]]);
+    expect(await search(`dot.${tag}`)).to.deep.equal([made[3]]);
+    // Within the list's limits: paged, combined with the state filter, a length bound.
+    const page = await s.secret.get('/api/users', { query: { search: tag, limit: 2, total: true } });
+    expect(page.body.data).to.have.length(2);
+    expect(page.body.pagination).to.include({ hasMore: true, total: 4 });
+    expect((await s.secret.get('/api/users', { query: { search: 'x'.repeat(101) } })).status).to.equal(400);
+  });
+
   it('answers 400 for a bad page and for a project without a users collection', async () => {
     expect((await s.secret.get('/api/users', { query: { page: 0 } })).status).to.equal(400);
     expect((await s.as('admin').get(dashPath(), { query: { limit: 0 } })).status).to.equal(400);

@@ -101,46 +101,46 @@ describe('web dashboard: end users', function () {
     await page.getByText('2 end users').waitFor();
     await e2e.checkPage('end-users');
 
-    await page.getByLabel('Email starts with').fill('zed');
+    await page.getByLabel('Email or name contains').fill('zed');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No end users match.').waitFor();
     expect(await page.getByText('No end users yet').count()).to.equal(0);
     await page.getByRole('button', { name: 'Clear the search' }).click();
     await row('bob@example.test').waitFor();
-    await page.getByLabel('Email starts with').fill('ada');
+    await page.getByLabel('Email or name contains').fill('ada');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('1 end user match').waitFor();
     expect(await page.getByRole('rowheader').allTextContents()).to.deep.equal(['ada@example.test']);
     // The search is in the address: a reload keeps it.
-    expect(new URL(page.url()).search).to.equal('?email=ada');
+    expect(new URL(page.url()).search).to.equal('?search=ada');
     await page.reload();
     await page.getByText('1 end user match').waitFor();
-    expect(await page.getByLabel('Email starts with').inputValue()).to.equal('ada');
+    expect(await page.getByLabel('Email or name contains').inputValue()).to.equal('ada');
   });
 
   it('shows the latest search’s answer even when an earlier one arrives late', async () => {
     // The answer for "ada" is held back until after the one for "bob" came.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route(/\/users\?.*email=ada/, async (route) => {
+    await page.route(/\/users\?.*search=ada/, async (route) => {
       await held;
       await route.continue();
     });
     try {
-      await page.getByLabel('Email starts with').fill('ada');
+      await page.getByLabel('Email or name contains').fill('ada');
       await page.getByRole('button', { name: 'Search' }).click();
-      await page.getByLabel('Email starts with').fill('bob');
+      await page.getByLabel('Email or name contains').fill('bob');
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByRole('rowheader', { name: 'bob@example.test' }).waitFor();
       release();
       await page.waitForTimeout(500);
       expect(await page.getByRole('rowheader').allTextContents()).to.deep.equal(['bob@example.test']);
-      expect(await page.getByLabel('Email starts with').inputValue()).to.equal('bob');
+      expect(await page.getByLabel('Email or name contains').inputValue()).to.equal('bob');
     } finally {
       release();
-      await page.unroute(/\/users\?.*email=ada/);
+      await page.unroute(/\/users\?.*search=ada/);
     }
-    await page.getByLabel('Email starts with').fill('');
+    await page.getByLabel('Email or name contains').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('rowheader', { name: 'ada@example.test' }).waitFor();
   });
@@ -149,7 +149,7 @@ describe('web dashboard: end users', function () {
     await act('ada@example.test', 'Disable');
     await page.getByRole('status').filter({ hasText: 'Disabled ada@example.test' }).waitFor();
     await row('ada@example.test').getByRole('cell', { name: 'Disabled' }).waitFor();
-    await page.getByLabel('Email starts with').fill('');
+    await page.getByLabel('Email or name contains').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByLabel('State').selectOption('disabled');
     await page.getByText('1 end user match').waitFor();

@@ -32,6 +32,7 @@ export interface EndUsersDeps {
 
 export interface UserListOptions {
   email?: string;
+  search?: string;
   disabled?: boolean;
   page?: number;
   limit?: number;
@@ -126,6 +127,7 @@ export function endUsersService(deps: EndUsersDeps) {
       const limit = Math.min(options.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
       const query = {
         emailPrefix: options.email?.trim().toLowerCase() || undefined,
+        contains: options.search?.trim() || undefined,
         disabled: options.disabled,
       };
       const rows = await users.list(project.id, { ...query, skip: (page - 1) * limit, limit: limit + 1 });

@@ -6,7 +6,8 @@ import { api, call, type Schemas } from '../api';
 export type ManagedUser = Schemas['ManagedUser'];
 
 export interface UserSearch {
-  email: string;
+  /** Found anywhere in the email or the name, any case (the API's `search`). */
+  text: string;
   state: 'all' | 'active' | 'disabled';
   page: number;
 }
@@ -28,7 +29,7 @@ export function useEndUsers(projectId: string, search: UserSearch) {
               page: search.page,
               limit: 50,
               total: true,
-              ...(search.email ? { email: search.email } : {}),
+              ...(search.text ? { search: search.text } : {}),
               ...(search.state === 'all' ? {} : { disabled: search.state === 'disabled' }),
             },
           },

@@ -31,13 +31,15 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
   });
   const { errors, isSubmitting } = form.formState;
   const [mailedTo, setMailedTo] = useState<string>();
+  const [delivery, setDelivery] = useState<'smtp' | 'outbox'>('smtp');
 
   const submit = form.handleSubmit(async (values) => {
     try {
       const body = bodyOf(values, signup);
       if (signup) {
-        const { email } = (await call(api.POST('/api/auth/signup', { body }))).data;
+        const { email, delivery } = (await call(api.POST('/api/auth/signup', { body }))).data;
         rememberForSignup(email);
+        setDelivery(delivery);
         setMailedTo(email);
         return;
       }
@@ -52,12 +54,20 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
       <main id="main" className="narrow">
         <h1>Check your mail</h1>
         <Notice>
-          We sent a message to {mailedTo}. Open its link within 24 hours and type your password again to
-          finish creating your account.
+          {delivery === 'outbox' ? 'We wrote a message to' : 'We sent a message to'} {mailedTo}. Open its link
+          within 24 hours and type your password again to finish creating your account.
           {askedPage() ? ' Its link then brings you back to the page you asked for.' : ''}
         </Notice>
+        {delivery === 'outbox' && (
+          <p className="warning">
+            This server has no mail server configured (<code>SMTP_URL</code> is not set), so the message was
+            not sent: it was written as a file to the server’s outbox folder (<code>MAIL_OUTBOX_DIR</code>,{' '}
+            <code>.data/outbox</code> unless set otherwise). Whoever runs the server can open it there and
+            follow its link.
+          </p>
+        )}
         <p className="muted">
-          Nothing came? Check the spam folder, or{' '}
+          {delivery === 'outbox' ? 'Wrong address? You can ' : 'Nothing came? Check the spam folder, or '}
           <button type="button" className="link" onClick={() => setMailedTo(undefined)}>
             sign up again
           </button>

@@ -66,7 +66,7 @@ export function BackupTable({
   onDelete: (job: BackupJob) => void;
 }) {
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label="Backups">
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Backups table">
       <table className="backups-table">
         <caption className="sr-only">Backups, newest first</caption>
         <thead>

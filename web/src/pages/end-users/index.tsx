@@ -1,5 +1,5 @@
 // The project's end users, read through the dashboard's user management (never their password
-// hashes): search by email and state, and for admins the actions on each user (user-actions.tsx).
+// hashes): search by a text in the email or name, and by state, and for admins the actions on each user (user-actions.tsx).
 import { useState, type FormEvent } from 'react';
 import { ApiFailure } from '../../api';
 import { useEndUsers, type UserSearch } from '../../data/end-users';
@@ -13,13 +13,14 @@ const STATES: { value: UserSearch['state']; label: string }[] = [
   { value: 'disabled', label: 'Disabled' },
 ];
 
-/** The search in the address (`?email=&state=&page=`), so a reload, Back or a shared link keeps it. */
+/** The search in the address (`?search=&state=&page=`), so a reload, Back or a shared link keeps it. */
 function searchFromUrl(): UserSearch {
   const q = new URLSearchParams(location.search);
   const state = q.get('state');
   const page = Number(q.get('page'));
   return {
-    email: q.get('email') ?? '',
+    // `email` was the parameter's name when the search was an email prefix: old links still work.
+    text: q.get('search') ?? q.get('email') ?? '',
     state: state === 'active' || state === 'disabled' ? state : 'all',
     page: Number.isInteger(page) && page > 1 ? page : 1,
   };
@@ -27,7 +28,7 @@ function searchFromUrl(): UserSearch {
 
 function searchToUrl(search: UserSearch): void {
   const q = new URLSearchParams();
-  if (search.email) q.set('email', search.email);
+  if (search.text) q.set('search', search.text);
   if (search.state !== 'all') q.set('state', search.state);
   if (search.page > 1) q.set('page', String(search.page));
   const query = q.toString();
@@ -40,18 +41,18 @@ export function EndUsersPage({ project }: ProjectPageProps) {
     searchToUrl(next);
     setSearchState(next);
   };
-  const [typed, setTyped] = useState(search.email);
+  const [typed, setTyped] = useState(search.text);
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const users = useEndUsers(project.id, search);
   const admin = project.role === 'admin';
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setSearch({ ...search, email: typed.trim(), page: 1 });
+    setSearch({ ...search, text: typed.trim(), page: 1 });
   };
   const missing = users.error instanceof ApiFailure && users.error.code === 'USERS_COLLECTION_MISSING';
   const rows = users.data?.data ?? [];
-  const filtered = search.email !== '' || search.state !== 'all';
+  const filtered = search.text !== '' || search.state !== 'all';
   const total = users.data?.pagination.total;
 
   if (missing) {
@@ -70,8 +71,14 @@ export function EndUsersPage({ project }: ProjectPageProps) {
       <h1>End users</h1>
       <form className="inline" onSubmit={submit} role="search" aria-label="End users">
         <div className="field">
-          <label htmlFor="user-search">Email starts with</label>
-          <input id="user-search" type="search" value={typed} onChange={(e) => setTyped(e.target.value)} />
+          <label htmlFor="user-search">Email or name contains</label>
+          <input
+            id="user-search"
+            type="search"
+            maxLength={100}
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor="user-state">State</label>
@@ -109,7 +116,7 @@ export function EndUsersPage({ project }: ProjectPageProps) {
                 className="link"
                 onClick={() => {
                   setTyped('');
-                  setSearch({ email: '', state: 'all', page: 1 });
+                  setSearch({ text: '', state: 'all', page: 1 });
                 }}
               >
                 Clear the search

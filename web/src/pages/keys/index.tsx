@@ -1,5 +1,6 @@
 // The two API keys: their last four characters, and rotation after the app's dialog (the new key
-// is shown once; the old one stops at once, the other key keeps working).
+// is shown once, and stays shown until dismissed, even when the other key is rotated meanwhile;
+// the old one stops at once, the other key keeps working).
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, call } from '../../api';
@@ -11,7 +12,7 @@ import type { ProjectPageProps } from '../project-shell';
 type Kind = 'publishable' | 'secret';
 
 export function KeysPage({ project, reload }: ProjectPageProps) {
-  const [fresh, setFresh] = useState<{ kind: Kind; key: string } | null>(null);
+  const [fresh, setFresh] = useState<Partial<Record<Kind, string>>>({});
   const rotate = useMutation({
     mutationFn: async (kind: Kind) =>
       (
@@ -22,7 +23,7 @@ export function KeysPage({ project, reload }: ProjectPageProps) {
         )
       ).data.key,
     onSuccess: async (key, kind) => {
-      setFresh({ kind, key });
+      setFresh((shown) => ({ ...shown, [kind]: key }));
       await reload();
     },
   });
@@ -45,7 +46,9 @@ export function KeysPage({ project, reload }: ProjectPageProps) {
   return (
     <>
       <h1>API keys</h1>
-      {fresh && <KeysOnce {...{ [fresh.kind]: fresh.key }} />}
+      {(fresh.publishable || fresh.secret) && (
+        <KeysOnce {...fresh} onDismiss={(kind) => setFresh(({ [kind]: _hidden, ...rest }) => rest)} />
+      )}
       <dl className="facts">
         <dt>Publishable key</dt>
         <dd>
