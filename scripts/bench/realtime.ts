@@ -5,6 +5,10 @@
 // Prints events delivered per second and the delay from the write's request to each delivery.
 //
 //   npm run bench:realtime -- [--subscribers 1000] [--writes 100] [--rate 10] [--burst 1000]
+//                             [--regex '^(item|bulk) [0-9]+$']
+//
+// With --regex each subscriber filters on `title_regex` (every document's title should match):
+// the process then runs the pattern once per event and subscriber, the engine's realtime path.
 //
 // Bounded: it stops by itself after the two phases. With BENCH_CPU_PROF=1 the server process
 // writes a CPU profile to /tmp/rtprof (open it in Chrome DevTools).
@@ -29,6 +33,9 @@ async function serve(): Promise<void> {
   const app = await startTestApp('public', 'bench_realtime', {
     LOG_LEVEL: 'silent',
     RATE_LIMIT_IP_PER_MINUTE: '0',
+    // The whole process's time for the one project's patterns: the engine, not the budget.
+    REALTIME_REGEX_MS_PER_SECOND: '1000',
+    REALTIME_CONNECTIONS_PER_IP: '0', // every subscriber comes from 127.0.0.1
   });
   const fx = await createProjectFixture(app.services, 'Bench');
   await app.services.repos.projects.setLimits(fx.project.id, {
@@ -59,6 +66,7 @@ async function bench(): Promise<void> {
       writes: { type: 'string', default: '100' },
       rate: { type: 'string', default: '10' },
       burst: { type: 'string', default: '1000' },
+      regex: { type: 'string', default: '' },
     },
   });
   const subscribers = Math.min(Number(values.subscribers), 5000);
@@ -91,7 +99,8 @@ async function bench(): Promise<void> {
     const EVENT = /"at":"([^"]+)"[^\n]*?"sentAt":([\d.]+)/g;
     const openOne = () =>
       new Promise<void>((resolve, reject) => {
-        const url = `${served.url}/api/realtime/items?key=${served.publishableKey}`;
+        const filter = values.regex ? `&title_regex=${encodeURIComponent(values.regex)}` : '';
+        const url = `${served.url}/api/realtime/items?key=${served.publishableKey}${filter}`;
         const req = http.get(url, { agent }, (res) => {
           if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
           res.setEncoding('utf8');
@@ -186,7 +195,7 @@ async function bench(): Promise<void> {
     });
 
     console.log(
-      `\n${subscribers} subscribers of one collection on one public process (connected in ` +
+      `\n${subscribers} subscribers of one collection${values.regex ? ` filtering on title_regex=${values.regex}` : ''} on one public process (connected in ` +
         `${connectSeconds.toFixed(1)} s), Node ${process.version}\n`,
     );
     console.log(
