@@ -18,6 +18,7 @@ unset MONGODB_URI
 export STACK_ENGINE=ferretdb
 
 bash scripts/install.sh || exit 1
+bash scripts/install-test-tools.sh chromium || exit 1
 bash scripts/stack.sh start test || { bash scripts/stack.sh stop test; exit 1; }
 trap 'bash scripts/stack.sh stop test' EXIT
 load_env_file .env.test-ferretdb

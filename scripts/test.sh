@@ -8,6 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
 
 bash scripts/install.sh || exit 1
+bash scripts/install-test-tools.sh || exit 1
 bash scripts/stack.sh start test || { bash scripts/stack.sh stop test; exit 1; }
 trap 'bash scripts/stack.sh stop test' EXIT
 load_env_file .env.test
