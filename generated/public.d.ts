@@ -554,7 +554,7 @@ export interface paths {
         put?: never;
         /**
          * Import rows into one collection, streamed from JSON Lines or CSV, with the secret key
-         * @description As the dashboard's `importCollection`, for the project of the secret key (the publishable key: 403 `SECRET_KEY_REQUIRED`): send the JSON Lines (`application/x-ndjson`) or CSV (`text/csv`) text as the body, read as it arrives up to the server's import limit (413 past it), with `mode` and `owner` in the query. Rows are checked against the schema and, under row-level security, their owner (an active end user; `owner` for rows without one), and written 500 at a time. `all-or-nothing` (default) removes everything written once a row is refused: 400 `VALIDATION_FAILED` (409 `DUPLICATE_VALUE` when only unique fields refused rows) with the first 100 problems; `skip-invalid` keeps the valid rows: 200 with `rejected` (first 100 problems) and `rejectedRows`. Past the database quota: 403 `QUOTA_EXCEEDED` naming the row.
+         * @description As the dashboard's `importCollection`, for the project of the secret key (the publishable key: 403 `SECRET_KEY_REQUIRED`): send the JSON Lines (`application/x-ndjson`) or CSV (`text/csv`) text as the body, read as it arrives up to the server's import limit (413 past it), with `mode` and `owner` in the query. Rows are checked against the schema and, under row-level security, their owner (an active end user; `owner` for rows without one), and written 500 at a time. `all-or-nothing` (default) stops reading the body at the first refused row and removes everything written: 400 `VALIDATION_FAILED` (409 `DUPLICATE_VALUE` when a unique field refused it) naming the row, the connection then closed; `skip-invalid` keeps the valid rows: 200 with `rejected` (first 100 problems) and `rejectedRows`. Past the database quota: 403 `QUOTA_EXCEEDED` naming the row. A project runs at most 2 imports at once, across both roles: 429 `TOO_MANY_IMPORTS` past it (`Retry-After`).
          */
         post: operations["importProjectCollection"];
         delete?: never;
@@ -2062,7 +2062,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -3456,6 +3456,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

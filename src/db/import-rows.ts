@@ -37,6 +37,9 @@ export function importJobsRepo(platform: Db) {
     async end(id: string): Promise<void> {
       await jobs.deleteOne({ _id: id });
     },
+    /** The project's jobs that beat since `after` (running in some process), the caller's own included. */
+    live: (projectId: string, after: Date) =>
+      jobs.countDocuments({ projectId, heartbeatAt: { $gte: after } }),
     /** A deleted project's jobs (its database, rows included, is gone). */
     async removeAll(projectId: string): Promise<void> {
       await jobs.deleteMany({ projectId });

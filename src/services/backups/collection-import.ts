@@ -1,9 +1,10 @@
 // The import of one collection from JSON Lines or CSV, read as the body streams in: each row is
 // checked against the collection's schema and, under row-level security, its owner (an active end
 // user of the project), then written in batches of 500 tagged with the import's job
-// (import-writes.ts). `all-or-nothing` takes back everything the job wrote as soon as one row is
-// refused (it reads on only to report the other refused rows); `skip-invalid` keeps the valid
-// rows. The answer lists the first 100 problems and counts the refused rows.
+// (import-writes.ts). `all-or-nothing` stops reading at the first refused row (the rest of the
+// body is never read) and takes back everything the job wrote; `skip-invalid` keeps the valid
+// rows. The answer lists the first 100 problems and counts the refused rows. A project runs at
+// most MAX_IMPORTS_PER_PROJECT imports at once.
 import type { Database } from '../../db/client.js';
 import { activeEndUsers } from '../../db/import-rows.js';
 import { ApiError, badRequest, conflict, quotaExceeded, validationFailed } from '../../http/errors.js';
@@ -125,6 +126,8 @@ export function collectionImport(deps: CollectionImportDeps) {
 
     try {
       for await (const read of rows) {
+        // Leaving the loop ends the reading: the rest of the body stays unread.
+        if (failed()) break;
         if (read.unreadable !== undefined) {
           rejected.add(read.row, [{ field: '(line)', reason: read.unreadable }]);
           continue;
@@ -134,11 +137,10 @@ export function collectionImport(deps: CollectionImportDeps) {
           rejected.add(read.row, doc.problems);
           continue;
         }
-        if (failed()) continue;
         pending.push({ row: read.row, doc: doc.data });
         if (pending.length >= BATCH) await flush();
       }
-      await flush();
+      if (!failed()) await flush();
     } catch (err) {
       stopBeating();
       const stop = (err as { stopRow?: number }).stopRow;
@@ -153,7 +155,11 @@ export function collectionImport(deps: CollectionImportDeps) {
     stopBeating();
     if (failed()) {
       await deps.writes.discard(job);
-      const message = `${rejected.rows} rows are invalid; nothing was imported`;
+      const first = Math.min(...rejected.items.map((r) => r.row));
+      const message =
+        rejected.rows === 1
+          ? `Row ${first} is invalid; nothing was imported (the rows after it were not read)`
+          : `${rejected.rows} rows are invalid; nothing was imported (the rows after them were not read)`;
       const details = rejected.items
         .sort((a, b) => a.row - b.row)
         .map((r) => ({ path: `row ${r.row}: ${r.field}`, message: r.reason }));

@@ -28,6 +28,8 @@ const BATCH = 500;
 /** A job that has not beaten for this long is taken as dead (it beats every HEARTBEAT_MS). */
 export const STALE_MS = 2 * 60_000;
 export const HEARTBEAT_MS = 15_000;
+/** Imports one project may run at once, across every process (each holds memory and a database stream). */
+export const MAX_IMPORTS_PER_PROJECT = 2;
 
 export interface ImportWriteDeps {
   quota: DatabaseQuota;
@@ -124,9 +126,24 @@ export function importWrites(deps: ImportWriteDeps) {
   }
 
   return {
+    /**
+     * Registers an import, refused (429 TOO_MANY_IMPORTS) when the project has as many running
+     * already. The job is written first and the live ones counted after: of imports starting at
+     * the same moment some may be refused that need not have been, but never one too many runs.
+     */
     async start(projectId: string, collection: string): Promise<JobRef> {
       const job = { id: newId(), projectId, collection, startedAt: new Date() };
       await deps.jobs.start({ _id: job.id, projectId, collection, startedAt: job.startedAt });
+      if ((await deps.jobs.live(projectId, new Date(Date.now() - STALE_MS))) > MAX_IMPORTS_PER_PROJECT) {
+        await deps.jobs.end(job.id);
+        throw new ApiError(
+          429,
+          'TOO_MANY_IMPORTS',
+          `This project already runs ${MAX_IMPORTS_PER_PROJECT} imports, the most it may run at once: retry once one ends`,
+          undefined,
+          { 'Retry-After': '5' },
+        );
+      }
       return job;
     },
 
