@@ -52,7 +52,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         let kept = await jobs.keptBytes(projectId);
         if (trigger === 'schedule') {
           // Retention deletes the oldest scheduled ones past the plan's count once this one is done.
-          const { kept: count } = BACKUP_PLANS[await services.backups.planOf(project)];
+          const { kept: count } = services.plans.get(await services.backups.planOf(project)).backups;
           for (const old of await jobs.beyond(projectId, 'schedule', count - 1))
             if (old.state === 'done') kept -= old.size ?? 0;
         }
