@@ -1648,6 +1648,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/functions/{functionId}/invocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The invocation log of a hook or function (members)
+         * @description Newest first: trigger, version, status, duration, the error and the log lines of each run; request and answer bodies are never stored. Entries expire after the plan's `functionLogDays`.
+         */
+        get: operations["listFunctionInvocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/functions/{functionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the active version against a sample event (admins)
+         * @description The function runs on its runtime with the project's limits, as its trigger would run it, on the event given (the service adds `id`, `trigger`, `projectId`, `test: true`). Nothing is written: no document changes, no log entry; hosted code's `ctx.db` refuses writes. The answer is the outcome and, for a refusal, what a client would get.
+         */
+        post: operations["testFunction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/webhooks": {
         parameters: {
             query?: never;
@@ -8118,6 +8180,171 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listFunctionInvocations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            invocations: {
+                                id: string;
+                                trigger: string;
+                                version: number;
+                                /** @enum {string} */
+                                status: "ok" | "error" | "refused" | "timeout" | "memory" | "crashed";
+                                durationMs: number;
+                                error: {
+                                    message: string;
+                                    stack?: string;
+                                } | null;
+                                logs: {
+                                    level: string;
+                                    message: string;
+                                    atMs: number;
+                                }[];
+                                /** Format: date-time */
+                                at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The entry is kept for the plan's `functionLogDays`.
+                                 */
+                                expiresAt: string;
+                            }[];
+                            pagination: {
+                                page: number;
+                                limit: number;
+                                hasMore: boolean;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The sample event (docs/functions.md lists each trigger's shape).
+                     * @example {
+                     *       "collection": "posts",
+                     *       "operation": "create",
+                     *       "documents": [
+                     *         {
+                     *           "title": "Hello"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    event: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The outcome of the run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            outcome: {
+                                /**
+                                 * @description `ok` (answered), `refused` (answered with a refusal), `error` (failed: network, HTTP status, oversized or unreadable answer, open circuit, in-flight cap), `timeout` (past the deadline), `memory` and `crashed` (hosted JavaScript).
+                                 * @enum {string}
+                                 */
+                                status: "ok" | "error" | "refused" | "timeout" | "memory" | "crashed";
+                                durationMs: number;
+                                /** @description The JSON the function answered (test runs only; the log never keeps bodies). */
+                                value?: unknown;
+                                /** @description The refusal as a client would get it (the code prefixed `HOOK_` on the wire). */
+                                refusal?: {
+                                    /** @description 400 or 403. */
+                                    status: number;
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                error: {
+                                    message: string;
+                                    /** @description Hosted JavaScript: mapped to the source lines. */
+                                    stack?: string;
+                                } | null;
+                                logs: {
+                                    /** @enum {string} */
+                                    level: "log" | "info" | "warn" | "error";
+                                    message: string;
+                                    atMs: number;
+                                }[];
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

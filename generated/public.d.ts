@@ -2076,7 +2076,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. With an API key: `PROJECT_RESTORING` while a restore replaces the project's data (queued or running), with `Retry-After`; the project's backup operations still answer. */
+        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. With an API key: `PROJECT_RESTORING` while a restore replaces the project's data (queued or running), with `Retry-After`; the project's backup operations still answer. On a write: `HOOK_UNAVAILABLE` when the collection's before-hook failed under the failure policy `closed` (docs/functions.md). */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -2085,7 +2085,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The project uses its own database (external database connection) and it did not answer within the deadline (`EXTERNAL_DB_TIMEOUT_MS`, 5 s by default): code `EXTERNAL_DB_TIMEOUT`. The platform is up; the project's deployment is not answering. A write's outcome is unknown (it may have been applied): read the document before retrying it; its webhook events are settled by the worker once the database answers. */
+        /** @description The project uses its own database (external database connection) and it did not answer within the deadline (`EXTERNAL_DB_TIMEOUT_MS`, 5 s by default): code `EXTERNAL_DB_TIMEOUT`. The platform is up; the project's deployment is not answering. A write's outcome is unknown (it may have been applied): read the document before retrying it; its webhook events are settled by the worker once the database answers. On a write: `HOOK_TIMEOUT` when the collection's before-hook did not answer within its deadline under the failure policy `closed` (nothing was written). */
         ExternalDatabaseTimeout: {
             headers: {
                 [name: string]: unknown;

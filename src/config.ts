@@ -79,6 +79,7 @@ export interface Config {
   /** Developer sign-ups per client IP (an IPv6 /64) and hour. */
   readonly developerSignupsPerHour: number;
   readonly allowPrivateHosts: boolean;
+  readonly hookBreaker: HookBreakerSettings;
   readonly webhooks: WebhookSettings;
   readonly realtime: RealtimeSettings;
   readonly requestLog: RequestLogSettings;
@@ -113,6 +114,13 @@ export interface ExternalDatabaseSettings {
    * waits longer than it for an answer.
    */
   readonly timeoutMs: number;
+}
+
+/** HTTP hooks' circuit breaker (docs/functions.md): opens after so many failures in a row. */
+export interface HookBreakerSettings {
+  readonly failures: number;
+  /** How long it stays open before one trial call may go (half-open). */
+  readonly cooldownMs: number;
 }
 
 /** Webhook delivery (DECISIONS §9); everything but the defaults is for operators and tests. */
@@ -278,6 +286,10 @@ export function loadConfig(env: Env = process.env): Config {
     systemMailPerAddressPerHour: r.int('SYSTEM_MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000_000),
     developerSignupsPerHour: r.int('DEVELOPER_SIGNUPS_PER_HOUR', 10, 1, 1_000_000_000),
     allowPrivateHosts: r.bool('ALLOW_PRIVATE_HOSTS', false),
+    hookBreaker: {
+      failures: r.int('HOOK_BREAKER_FAILURES', 5, 1, 1000),
+      cooldownMs: r.int('HOOK_BREAKER_COOLDOWN_MS', 30_000, 100, 3_600_000),
+    },
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
       retryScheduleMs: r.durations('WEBHOOK_RETRY_SCHEDULE', '30s,2m,10m,1h,6h,24h'),

@@ -50,7 +50,26 @@ export function functionHandlers({ projects, functions }: Services) {
     return { status: 200, body: ok(data, `Version ${params.version} is active`) };
   };
 
+  const listFunctionInvocations: Handler<Ops['listFunctionInvocations']> = async ({ params, query }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'member');
+    const data = await functions.runs.invocations(
+      project,
+      params.functionId,
+      query.page ?? 1,
+      query.limit ?? 20,
+    );
+    return { status: 200, body: ok(data) };
+  };
+
+  const testFunction: Handler<Ops['testFunction']> = async ({ params, body }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'admin');
+    const outcome = await functions.runs.test(project, params.functionId, body.event);
+    return { status: 200, body: ok({ outcome }, 'Test run finished; nothing was written') };
+  };
+
   return {
+    listFunctionInvocations,
+    testFunction,
     listFunctions,
     createFunction,
     getFunction,

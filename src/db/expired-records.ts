@@ -14,6 +14,7 @@ export const EXPIRING_COLLECTIONS = [
   'webhook_deliveries',
   'project_invitations',
   'developer_signups',
+  'function_invocations',
 ];
 
 export function expiredRecordsRepo(db: Db) {

@@ -218,6 +218,16 @@ export function createServices(deps: Deps) {
     },
     usage.counter,
   );
+  const functions = functionServices({
+    config: deps.config,
+    log: deps.log,
+    platform,
+    sharedCache: deps.cache,
+    cache: cached,
+    projects,
+    limitsOf: cachedLimitsOf,
+    collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
+  });
   const data = dataService({
     documents,
     projects: repos.projects,
@@ -227,13 +237,7 @@ export function createServices(deps: Deps) {
     events,
     quota,
     slowQueries: slowQueries.recorder,
-  });
-  const functions = functionServices({
-    config: deps.config,
-    platform,
-    cache: cached,
-    projects,
-    collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
+    hooks: functions.hooks,
   });
   const archives = places.internal;
   const planOf = async (project: Project) =>

@@ -10,6 +10,7 @@ import { documentId, openCollection, writeOwner, type DefinitionLookup, type Tar
 import type { DatabaseQuota } from './quota.js';
 import { toApi } from './serialize.js';
 import { MAX_BULK } from './writes.js';
+import { writeHooks, type DocumentWriteHooks } from './write-hooks.js';
 
 /** As many ids as a bulk create takes documents. */
 export const MAX_BULK_IDS = MAX_BULK;
@@ -92,6 +93,7 @@ export function bulkTrash(
   definitions: DefinitionLookup,
   quota: DatabaseQuota,
   events: EventBus,
+  hooks: DocumentWriteHooks = writeHooks(undefined),
 ) {
   /** The unique values of `candidates` that an active document (or an earlier candidate) holds. */
   async function uniqueClashes(target: Target, candidates: StoredDocument[]): Promise<Map<string, string>> {
@@ -153,6 +155,12 @@ export function bulkTrash(
     const clashes = restoring ? await uniqueClashes(target, candidates) : new Map<string, string>();
     for (const [id, message] of clashes) results.set(id, { id, status: 'conflict', message });
     const changing = candidates.filter((doc) => !clashes.has(doc._id));
+    // One hook call for the batch; a refusal refuses the whole request.
+    await hooks.change(
+      target,
+      changing.map((doc) => doc._id),
+      restoring ? 'bulkRestore' : 'bulkTrash',
+    );
 
     const at = new Date();
     const eventName = restoring ? 'document.restored' : 'document.deleted';

@@ -10,6 +10,7 @@ import { documentReads } from './reads.js';
 import { documentWrites } from './writes.js';
 import { bulkTrash } from './bulk-trash.js';
 import type { SlowQueryRecorder } from '../slow-queries.js';
+import { writeHooks, type WriteHooks } from './write-hooks.js';
 
 export interface DataServiceDeps {
   documents: DocumentsRepo;
@@ -24,14 +25,17 @@ export interface DataServiceDeps {
   quota?: DatabaseQuota;
   /** Where lists slower than its threshold are recorded (none: no timing kept). */
   slowQueries?: SlowQueryRecorder;
+  /** The collections' before-hooks (docs/functions.md); none: writes run no hooks. */
+  hooks?: WriteHooks;
 }
 
 export function dataService(deps: DataServiceDeps) {
   const quota = deps.quota ?? databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
+  const hooks = writeHooks(deps.hooks);
   return {
     ...documentReads(deps.documents, deps.definitions, deps.slowQueries),
-    ...documentWrites(deps.documents, deps.definitions, quota, deps.events),
-    ...bulkTrash(deps.documents, deps.definitions, quota, deps.events),
+    ...documentWrites(deps.documents, deps.definitions, quota, deps.events, hooks),
+    ...bulkTrash(deps.documents, deps.definitions, quota, deps.events, hooks),
   };
 }
 

@@ -22,6 +22,7 @@ import {
 import type { DatabaseQuota } from './quota.js';
 import { toApi, type ApiDocument } from './serialize.js';
 import { applySet } from './update-preview.js';
+import { writeHooks, type DocumentWriteHooks } from './write-hooks.js';
 
 export const MAX_BULK = 100;
 const ACTIVE = { isDeleted: { $ne: true } };
@@ -66,6 +67,7 @@ export function documentWrites(
   definitions: DefinitionLookup,
   quota: DatabaseQuota,
   events: EventBus,
+  hooks: DocumentWriteHooks = writeHooks(undefined),
 ) {
   const intent = (name: EventName, target: Target, documentId: string, at: Date): EventIntent => ({
     name,
@@ -164,8 +166,10 @@ export function documentWrites(
   return {
     async create(ctx: RequestContext, name: string, body: unknown): Promise<ApiDocument> {
       const target = await openCollection(ctx, name, definitions);
+      const ownerId = writeOwner(target);
+      const [input] = await hooks.create(target, [body], false);
       const now = new Date();
-      const doc = prepare(target, body, writeOwner(target), now);
+      const doc = prepare(target, input, ownerId, now);
       // The size measured before the insert is the stored one (the document plus its `_id`).
       const size = repo.sizeOf(doc);
       // The id is chosen before the write, so the event's intent can name the document.
@@ -193,8 +197,9 @@ export function documentWrites(
           'VALIDATION_FAILED',
         );
       }
+      const inputs = await hooks.create(target, bodies, true);
       const now = new Date();
-      const docs = bodies.map((body, i) => {
+      const docs = inputs.map((body, i) => {
         try {
           return prepare(target, body, ownerId, now);
         } catch (err) {
@@ -226,7 +231,11 @@ export function documentWrites(
       const target = await openCollection(ctx, name, definitions);
       documentId(id);
       const ownerId = writeOwner(target);
-      const changes = validateDocument(target.def, body, 'update');
+      const changes = validateDocument(
+        target.def,
+        await hooks.update(target, documentId(id), body),
+        'update',
+      );
       if (Object.keys(changes).length === 0) {
         throw validationFailed('Validation failed: the body names no field to change', [
           { path: 'body', message: 'body names no field to change' },
@@ -264,6 +273,7 @@ export function documentWrites(
       const target = await openCollection(ctx, name, definitions);
       documentId(id);
       const { stored, filter } = await load(target, id, writeOwner(target));
+      await hooks.change(target, [String(stored._id)], 'trash');
       const deletedAt = new Date();
       const deleted = intent('document.deleted', target, String(stored._id), deletedAt);
       // The trash marker takes the document out of the unique indexes (db/project-indexes.ts).
@@ -283,6 +293,7 @@ export function documentWrites(
       const { stored, filter } = await load(target, id, writeOwner(target), true);
       // Checked first for a message naming the field; the unique index settles a race.
       await assertUniqueFree(target, stored);
+      await hooks.change(target, [String(stored._id)], 'restore');
       const back = intent('document.restored', target, String(stored._id), new Date());
       const { result: restored, announcement } = await events.announced([back], async () => {
         const result = await repo.restore(target.ref, filter);

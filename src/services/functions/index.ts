@@ -2,34 +2,93 @@
 // paths, the callable endpoint and the worker use to run them. Changes mark the project changed,
 // so every process's cached hook table follows at once.
 import type { Config } from '../../config.js';
+import type { Cache } from '../../cache/index.js';
 import type { Database } from '../../db/client.js';
 import { functionsRepo } from '../../db/functions.js';
+import { functionInvocationsRepo } from '../../db/function-invocations.js';
+import type { Logger } from '../../lib/logger.js';
 import { decrypt, deriveKey, encrypt } from '../../lib/secrets.js';
 import { invalidating, type ProjectCache } from '../project-cache.js';
 import type { ProjectsService } from '../projects.js';
-import { functionsManager } from './manage.js';
+import type { PlanLimits, Project } from '../types.js';
+import { hookBreakers } from './breaker.js';
+import { syncHooks, hookKey, type HookTable } from './hooks.js';
+import { httpRuntime } from './http-runtime.js';
+import { functionInvoker, type HostedWiring } from './invoke.js';
+import { activeVersionOf, functionsManager } from './manage.js';
+import type { StoredFunction } from './types.js';
+import { functionRuns, runnable } from './runs.js';
 
 export interface FunctionsDeps {
   config: Config;
+  log: Logger;
   platform: Database['platform'];
+  sharedCache: Cache;
   cache: ProjectCache;
   projects: ProjectsService;
+  /** The cached limits (every hooked write asks). */
+  limitsOf: (project: Project) => Promise<PlanLimits>;
   collectionNames: (projectId: string) => Promise<string[]>;
 }
 
-export function functionServices({ config, platform, cache, projects, collectionNames }: FunctionsDeps) {
+export function functionServices(deps: FunctionsDeps) {
+  const { config, platform, cache, projects } = deps;
   const repo = invalidating(functionsRepo(platform), ['create', 'update', 'delete', 'deleteAll'], cache);
+  const invocations = functionInvocationsRepo(platform);
   const key = deriveKey(config.encryptionKey, 'function-secret');
+  const open = (sealed: string) => decrypt(key, sealed);
+  const hostRules = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts };
+  const breakers = hookBreakers(deps.sharedCache, config.hookBreaker);
+  const http = httpRuntime(hostRules);
+  let hosted: HostedWiring | undefined;
+  const invoker = functionInvoker({
+    cache: deps.sharedCache,
+    http,
+    breakers,
+    invocations,
+    open,
+    log: deps.log.child({ component: 'functions' }),
+    hosted: () => hosted,
+  });
+
+  /** The enabled functions of a project by trigger, kept under the project's cache version. */
+  const table = (projectId: string) =>
+    cache.ofProject(projectId, 'functions', async (): Promise<HookTable> => {
+      const out: HookTable = {};
+      for (const fn of await repo.list(projectId)) {
+        if (!fn.enabled) continue;
+        const entry = runnable(fn);
+        (out[hookKey(entry.trigger.type, entry.trigger.collection)] ??= []).push(entry);
+      }
+      return out;
+    });
+
   const manage = functionsManager({
     repo,
     limitsOf: projects.limitsOf,
-    collectionNames,
+    collectionNames: deps.collectionNames,
     seal: (secret) => encrypt(key, secret),
-    hostRules: { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts },
-    breakerOf: async () => null,
+    hostRules,
+    breakerOf: async (fn: StoredFunction) =>
+      activeVersionOf(fn).runtime.type === 'http' ? breakers.state(fn.id) : null,
   });
-  projects.onDelete((projectId) => repo.deleteAll(projectId));
-  return { manage, repo, open: (sealed: string) => decrypt(key, sealed) };
+  projects.onDelete(async (projectId) => {
+    await repo.deleteAll(projectId);
+    await invocations.deleteAll(projectId);
+  });
+  return {
+    manage,
+    runs: functionRuns({ repo, invocations, invoker, limitsOf: projects.limitsOf }),
+    repo,
+    invocations,
+    invoker,
+    hooks: syncHooks({ table, invoker, limitsOf: deps.limitsOf, log: deps.log }),
+    /** The sandbox's seam: the hosted runtime this process runs JavaScript functions on. */
+    useHostedRuntime(wiring: HostedWiring | undefined) {
+      hosted = wiring;
+    },
+    close: () => http.close(),
+  };
 }
 
 export type FunctionServices = ReturnType<typeof functionServices>;

@@ -1,0 +1,24 @@
+// How a function's answer is read, the same for the HTTP and the hosted runtime (contract.md).
+
+/** What a refusal may answer: the statuses every write operation documents (else 403). */
+export const REFUSAL_STATUSES: readonly unknown[] = [400, 403];
+
+export interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A refusal in a function's answer, normalised (400 or 403, a code in capitals, a message). */
+export function refusalOf(value: unknown): Refusal | undefined {
+  if (!isObject(value) || !isObject(value.refuse)) return undefined;
+  const { status, code, message } = value.refuse;
+  return {
+    status: REFUSAL_STATUSES.includes(status as number) ? (status as number) : 403,
+    code: typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'REFUSED',
+    message: typeof message === 'string' && message.trim() ? message.slice(0, 500) : 'Refused by a hook',
+  };
+}

@@ -1,0 +1,164 @@
+// Runs one hook or function on its runtime with the project's limits: the in-flight cap per
+// project (across every process), the HTTP hook's circuit breaker, the deadline, and one entry of
+// the invocation log (status, duration, error, log lines; never the request body).
+import { randomBytes } from 'node:crypto';
+import type { Cache } from '../../cache/index.js';
+import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
+import type { Logger } from '../../lib/logger.js';
+import type { PlanLimits } from '../types.js';
+import type { HookBreakers } from './breaker.js';
+import type { HttpRuntime } from './http-runtime.js';
+import { MAX_ANSWER_BYTES } from './http-runtime.js';
+import type { HostedHost, HostedRuntime, InvocationLimits, InvocationOutcome } from './runtime-types.js';
+import type { ActiveFunction, TriggerType } from './types.js';
+import { refusalOf } from './answers.js';
+
+/** A function as the invoker needs it: the active version and its sealed secrets. */
+export interface RunnableFunction extends ActiveFunction {
+  signingSecretEnc: string | null;
+  envEnc: Record<string, string>;
+}
+
+/** Who the invocation runs for, as hosted code's `ctx.db` acts (unless privileged). */
+export interface InvocationCaller {
+  keyKind: 'publishable' | 'secret' | null;
+  userId: string | null;
+  /** A test run: nothing may be written (hosted code's ctx.db refuses writes). */
+  dryRun?: boolean;
+}
+
+/** The hosted runtime and the host it offers code, wired by the sandbox (src/sandbox). */
+export interface HostedWiring {
+  runtime: HostedRuntime;
+  hostFor(fn: RunnableFunction, caller: InvocationCaller, limits: InvocationLimits): HostedHost;
+}
+
+export interface InvokeDeps {
+  cache: Cache;
+  http: HttpRuntime;
+  breakers: HookBreakers;
+  invocations: FunctionInvocationsRepo;
+  open: (sealed: string) => string;
+  log: Logger;
+  hosted: () => HostedWiring | undefined;
+}
+
+export const eventId = () => `evt_${randomBytes(12).toString('base64url')}`;
+const MAX_LOG_BYTES = 16 * 1024;
+const MAX_DB_CALLS = 50;
+
+export const invocationLimits = (limits: PlanLimits): InvocationLimits => ({
+  deadlineMs: limits.functionDeadlineMs,
+  memoryBytes: limits.functionMemoryBytes,
+  maxFetches: limits.functionFetchesPerInvocation,
+  maxDbCalls: MAX_DB_CALLS,
+  maxResultBytes: MAX_ANSWER_BYTES,
+  maxLogBytes: MAX_LOG_BYTES,
+});
+
+export function functionInvoker(deps: InvokeDeps) {
+  const failure = (message: string): InvocationOutcome => ({
+    status: 'error',
+    error: { message },
+    logs: [],
+    durationMs: 0,
+  });
+
+  async function runtimeCall(
+    fn: RunnableFunction,
+    trigger: TriggerType,
+    event: Record<string, unknown> & { id: string },
+    limits: InvocationLimits,
+    caller: InvocationCaller,
+  ): Promise<InvocationOutcome> {
+    if (fn.runtime.type === 'http') {
+      if (!fn.signingSecretEnc) return failure('the hook has no signing secret');
+      if (!(await deps.breakers.admit(fn.id))) return failure('circuit open: the endpoint failed repeatedly');
+      const outcome = await deps.http.call({
+        url: fn.runtime.url,
+        secret: deps.open(fn.signingSecretEnc),
+        messageId: event.id,
+        body: JSON.stringify(event),
+        deadlineMs: limits.deadlineMs,
+      });
+      if (outcome.status === 'ok') await deps.breakers.succeeded(fn.id);
+      else await deps.breakers.failed(fn.id);
+      return outcome;
+    }
+    const hosted = deps.hosted();
+    if (!hosted) return failure('the hosted JavaScript runtime is not available in this process');
+    const env = Object.fromEntries(
+      Object.entries(fn.envEnc).map(([name, sealed]) => [name, deps.open(sealed)]),
+    );
+    return hosted.runtime.invoke({
+      projectId: fn.projectId,
+      functionId: fn.id,
+      version: fn.version,
+      codeHash: fn.codeHash ?? '',
+      code: fn.runtime.code,
+      trigger,
+      event,
+      env,
+      limits,
+      host: hosted.hostFor(fn, caller, limits),
+    });
+  }
+
+  return {
+    /** Runs `fn` for `event`; every failure is an outcome, never a throw (the caller applies the policy). */
+    async invoke(
+      fn: RunnableFunction,
+      trigger: TriggerType,
+      event: Record<string, unknown> & { id: string },
+      planLimits: PlanLimits,
+      caller: InvocationCaller,
+      record = true,
+    ): Promise<InvocationOutcome> {
+      const limits = invocationLimits(planLimits);
+      const started = Date.now();
+      const slots = `fn-inflight:${fn.projectId}`;
+      const member = event.id + randomBytes(4).toString('hex');
+      let outcome: InvocationOutcome;
+      if (
+        !(await deps.cache.leases.acquire(
+          slots,
+          member,
+          planLimits.functionConcurrency,
+          limits.deadlineMs + 5000,
+        ))
+      ) {
+        outcome = failure(`more than ${planLimits.functionConcurrency} invocations of the project at once`);
+      } else {
+        try {
+          outcome = await runtimeCall(fn, trigger, event, limits, caller);
+        } catch (err) {
+          deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
+          outcome = failure('the invocation failed inside the platform');
+        } finally {
+          await deps.cache.leases.release(slots, member).catch(() => undefined);
+        }
+      }
+      outcome = { ...outcome, durationMs: Math.max(outcome.durationMs, Date.now() - started) };
+      if (record) {
+        const at = new Date();
+        await deps.invocations
+          .add({
+            projectId: fn.projectId,
+            functionId: fn.id,
+            trigger,
+            version: fn.version,
+            status: outcome.status === 'ok' && refusalOf(outcome.value) ? 'refused' : outcome.status,
+            durationMs: outcome.durationMs,
+            error: outcome.error ?? null,
+            logs: outcome.logs,
+            at,
+            expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),
+          })
+          .catch((err: unknown) => deps.log.error({ err }, 'invocation log write failed'));
+      }
+      return outcome;
+    },
+  };
+}
+
+export type FunctionInvoker = ReturnType<typeof functionInvoker>;

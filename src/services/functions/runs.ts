@@ -1,0 +1,76 @@
+// Looking at runs: the invocation log of a function, and a test run of its active version
+// against a sample event that writes nothing (no document change, no log entry).
+import { notFound } from '../../http/errors.js';
+import type { FunctionsRepo } from '../../db/functions.js';
+import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
+import type { PlanLimits, Project } from '../types.js';
+import { refusalOf } from './answers.js';
+import { eventId, type FunctionInvoker, type RunnableFunction } from './invoke.js';
+import { activeVersionOf } from './manage.js';
+import type { StoredFunction } from './types.js';
+
+export const runnable = (fn: StoredFunction): RunnableFunction => ({
+  ...activeVersionOf(fn),
+  id: fn.id,
+  projectId: fn.projectId,
+  name: fn.name,
+  enabled: fn.enabled,
+  signingSecretEnc: fn.signingSecretEnc,
+  envEnc: fn.envEnc,
+});
+
+export function functionRuns(deps: {
+  repo: FunctionsRepo;
+  invocations: FunctionInvocationsRepo;
+  invoker: FunctionInvoker;
+  limitsOf: (project: Project) => Promise<PlanLimits>;
+}) {
+  async function require(project: Project, id: string): Promise<StoredFunction> {
+    const fn = await deps.repo.find(project.id, id);
+    if (!fn) throw notFound('Function not found', 'FUNCTION_NOT_FOUND');
+    return fn;
+  }
+
+  return {
+    async invocations(project: Project, id: string, page: number, limit: number) {
+      await require(project, id);
+      const { items, hasMore } = await deps.invocations.list(project.id, id, page, limit);
+      return {
+        invocations: items.map((entry) => ({
+          id: entry.id,
+          trigger: entry.trigger,
+          version: entry.version,
+          status: entry.status,
+          durationMs: entry.durationMs,
+          error: entry.error,
+          logs: entry.logs,
+          at: entry.at.toISOString(),
+          expiresAt: entry.expiresAt.toISOString(),
+        })),
+        pagination: { page, limit, hasMore },
+      };
+    },
+
+    async test(project: Project, id: string, sample: Record<string, unknown>) {
+      const fn = runnable(await require(project, id));
+      const event = { ...sample, id: eventId(), trigger: fn.trigger.type, projectId: project.id, test: true };
+      const outcome = await deps.invoker.invoke(
+        fn,
+        fn.trigger.type,
+        event,
+        await deps.limitsOf(project),
+        { keyKind: null, userId: null, dryRun: true },
+        false,
+      );
+      const refusal = outcome.status === 'ok' ? (refusalOf(outcome.value) ?? null) : null;
+      return {
+        status: refusal ? ('refused' as const) : outcome.status,
+        durationMs: outcome.durationMs,
+        value: outcome.value ?? null,
+        refusal,
+        error: outcome.error ?? null,
+        logs: outcome.logs,
+      };
+    },
+  };
+}
