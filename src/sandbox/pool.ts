@@ -4,6 +4,7 @@
 // resident memory, the sizes of what comes back. A runner that died, hit a limit or grew too big
 // is replaced. Runners start on the first call and stay warm after it.
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FromRunner, HostCallMessage, ToRunner } from './protocol.js';
 import { failed, hostError, outcomeOf, residentBytes } from './outcome.js';
@@ -14,6 +15,8 @@ import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 /** The host call's argument as JSON text, at most (a document body is far below it). */
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
+/** Niceness of runner processes (0 normal, 19 lowest). */
+const RUNNER_NICENESS = 10;
 const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
 
 interface Waiting {
@@ -131,6 +134,13 @@ export class SandboxPool {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       serialization: 'json',
     });
+    // Tenant code runs below the service in CPU priority: a runner spinning until its deadline
+    // slows other tenants' requests as little as the scheduler allows.
+    try {
+      if (proc.pid) setPriority(proc.pid, RUNNER_NICENESS);
+    } catch {
+      // not permitted here (some containers): the runner keeps the service's priority
+    }
     // Idle runners do not keep the service's process alive; a call in flight does, by its timer.
     proc.unref();
     proc.channel?.unref();

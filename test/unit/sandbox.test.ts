@@ -2,6 +2,7 @@
 // as a status of its own call while the pool keeps answering other calls. No service is involved:
 // ctx.db and ctx.fetch are small fakes that record what crossed into the parent.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { SandboxPool } from '../../src/sandbox/pool.js';
 import { FunctionConcurrencyError } from '../../src/sandbox/queue.js';
 import type { SandboxHost, SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
@@ -160,5 +161,19 @@ describe('sandbox pool', function () {
     expect(done.map((o) => o.value)).to.deep.equal(['A done', 'A done', 'A done', 'A done']);
     // Two of A's calls waited for a runner of A's share to come free.
     expect(done.filter((o) => o.queuedMs > 0).length).to.be.at.least(2);
+  });
+
+  it('runs its runners below the service in CPU priority, with an empty environment', () => {
+    for (const { pid } of pool.runnerStates()) {
+      // /proc/<pid>/stat: the 19th field is the niceness (after the command name in parentheses).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      expect(Number(fields[16])).to.equal(10);
+      // Only what Node itself sets for the IPC channel.
+      const names = readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((entry) => entry.split('=')[0]);
+      expect(names.sort()).to.deep.equal(['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+    }
   });
 });
