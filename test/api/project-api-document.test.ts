@@ -7,7 +7,7 @@ import { LOCAL_VERSION_MS } from '../../src/services/project-cache.js';
 
 type Doc = {
   openapi: string;
-  info: { version: string };
+  info: { version: string; description: string };
   servers: { url: string }[];
   paths: Record<string, any>;
   components: { schemas: Record<string, any>; securitySchemes: Record<string, any> };
@@ -57,6 +57,12 @@ const COLLECTIONS = [
       { name: 'userId', type: 'Ref', ref: 'users' },
     ],
     rls: { enabled: true, mode: 'private', ownerField: 'userId' },
+  },
+  // Readable with the publishable key alone, but pointing into the private-RLS collection.
+  {
+    name: 'pins',
+    mode: 'schema',
+    fields: [{ name: 'note', type: 'Ref', ref: 'notes' }],
   },
 ];
 
@@ -183,6 +189,26 @@ describe('project API documents (GET /api/openapi.json, dashboard /api/projects/
     expect(secret.text).to.match(/"phone"/);
     expect(secret.text).to.match(/"role"/);
     expect(secret.headers.get('etag')).to.not.equal((await fetchDoc()).headers.get('etag'));
+  });
+
+  it("leaves private-RLS collections out of the publishable key's document", async () => {
+    const { body: doc, text } = await fetchDoc();
+    // As an attacker holding the public key would look: the collection and its fields, anywhere.
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api/data/notes'))).to.deep.equal([]);
+    expect(doc.components.schemas).not.to.have.any.keys('notes', 'notes.Create', 'notes.Update');
+    expect(text).not.to.match(/"text"/);
+    expect(JSON.stringify(doc.components.schemas)).not.to.include('#/components/schemas/notes');
+    expect(
+      doc.components.schemas['pins.Populated'].properties.note.anyOf ?? [
+        doc.components.schemas['pins.Populated'].properties.note,
+      ],
+    ).to.deep.include({ type: 'object', description: 'A document this key alone cannot read.' });
+    expect(doc.paths).to.have.any.keys('/api/data/pins', '/api/data/posts');
+    expect(doc.info.description).to.include('private row-level security are left out');
+    // The secret key's copy and the members' copy list it.
+    const secret = await fetchDoc(blog.secretKey);
+    expect(secret.body.paths).to.have.property('/api/data/notes');
+    expect(secret.body.components.schemas).to.have.property('notes');
   });
 
   it('serves each key its document, also as ?key=, and a 304 to a matching If-None-Match', async () => {

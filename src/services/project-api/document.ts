@@ -20,7 +20,10 @@ export interface ProjectDocumentInput {
   project: Pick<Project, 'id' | 'name' | 'settings'>;
   collections: CollectionDef[];
   publicUrl: string;
-  /** `publishable`: the copy for the publishable key, naming no private or protected user field. */
+  /**
+   * `publishable`: the copy for the publishable key, naming no private or protected user field and
+   * no private-RLS collection.
+   */
   audience?: Audience;
 }
 
@@ -119,6 +122,27 @@ function withIndexes(schema: Schema, def: CollectionDef): Schema {
   return schema;
 }
 
+/**
+ * The publishable key reads a private-RLS collection only as one of its users (with a Bearer
+ * token), while its document is open to anyone holding the key (it ships in every page): its copy
+ * leaves those collections out, and a populated Ref into one becomes an untyped object.
+ */
+const keyAloneCannotRead = (def: CollectionDef) => def.rls.enabled && def.rls.mode === 'private';
+
+/** Replaces every `$ref` to one of `names` (component schemas) in place by an untyped object. */
+function unrefer(node: unknown, names: Set<string>): void {
+  if (Array.isArray(node)) for (const item of node) unrefer(item, names);
+  else if (node && typeof node === 'object') {
+    const object = node as Record<string, unknown>;
+    const ref = object.$ref;
+    if (typeof ref === 'string' && names.has(ref.slice('#/components/schemas/'.length))) {
+      delete object.$ref;
+      Object.assign(object, { type: 'object', description: 'A document this key alone cannot read.' });
+    }
+    for (const value of Object.values(object)) unrefer(value, names);
+  }
+}
+
 export function buildProjectDocument({
   project,
   collections,
@@ -130,7 +154,8 @@ export function buildProjectDocument({
 } {
   const sorted = [...collections].sort((a, b) => a.name.localeCompare(b.name));
   const users = sorted.find((c) => c.name === 'users');
-  const data = sorted.filter((c) => c.name !== 'users');
+  const all = sorted.filter((c) => c.name !== 'users');
+  const data = audience === 'publishable' ? all.filter((c) => !keyAloneCannotRead(c)) : all;
   const withUserOps = users !== undefined && project.settings.endUserAuth;
   const paths: JsonObject = {};
   let schemas: Record<string, Schema> = {};
@@ -140,6 +165,9 @@ export function buildProjectDocument({
   }
   if (users) schemas = { ...schemas, ...userSchemas(users, audience) };
   if (withUserOps) Object.assign(paths, userPaths(namedUsersFields(users, audience)));
+  if (data.length < all.length) {
+    unrefer({ paths, schemas }, new Set(all.filter((c) => !data.includes(c)).map((c) => c.name)));
+  }
   const tags = data.map((def) => ({
     name: def.name,
     description: `The \`${def.name}\` collection (${def.mode === 'schema' ? 'schema' : 'flexible'}${def.rls.enabled ? `, RLS ${def.rls.mode} on \`${def.rls.ownerField}\`` : ''}).`,
@@ -156,7 +184,12 @@ export function buildProjectDocument({
     info: {
       title: `${project.name} (project API)`,
       version: '',
-      description: DESCRIPTION(project.name, usersNote),
+      description:
+        DESCRIPTION(project.name, usersNote) +
+        (audience === 'publishable'
+          ? ' Collections under private row-level security are left out of this copy (the ' +
+            "publishable key's): the secret key's copy and the dashboard's list them."
+          : ''),
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: publicUrl, description: 'The public API.' }],
