@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `npm start`: installs what is missing, starts the embedded defaults that are not replaced by
-# configuration (DECISIONS §1), builds, and runs every role (or the one named by ROLE).
+# `npm start`: installs what running the service needs when it is missing (scripts/install.sh:
+# npm ci, never the test tools), starts the embedded defaults that are not replaced by
+# configuration (DECISIONS §1), builds, and runs every role (or the one named by ROLE). On a
+# terminal the service's log is a readable line per request and a start banner (LOG_FORMAT).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
@@ -11,10 +13,8 @@ embedded_db=$([ -z "${MONGODB_URI:-}" ] && echo 1 || echo 0)
 bash scripts/stack.sh start dev
 load_env_file .env.dev
 if [ "$embedded_db" = 1 ]; then
-  echo "[start] database: embedded mongo-java-server, data kept in .stack/dev (set MONGODB_URI to use your own MongoDB)"
-  echo "[start] the embedded database is for development and small data: it scans, so lists slow down past"
-  echo "[start] about 10,000 documents per collection; production: MONGODB_URI to a MongoDB replica set (docs/scale.md)"
-  # The app says so too: in its start log, GET /api/health (data.engine) and the dashboard.
+  # The app says what this means in its start banner (with MONGODB_URI as the replacement), in
+  # GET /api/health (data.engine) and on the dashboard.
   export EMBEDDED_DATABASE=1
 fi
 echo "[start] building"

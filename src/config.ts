@@ -89,6 +89,8 @@ export interface Config {
   /** With trustProxy: how many proxies append to X-Forwarded-For; the client is the entry that many from the right. */
   readonly trustedProxyHops: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: readable lines on a terminal, JSON lines otherwise. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly shutdownTimeoutMs: number;
   /**
    * The deadline of one worker task about one project (a backup or restore job, one collection's
@@ -343,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: r.bool('TRUST_PROXY', false),
     trustedProxyHops: r.int('TRUSTED_PROXY_HOPS', 1, 1, 32),
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: r.oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
     workerTaskTimeoutMs: r.int('WORKER_TASK_TIMEOUT_MS', 30 * 60_000, 500, 24 * 3_600_000),
   };

@@ -4,7 +4,8 @@
 // runs the usage recount once and exits (`npm run recount`).
 import type { Server } from 'node:http';
 import { loadConfig, ConfigError, type Role } from './config.js';
-import { createLogger } from './lib/logger.js';
+import { createLogger, resolveLogFormat } from './lib/logger.js';
+import { defaultsInUse, startBanner, type BannerInput } from './lib/start-banner.js';
 import { createDeps, closeDeps } from './deps.js';
 import { EMBEDDED_ENGINE_NOTE } from './services/health.js';
 import { createServices } from './services/index.js';
@@ -21,12 +22,25 @@ async function main() {
   if (roles.length === 0) throw new Error(`Unknown role "${arg}": use public, dashboard, worker or all`);
 
   const config = loadConfig();
-  const log = createLogger(config.logLevel, { service: 'baas' });
+  const format = resolveLogFormat(config.logFormat);
+  const log = createLogger(config.logLevel, { service: 'baas' }, format);
   // The runtime is named first: the project runs on the Node.js LTS of .node-version.
   log.info({ roles, node: process.version }, `starting ${roles.join(', ')} on Node.js ${process.version}`);
   const deps = await createDeps(config, log);
   const services = createServices(deps);
-  announceDefaults(config, log);
+  const banner: BannerInput = {
+    node: process.version,
+    urls: {},
+    worker: roles.includes('worker'),
+    embeddedDatabase: config.embeddedDatabase,
+    redisUrl: config.redisUrl,
+    s3: Boolean(config.s3),
+    storageDir: config.storageDir,
+    smtpUrl: config.smtpUrl,
+    mailOutboxDir: config.mailOutboxDir,
+  };
+  // On a terminal one banner says it all once the service listens; JSON has an event per fact.
+  if (format === 'json') announceDefaults(banner, log);
 
   const servers: Server[] = [];
   let worker: ReturnType<typeof startWorker> | undefined;
@@ -75,12 +89,15 @@ async function main() {
     servers.push(server);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     const url = role === 'public' ? config.publicUrl : config.dashboardUrl;
-    log.info(
-      { role, url, docs: `${url}/docs` },
-      `${role} API listening on ${url} (reference at ${url}/docs)`,
-    );
+    banner.urls[role] = url;
+    if (format === 'json')
+      log.info(
+        { role, url, docs: `${url}/docs` },
+        `${role} API listening on ${url} (reference at ${url}/docs)`,
+      );
   }
   if (!stopping && roles.includes('worker')) worker = startWorker(deps, services);
+  if (!stopping && format === 'pretty') log.info(startBanner(banner));
 }
 
 /** `recount`: the usage recount of the worker, once, for the operator; exits when done. */
@@ -97,14 +114,11 @@ async function recountOnce() {
 }
 
 /** One line per embedded default in use, naming the variable that replaces it. */
-function announceDefaults(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>) {
-  if (config.embeddedDatabase) log.warn(`database: ${EMBEDDED_ENGINE_NOTE}`);
-  if (!config.redisUrl)
-    log.info('cache: in-process memory (single instance only); set REDIS_URL to use Redis');
-  if (!config.s3)
-    log.info(`storage: local filesystem at ${config.storageDir}; set S3_BUCKET and S3_* to use S3`);
-  if (!config.smtpUrl)
-    log.info(`mail: written to the outbox folder ${config.mailOutboxDir}; set SMTP_URL to send`);
+function announceDefaults(input: BannerInput, log: ReturnType<typeof createLogger>) {
+  for (const d of defaultsInUse(input)) {
+    if (d.name === 'database') log.warn(`database: ${EMBEDDED_ENGINE_NOTE}`);
+    else log.info(`${d.name}: ${d.now}; set ${d.replacedBy} to use it instead`);
+  }
 }
 
 main().catch((err) => {

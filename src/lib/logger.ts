@@ -1,8 +1,18 @@
-// Structured JSON logs (pino), one line per event, to stdout.
+// Logs (pino), one line per event, to stdout: JSON lines for machines, or on a terminal a
+// readable line per event (LOG_FORMAT, docs/configuration.md).
+import { writeSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { isoFormatter } from './time.js';
 
 export type { Logger };
+export type LogFormat = 'json' | 'pretty';
+
+/** LOG_FORMAT's `auto`: readable on a terminal, JSON when stdout is a pipe or a file. */
+export const resolveLogFormat = (
+  setting: 'auto' | LogFormat,
+  isTTY = process.stdout.isTTY === true,
+): LogFormat => (setting === 'auto' ? (isTTY ? 'pretty' : 'json') : setting);
 
 /** Lines are gathered up to this many bytes before one write... */
 const BUFFER_BYTES = 4096;
@@ -41,7 +51,51 @@ function stdoutDestination() {
 const iso = isoFormatter();
 export const isoTime = (now = Date.now()) => `,"time":"${iso(now)}"`;
 
-export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
+const STATUS_COLOURS = [
+  [500, 31],
+  [400, 33],
+  [300, 36],
+  [0, 32],
+] as const;
+
+/**
+ * A destination that writes each JSON line as a person reads it: the access log's line as
+ * `12:04:05 GET /api/data/todos 200 3.1 ms`, any other through pino-pretty (time, level, message,
+ * then the fields). Synchronous and unbatched: it is for a development terminal.
+ */
+export function prettyDestination(
+  colour: boolean,
+  write: (text: string) => void = (text) => void writeSync(1, text),
+) {
+  const pretty = prettyFactory({
+    colorize: colour,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service,requestId',
+    singleLine: true,
+  });
+  const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  return {
+    write(line: string) {
+      const event = JSON.parse(line) as Record<string, unknown>;
+      if (event.msg === 'request' && typeof event.method === 'string') {
+        const status = Number(event.status);
+        const code = STATUS_COLOURS.find(([from]) => status >= from)![1];
+        const at = new Date(String(event.time)).toTimeString().slice(0, 8);
+        write(
+          `${paint(2, at)} ${event.method} ${event.path} ${paint(code, String(status))} ${event.ms} ms\n`,
+        );
+      } else {
+        write(pretty(event));
+      }
+    },
+  };
+}
+
+export function createLogger(
+  level: string,
+  base: Record<string, unknown> = {},
+  format: LogFormat = 'json',
+): Logger {
   return pino(
     {
       level,
@@ -52,6 +106,6 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
         censor: '[redacted]',
       },
     },
-    stdoutDestination(),
+    format === 'pretty' ? prettyDestination(process.stdout.isTTY === true) : stdoutDestination(),
   );
 }
