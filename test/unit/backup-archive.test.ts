@@ -127,6 +127,24 @@ describe('backup archive format', () => {
         await pack([['manifest.json', manifest([{ ...good, name: '../etc/passwd', sha256: sha }])]]),
       ),
     ).to.match(/unknown part/);
+    // Only the parts a backup writes: no other platform collection, no system collection.
+    for (const name of ['platform/developers.jsonl', 'platform/sessions.jsonl', 'data/system.views.jsonl']) {
+      const withPart = manifest([{ ...good, name, sha256: sha }]);
+      expect(await refusal(await pack([['manifest.json', withPart]]))).to.equal(
+        `The archive is refused: unknown part ${name}`,
+      );
+    }
+    // An external database's collection may have any MongoDB name.
+    const dotted = { ...good, name: 'data/my.events-2026.jsonl', sha256: sha };
+    await verifyArchive(
+      Readable.from([
+        await pack([
+          ['manifest.json', manifest([dotted])],
+          ['data/my.events-2026.jsonl', line],
+        ]),
+      ]),
+      () => undefined,
+    );
     // Sanity: the same archive with the right checksum is accepted.
     await verifyArchive(
       Readable.from([

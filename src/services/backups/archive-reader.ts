@@ -11,9 +11,10 @@ import { FORMAT_VERSION, RECORD_KINDS, type Manifest, type ManifestPart } from '
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 // Only what a backup writes: the platform record kinds a restore has a writer for, one part per
-// collection of the project's database (named as collections are), the bytes of a file by its id.
+// collection of the project's database (an external database's may have any MongoDB name; never a
+// `system.` one), the bytes of a file by its id.
 const PART_NAME = new RegExp(
-  `^(platform/(${RECORD_KINDS.join('|')})\\.jsonl|data/[A-Za-z][A-Za-z0-9_-]{0,63}\\.jsonl|files/[0-9a-f]{24})$`,
+  `^(platform/(${RECORD_KINDS.join('|')})\\.jsonl|data/(?!system\\.)[A-Za-z0-9_][A-Za-z0-9_.-]{0,119}\\.jsonl|files/[0-9a-f]{24})$`,
 );
 
 const refused = (reason: string) => badRequest(`The archive is refused: ${reason}`);
