@@ -12,7 +12,9 @@ import {
 } from 'mongodb';
 import type { Database } from './client.js';
 import { translateDriverError, withTimeLimit, type TimeLimit } from './document-errors.js';
+import { documentRemovals } from './document-removals.js';
 import {
+  abortable,
   ExternalDbTimeoutError,
   externalDeadlineOf,
   markExternal,
@@ -41,11 +43,6 @@ export interface FindOptions {
 }
 
 const asFilter = (filter: MongoDocument) => filter as Filter<MongoDocument>;
-/**
- * The abort signal as a write's option: the driver (6.22) honours `signal` on every operation
- * (execute_operation), though its types declare it on reads only.
- */
-const abortable = (signal?: AbortSignal): object => (signal ? { signal } : {});
 
 /** Collection handles kept per database (a project's own database gets a new Db when reopened). */
 const handles = new WeakMap<Db, Map<string, Collection<MongoDocument>>>();
@@ -108,30 +105,6 @@ export function documentsRepo(
     } catch (err) {
       translateDriverError(err, 'write');
     }
-  }
-
-  /**
-   * Removes matching documents one at a time, so that each is counted by the call that removed it.
-   * `stop` (a worker task's deadline) ends the loop between documents; what was removed is counted.
-   */
-  async function removeEach(
-    ref: CollectionRef,
-    filter: MongoDocument,
-    max = Infinity,
-    stop?: AbortSignal,
-  ): Promise<{ removed: number; bytes: number }> {
-    const target = await collection(ref);
-    let removed = 0;
-    let bytes = 0;
-    while (removed < max && !stop?.aborted) {
-      const doc = await underDeadline(target, (signal) =>
-        target.findOneAndDelete(filter, { maxTimeMS: timeoutMs, ...abortable(signal) }),
-      );
-      if (!doc) break;
-      removed += 1;
-      bytes += BSON.calculateObjectSize(doc);
-    }
-    return { removed, bytes };
   }
 
   return {
@@ -338,41 +311,7 @@ export function documentsRepo(
       );
     },
 
-    /**
-     * Erases every document whose `ownerField` holds `ownerId`, trashed ones included (deleting an
-     * end user with their data); one by one like the purge, to count the bytes given back.
-     */
-    async deleteOwned(ref: CollectionRef, ownerField: string, ownerId: string) {
-      const target = await collection(ref);
-      let removed = 0;
-      let bytes = 0;
-      const ids: string[] = [];
-      for (;;) {
-        const doc = await underDeadline(target, (signal) =>
-          target.findOneAndDelete({ [ownerField]: ownerId }, { maxTimeMS: timeoutMs, ...abortable(signal) }),
-        );
-        if (!doc) break;
-        removed += 1;
-        bytes += BSON.calculateObjectSize(doc);
-        ids.push(String(doc._id));
-      }
-      return { removed, bytes, ids };
-    },
-
-    /**
-     * Removes, one by one, the trashed documents deleted before `cutoff`; returns how many and
-     * their stored size. One at a time so that a document restored meanwhile stays, and so that
-     * two workers never count the same document twice.
-     */
-    purgeTrashed: (ref: CollectionRef, cutoff: Date, stop?: AbortSignal) =>
-      removeEach(ref, { isDeleted: true, deletedAt: { $lte: cutoff } }, Infinity, stop),
-
-    /**
-     * TTL: removes the documents, trashed or not, whose `field` holds a date at or before
-     * `cutoff` (values of other types never match), at most `max` per call.
-     */
-    removeExpired: (ref: CollectionRef, field: string, cutoff: Date, max: number, stop?: AbortSignal) =>
-      removeEach(ref, { [field]: { $lte: cutoff } }, max, stop),
+    ...documentRemovals(collection, timeoutMs),
   };
 }
 

@@ -16,6 +16,12 @@ export class ExternalDbTimeoutError extends Error {
   }
 }
 
+/**
+ * The abort signal as a write's option: the driver (6.22) honours `signal` on every operation
+ * (execute_operation), though its types declare it on reads only.
+ */
+export const abortable = (signal?: AbortSignal): object => (signal ? { signal } : {});
+
 const deadlines = new WeakMap<Db | Collection, number>();
 
 /** Marks a database (or a collection handle of it) as a project's own, with its deadline. */
