@@ -1,13 +1,14 @@
 // `npm run soak`: mixed traffic on the public API (its own process, Redis and the test stack's
-// database) at concurrency 64 for five minutes: reads by id, filtered lists, creates, updates and
-// RLS reads with a Bearer token. Fails (exit 1) on any unexpected status, socket error or
-// timeout, or when the API process's resident memory grows by 10% or more after the warm-up
-// (highest sample of the minute after the warm-up against the highest of the last minute).
+// database) at concurrency 64 for ten minutes: reads by id, filtered lists, creates, updates, RLS
+// reads with a Bearer token and bad ids (malformed: 400, unknown: 404). Fails (exit 1) on any
+// unexpected status, socket error or timeout, or when the API process's resident memory grows by
+// 10% or more after the warm-up (highest sample of the minute after the warm-up against the
+// highest of the last minute). `--csv FILE` writes the resident-memory samples (the curve).
 //
-//   npm run soak -- [--seconds 300] [--warmup 60] [--concurrency 64]
+//   npm run soak -- [--seconds 600] [--warmup 60] [--concurrency 64] [--csv bench/soak-rss.csv]
 //
-// Not part of `npm test`: it takes the whole five minutes and the machine's CPU.
-import { readFileSync, rmSync } from 'node:fs';
+// Not part of `npm test`: it takes the whole ten minutes and the machine's CPU.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,9 +18,10 @@ import { httpLoad, type HttpRequest } from './load.js';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '300' },
+    seconds: { type: 'string', default: '600' },
     warmup: { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '64' },
+    csv: { type: 'string' },
   },
 });
 const SECONDS = Math.max(Number(values.seconds), 10);
@@ -50,7 +52,11 @@ const sampler = setInterval(
 
 const secret = { 'x-api-key': secretKey };
 const rls = { 'x-api-key': publishableKey, authorization: `Bearer ${bearer}` };
-// One mix of ten requests, repeated: 4 reads by id, 2 lists, 1 create, 2 updates, 1 RLS read.
+// A well-formed id that names no document, and one that is not an id at all.
+const UNKNOWN_ID = 'f'.repeat(24);
+const badId = (i: number) => (i % 2 ? UNKNOWN_ID : `not-an-id-${i % 7}`);
+// One mix of ten requests, repeated: 3 reads by id, 2 lists, 1 create, 2 updates, 1 RLS read and
+// 1 bad id (the error path allocates too: an ApiError, its log line, the validator's details).
 const mix: ((i: number) => HttpRequest & { headers: Record<string, string> })[] = [
   (i) => ({ method: 'GET', path: `/items/${pick(ids, i)}`, headers: secret }),
   (i) => ({ method: 'GET', path: `/items?${listQuery(i)}`, headers: secret }),
@@ -62,7 +68,7 @@ const mix: ((i: number) => HttpRequest & { headers: Record<string, string> })[] 
     headers: secret,
   }),
   (i) => ({ method: 'GET', path: `/notes/${pick(ownNotes, i)}`, headers: rls }),
-  (i) => ({ method: 'GET', path: `/items/${pick(ids, i)}`, headers: secret }),
+  (i) => ({ method: 'GET', path: `/items/${badId(i)}`, headers: secret }),
   (i) => ({ method: 'POST', path: '/items', body: createBody(i), headers: secret }),
   (i) => ({ method: 'GET', path: `/items?${listQuery(i)}`, headers: secret }),
   (i) => ({ method: 'GET', path: `/items/${pick(ids, i)}`, headers: secret }),
@@ -82,7 +88,8 @@ try {
     connections: CONCURRENCY,
     seconds: SECONDS,
     request: (i) => mix[i % mix.length]!(Math.floor(i / mix.length)),
-    expect: (status) => status === 200 || status === 201,
+    // 400 and 404 are the bad ids' answers; their share is checked below.
+    expect: (status) => [200, 201, 400, 404].includes(status),
   });
 } finally {
   clearInterval(sampler);
@@ -106,6 +113,10 @@ const growth = peak(atEnd) / peak(afterWarmup) - 1;
 const failures: string[] = [];
 if (result.unexpected > 0)
   failures.push(`${result.unexpected} unexpected answers: ${JSON.stringify(result.statuses)}`);
+// One request in ten has a bad id: more 400s and 404s than that means a good request failed.
+const errorAnswers = (result.statuses['400'] ?? 0) + (result.statuses['404'] ?? 0);
+if (errorAnswers > result.requests / mix.length + CONCURRENCY)
+  failures.push(`${errorAnswers} answers 400 or 404, more than the bad ids sent`);
 if (!(growth < MAX_GROWTH))
   failures.push(`resident memory grew by ${(growth * 100).toFixed(1)}% after the warm-up`);
 
@@ -133,5 +144,10 @@ console.log(
   `API memory MiB after the warm-up: ${probeAt(warmProbe)}; at the end: ${probeAt(probes[probes.length - 1])}`,
 );
 console.log(`samples (s: MiB): ${samples.map((s) => `${s.at.toFixed(0)}: ${s.rss.toFixed(0)}`).join(', ')}`);
+if (values.csv)
+  writeFileSync(
+    values.csv,
+    `seconds,rss_mib\n${samples.map((s) => `${s.at.toFixed(0)},${s.rss.toFixed(1)}`).join('\n')}\n`,
+  );
 console.log(failures.length ? `FAILED: ${failures.join('; ')}` : 'passed');
 process.exit(failures.length ? 1 : 0);
