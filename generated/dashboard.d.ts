@@ -1832,7 +1832,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a test ping (admins)
-         * @description Queues a signed `webhook.ping` event (`collection`, `documentId` and `document` null) for the worker, also for a disabled webhook; its attempts show in the delivery log like any other.
+         * @description Queues a signed `webhook.ping` event (`collection`, `documentId` and `document` null) for the worker, also for a disabled webhook; its attempts show in the delivery log like any other. Admitted like an event: 429 `WEBHOOK_OUTBOX_FULL` while the project already has `WEBHOOK_MAX_PENDING_PER_PROJECT` deliveries waiting (1000 by default), and pings and redeliveries together are limited per project, 30 a minute by default (429 `RATE_LIMITED` with `Retry-After`).
          */
         post: operations["pingWebhook"];
         delete?: never;
@@ -1899,7 +1899,7 @@ export interface paths {
         put?: never;
         /**
          * Send a finished delivery again (admins)
-         * @description Queues the same message (same `webhook-id`, so receivers can recognise it) with a fresh retry schedule; the earlier attempts stay in its log. 409 while the delivery is still pending.
+         * @description Queues the same message (same `webhook-id`, so receivers can recognise it) with a fresh retry schedule; the earlier attempts stay in its log. 409 while the delivery is still pending. Admitted like an event: 429 `WEBHOOK_OUTBOX_FULL` while the project already has `WEBHOOK_MAX_PENDING_PER_PROJECT` deliveries waiting (1000 by default), and pings and redeliveries together are limited per project, 30 a minute by default (429 `RATE_LIMITED` with `Retry-After`).
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;

@@ -135,8 +135,19 @@ export interface WebhookSettings {
   /** How long a claimed delivery stays with its worker; longer than the timeout. */
   readonly leaseMs: number;
   readonly timeoutMs: number;
+  /** Deliveries one worker process makes at once (its lanes). */
+  readonly lanesPerWorker: number;
   /** Leased deliveries one project may hold at once, over every worker (its share of the lanes). */
   readonly lanesPerProject: number;
+  /** Leased deliveries to one target host name at once, over every worker and project. */
+  readonly lanesPerHost: number;
+  /**
+   * A project whose deliveries hold a lane this long (recent average, or one still in flight)
+   * is slow: slow projects share at most half of a worker's lanes, the rest stays for others.
+   */
+  readonly slowDeliveryMs: number;
+  /** Test pings and redeliveries one project may queue per minute. */
+  readonly manualPerMinute: number;
   /** Deliveries (and intents) a project may have waiting; events past it are dropped and counted. */
   readonly maxPendingPerProject: number;
   /** A payload larger than this carries the document's id and `truncated: true`, not the document. */
@@ -298,7 +309,11 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       leaseMs: r.int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),
       timeoutMs: r.int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      lanesPerWorker: r.int('WEBHOOK_LANES_PER_WORKER', 4, 1, 256),
       lanesPerProject: r.int('WEBHOOK_LANES_PER_PROJECT', 2, 1, 64),
+      lanesPerHost: r.int('WEBHOOK_LANES_PER_HOST', 4, 1, 10_000),
+      slowDeliveryMs: r.int('WEBHOOK_SLOW_DELIVERY_MS', 2000, 10, 600_000),
+      manualPerMinute: r.int('WEBHOOK_MANUAL_PER_MINUTE', 30, 1, 100_000),
       maxPendingPerProject: r.int('WEBHOOK_MAX_PENDING_PER_PROJECT', 1000, 1, 10_000_000),
       maxPayloadBytes: r.int('WEBHOOK_MAX_PAYLOAD_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
       retainSucceededMs: duration(r, 'WEBHOOK_RETAIN_SUCCEEDED', '7d'),

@@ -1,7 +1,8 @@
 // The webhook outbox (platform database, collection `webhook_deliveries`): one document per event
 // and webhook with the log of every attempt. Workers claim a due delivery with one
 // findOneAndUpdate that sets a lease, taking projects in turn and skipping those already holding
-// their share of leases; a worker that dies mid-delivery leaves a lease that expires, and the
+// their share of leases, and the target hosts holding theirs (`host`, the webhook URL's host name
+// written with each entry); a worker that dies mid-delivery leaves a lease that expires, and the
 // delivery is claimed again. Only the holder of the claim token can record the attempt's outcome.
 // A finished delivery carries `expiresAt` (TTL index, and the expiry sweep). Intents: see
 // webhook-intents.ts.
@@ -64,6 +65,8 @@ export interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | '
   eventAt?: Date | null;
   /** An intent's failed checks (webhook-intents.ts). */
   intentFailures?: number;
+  /** The target's host name (the per-host cap); absent on entries written before it existed. */
+  host?: string | null;
   leaseUntil: Date;
   leaseToken: string | null;
   /** Set when the delivery finishes; the TTL index and the expiry sweep remove it then. */
@@ -79,6 +82,7 @@ export interface NewDelivery {
   body: string;
   collection?: string | null;
   documentId?: string | null;
+  host: string;
 }
 
 export interface Claim {
@@ -108,7 +112,7 @@ export const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
  */
 export function newDeliveryUpsert(
   item: { projectId: string; webhookId: string; eventKey: string; event: string },
-  fields: Pick<DeliveryDoc, 'body' | 'collection' | 'documentId'> & {
+  fields: Pick<DeliveryDoc, 'body' | 'collection' | 'documentId' | 'host'> & {
     status: DeliveryDoc['status'];
     eventAt?: Date;
   },
@@ -154,6 +158,7 @@ export function webhookDeliveriesRepo(db: Db) {
               status: 'pending',
               collection: item.collection ?? null,
               documentId: item.documentId ?? null,
+              host: item.host,
             },
             now,
           ),
@@ -162,16 +167,27 @@ export function webhookDeliveriesRepo(db: Db) {
       );
     },
 
-    /** Projects holding at least `share` leased deliveries now (every worker's). */
-    async busyProjects(now: Date, share: number): Promise<string[]> {
+    /**
+     * Projects holding at least `shares.project` leased deliveries now (every worker's), and
+     * target hosts holding at least `shares.host`: one read of the leases, grouped by both.
+     */
+    async busy(now: Date, shares: { project: number; host: number }) {
       const rows = await deliveries
-        .aggregate<{ _id: ObjectId }>([
+        .aggregate<{ _id: { p: ObjectId; h: string | null }; n: number }>([
           { $match: { leaseUntil: { $gt: now }, status: 'pending' } },
-          { $group: { _id: '$projectId', n: { $sum: 1 } } },
-          { $match: { n: { $gte: share } } },
+          { $group: { _id: { p: '$projectId', h: '$host' }, n: { $sum: 1 } } },
         ])
         .toArray();
-      return rows.map((row) => row._id.toHexString());
+      const byProject = new Map<string, number>();
+      const byHost = new Map<string, number>();
+      for (const { _id, n } of rows) {
+        const project = _id.p.toHexString();
+        byProject.set(project, (byProject.get(project) ?? 0) + n);
+        if (_id.h) byHost.set(_id.h, (byHost.get(_id.h) ?? 0) + n);
+      }
+      const over = (counts: Map<string, number>, share: number) =>
+        [...counts].filter(([, n]) => n >= share).map(([key]) => key);
+      return { projects: over(byProject, shares.project), hosts: over(byHost, shares.host) };
     },
 
     /**
@@ -182,14 +198,21 @@ export function webhookDeliveriesRepo(db: Db) {
     async claim(
       now: Date,
       leaseMs: number,
-      turn: { after?: string; skip?: string[] } = {},
+      turn: { after?: string; skip?: string[]; skipHosts?: string[] } = {},
     ): Promise<Claim | undefined> {
       const token = randomBytes(12).toString('hex');
       const skip = (turn.skip ?? []).map((id) => toObjectId(id)!);
       const after = turn.after ? toObjectId(turn.after) : undefined;
+      const hosts = turn.skipHosts?.length ? { host: { $nin: turn.skipHosts } } : {};
       const take = (projectId: Record<string, unknown>) =>
         deliveries.findOneAndUpdate(
-          { status: 'pending', projectId, nextAttemptAt: { $lte: now }, leaseUntil: { $lte: now } },
+          {
+            status: 'pending',
+            projectId,
+            nextAttemptAt: { $lte: now },
+            leaseUntil: { $lte: now },
+            ...hosts,
+          },
           { $set: { leaseUntil: new Date(now.getTime() + leaseMs), leaseToken: token } },
           { sort: { projectId: 1, nextAttemptAt: 1 }, returnDocument: 'after' },
         );
@@ -269,6 +292,18 @@ export function webhookDeliveriesRepo(db: Db) {
         { returnDocument: 'after' },
       );
       return doc ? toDelivery(doc) : undefined;
+    },
+
+    /** Waiting entries of a webhook follow its new URL's host (the per-host cap counts it). */
+    async retarget(projectId: string, webhookId: string, host: string): Promise<void> {
+      await deliveries.updateMany(
+        {
+          projectId: toObjectId(projectId)!,
+          webhookId: toObjectId(webhookId)!,
+          status: { $in: ['pending', 'intent'] },
+        },
+        { $set: { host } },
+      );
     },
 
     async deleteForWebhook(webhookId: string): Promise<void> {

@@ -17,6 +17,8 @@ export interface NewIntent {
   documentId: string;
   /** The event's time, which the change writes into the document (updatedAt, deletedAt). */
   eventAt: Date;
+  /** The target's host name (the per-host cap). */
+  host: string;
 }
 
 export interface IntentRef {
@@ -59,6 +61,7 @@ export function webhookIntentsRepo(db: Db) {
               collection: item.collection,
               documentId: item.documentId,
               eventAt: item.eventAt,
+              host: item.host,
             },
             now,
           ),

@@ -1,4 +1,4 @@
-// Worker loop of webhook delivery: claims due outbox entries and delivers them, a few at a time,
+// Worker loop of webhook delivery: claims due outbox entries and delivers them, WEBHOOK_LANES_PER_WORKER at a time,
 // polling every WEBHOOK_POLL_INTERVAL_MS when nothing is due; an idle lane settles intents left
 // unconfirmed. Any number of workers may run it: claims are leased, so no attempt is made twice at
 // once, and a dead worker's claim expires.
@@ -9,8 +9,6 @@ export interface Deliverer {
   settleIntent(): Promise<boolean>;
 }
 
-export const DELIVERY_CONCURRENCY = 4;
-
 export interface Loop {
   stop(): Promise<void>;
 }
@@ -19,7 +17,7 @@ export function startWebhookDelivery(
   deliverer: Deliverer,
   log: Logger,
   pollIntervalMs: number,
-  concurrency = DELIVERY_CONCURRENCY,
+  concurrency: number,
 ): Loop {
   let stopping = false;
   const sleepers = new Set<() => void>();

@@ -116,6 +116,7 @@ export function startWorker(deps: Deps, services: Services): { stop(): Promise<v
     services.webhooks.deliverer,
     log.child({ job: 'webhook-delivery' }),
     deps.config.webhooks.pollIntervalMs,
+    deps.config.webhooks.lanesPerWorker,
   );
   const backups = backupRunner(deps, services).start();
   log.info({ jobs: tasks.length + 2 }, 'worker started');

@@ -216,6 +216,7 @@ export function createServices(deps: Deps) {
       if (!doc || collection !== 'users') return doc ? toApi(doc) : undefined;
       return eventUserView(await definition(projectId, 'users'), toApi(doc)); // no password hash
     },
+    deps.cache,
     usage.counter,
   );
   const functions = functionServices({

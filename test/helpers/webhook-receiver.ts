@@ -1,7 +1,8 @@
 // A webhook receiver for the tests: an HTTP server on loopback that verifies every request with
 // the `standardwebhooks` package (an implementation independent of the service's), answers each
-// path with a scripted sequence of statuses (or holds the request unanswered), and records what
-// came and which deliveries completed.
+// path with a scripted sequence of statuses (or holds the request unanswered, or answers after a
+// delay), and records what came and which deliveries completed. Listens on 127.0.0.1 unless
+// another loopback address is given (a second host name for the per-host cap).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -20,9 +21,10 @@ export interface Received {
   completed: boolean;
 }
 
-export async function startReceiver() {
+export async function startReceiver(host = '127.0.0.1') {
   const received: Received[] = [];
   const scripts = new Map<string, (number | 'hold')[]>();
+  const delays = new Map<string, number>();
   const secrets = new Map<string, string>();
   const held: { path: string; res: http.ServerResponse }[] = [];
   const server = http.createServer((req, res) => {
@@ -68,12 +70,16 @@ export async function startReceiver() {
       entry.answered = next;
       res.on('finish', () => (entry.completed = true));
       const redirect = next >= 300 && next < 400 ? { location: `${path}/redirected` } : {};
-      res
-        .writeHead(next, { 'content-type': 'text/plain', ...redirect })
-        .end(`answer ${next} ` + 'x'.repeat(2000));
+      const answer = () =>
+        res
+          .writeHead(next, { 'content-type': 'text/plain', ...redirect })
+          .end(`answer ${next} ` + 'x'.repeat(2000));
+      const delay = delays.get(path);
+      if (delay) setTimeout(answer, delay);
+      else answer();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
 
   const waitFor = async <T>(check: () => T | undefined | false, timeoutMs = 10_000): Promise<T> => {
@@ -89,7 +95,11 @@ export async function startReceiver() {
   return {
     port,
     received,
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    url: (path: string) => `http://${host}:${port}${path}`,
+    /** Answers every request on `path` only after `ms` (a slow receiver that still succeeds). */
+    delay(path: string, ms: number) {
+      delays.set(path, ms);
+    },
     /** Answers to the next requests on `path`, in order; 200 after that. */
     script(path: string, answers: (number | 'hold')[]) {
       scripts.set(path, [...answers]);

@@ -25,7 +25,12 @@ export async function startTestWorker(platformDb: string, overrides: Record<stri
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const deps = await createDeps(config, log);
   const services = createServices(deps);
-  const loop = startWebhookDelivery(services.webhooks.deliverer, log, config.webhooks.pollIntervalMs);
+  const loop = startWebhookDelivery(
+    services.webhooks.deliverer,
+    log,
+    config.webhooks.pollIntervalMs,
+    config.webhooks.lanesPerWorker,
+  );
   return {
     async stop() {
       await loop.stop();

@@ -13,7 +13,11 @@ const DAY = 86_400_000;
 describe('config: webhook outbox bounds', () => {
   it('has the documented defaults', () => {
     expect(loadConfig(base).webhooks).to.deep.include({
+      lanesPerWorker: 4,
       lanesPerProject: 2,
+      lanesPerHost: 4,
+      slowDeliveryMs: 2000,
+      manualPerMinute: 30,
       maxPendingPerProject: 1000,
       maxPayloadBytes: 65_536,
       retainSucceededMs: 7 * DAY,

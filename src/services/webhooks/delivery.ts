@@ -1,8 +1,10 @@
 // Delivers one claimed outbox entry: signs it with the webhook's current secret, posts it, logs
 // the attempt and schedules what follows (success; a retry after the next delay of the schedule,
 // with ±10 % jitter; or failure once the schedule is used up or the answer is not retryable). Claims
-// take projects in turn, each at most WEBHOOK_LANES_PER_PROJECT at once, so one project's slow
-// endpoint holds only its share of the lanes. A webhook whose deliveries keep failing is paused.
+// take projects in turn, each at most WEBHOOK_LANES_PER_PROJECT at once and each target host at
+// most WEBHOOK_LANES_PER_HOST, and the time a project holds a lane is charged to its turn
+// (lanes.ts), so slow endpoints hold only their share of the lanes. A webhook whose deliveries
+// keep failing is paused.
 import type { WebhookSettings } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type {
@@ -13,6 +15,7 @@ import type {
 } from '../../db/webhook-deliveries.js';
 import type { StoredWebhook, WebhooksRepo } from '../../db/webhooks.js';
 import { postWebhook, type PostResult } from './http.js';
+import { laneAccounts } from './lanes.js';
 import { signedHeaders } from './signing.js';
 
 export interface DeliveryOptions {
@@ -55,13 +58,22 @@ export function webhookDeliverer(
   /** The project served last by this process: the next claim starts after it. */
   let lastProject: string | undefined;
   let claiming: Promise<unknown> = Promise.resolve();
+  const lanes = laneAccounts(settings);
 
-  async function claimTurn(): Promise<Claim | undefined> {
+  /** A claim and the lane it takes (freed, and its time charged, by the returned function). */
+  async function claimTurn(): Promise<{ claim: Claim; free: () => void } | undefined> {
     const at = now();
-    const busy = await repo.busyProjects(at, settings.lanesPerProject);
-    const claim = await repo.claim(at, settings.leaseMs, { after: lastProject, skip: busy });
-    if (claim) lastProject = claim.delivery.projectId;
-    return claim;
+    const busy = await repo.busy(at, { project: settings.lanesPerProject, host: settings.lanesPerHost });
+    const slow = lanes.skipped();
+    const claim = await repo.claim(at, settings.leaseMs, {
+      after: lastProject,
+      skip: slow.length ? [...new Set([...busy.projects, ...slow])] : busy.projects,
+      skipHosts: busy.hosts,
+    });
+    if (!claim) return undefined;
+    lastProject = claim.delivery.projectId;
+    // Taken before the next claim of this process runs, so that one sees the lane in use.
+    return { claim, free: lanes.take(claim.delivery.projectId) };
   }
 
   /** Pauses a webhook whose deliveries keep failing (a notice is logged). */
@@ -91,9 +103,13 @@ export function webhookDeliverer(
         () => undefined,
         () => undefined,
       );
-      const claim = await claimed;
-      if (!claim) return false;
-      await deliver(claim);
+      const taken = await claimed;
+      if (!taken) return false;
+      try {
+        await deliver(taken.claim);
+      } finally {
+        taken.free();
+      }
       return true;
     },
   };

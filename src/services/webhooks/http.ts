@@ -29,6 +29,15 @@ export interface PostResult {
   retryable: boolean;
 }
 
+/** The host name a webhook URL targets, lower case (the per-host cap's key); '' when unparseable. */
+export function targetHost(raw: string): string {
+  try {
+    return new URL(raw).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
 export const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
 
 /** Why a URL may not be a webhook target, or undefined. Does not resolve names. */

@@ -2,6 +2,7 @@
 // before the change, confirmed after it), and what the worker role runs: the deliverer and the
 // recovery of intents a dead process left unconfirmed. Delivered off the request path.
 import type { Config } from '../../config.js';
+import type { Cache } from '../../cache/index.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Database } from '../../db/client.js';
 import { webhooksRepo } from '../../db/webhooks.js';
@@ -34,6 +35,7 @@ export function webhookServices(
   events: EventBus,
   projects: ProjectsService,
   readDocument: DocumentReader,
+  counters: Pick<Cache, 'incr'>,
   counter?: Pick<UsageCounter, 'add'>,
 ) {
   // Webhook changes mark the project changed, so every process sees them in its cached list.
@@ -51,6 +53,7 @@ export function webhookServices(
     deliveries,
     limitsOf: projects.limitsOf,
     seal: (secret) => encrypt(key, secret),
+    counters,
   });
 
   events.onDurable(

@@ -2,14 +2,15 @@
 // the secret, queue a test ping, list deliveries with their attempts, redeliver one. The plan's
 // limit is a counted slot per project, taken before the webhook is written.
 import type { Config } from '../../config.js';
-import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, forbidden, notFound, tooManyRequests } from '../../http/errors.js';
+import type { Cache } from '../../cache/index.js';
 import { checkHost } from '../../lib/restricted-hosts.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { StoredWebhook, WebhookFields, WebhookHealth, WebhooksRepo } from '../../db/webhooks.js';
 import type { StoredDelivery, WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
 import type { PlanLimits, Project } from '../types.js';
 import type { EventName } from '../events.js';
-import { urlProblem } from './http.js';
+import { targetHost, urlProblem } from './http.js';
 import { messageId } from './delivery.js';
 import { PING_EVENT, pingPayload } from './payload.js';
 import { generateSecret } from './signing.js';
@@ -69,10 +70,39 @@ export interface ManageDeps {
   deliveries: WebhookDeliveriesRepo;
   limitsOf: (project: Project) => Promise<PlanLimits>;
   seal: (secret: string) => string;
+  /** Counts pings and redeliveries per project and minute. */
+  counters: Pick<Cache, 'incr'>;
 }
 
-export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: ManageDeps) {
+const MANUAL_WINDOW_SECONDS = 60;
+
+export function webhooksManager({ config, repo, deliveries, limitsOf, seal, counters }: ManageDeps) {
   const allow = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts };
+
+  /**
+   * A ping or a redelivery queues a delivery like an event does: it is refused once the project's
+   * outbox holds its bound, and a project may queue only so many a minute (counted before the
+   * check, so parallel requests cannot all pass it), so neither can flood the worker's lanes.
+   */
+  async function admitManual(project: Project): Promise<void> {
+    const perMinute = config.webhooks.manualPerMinute;
+    if ((await counters.incr(`webhooks:manual:${project.id}`, MANUAL_WINDOW_SECONDS)) > perMinute) {
+      throw tooManyRequests(
+        MANUAL_WINDOW_SECONDS,
+        `Too many test pings and redeliveries: at most ${perMinute} per project and minute`,
+      );
+    }
+    const bound = config.webhooks.maxPendingPerProject;
+    if ((await deliveries.countPending(project.id, bound)) >= bound) {
+      throw new ApiError(
+        429,
+        'WEBHOOK_OUTBOX_FULL',
+        `The project already has ${bound} deliveries waiting; try again once they have gone out`,
+        undefined,
+        { 'Retry-After': String(MANUAL_WINDOW_SECONDS) },
+      );
+    }
+  }
 
   async function checkUrl(url: string): Promise<void> {
     const problem = urlProblem(url, allow);
@@ -142,6 +172,7 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
       if (input.url !== undefined) await checkUrl(input.url);
       const updated = await repo.update(project.id, id, fields(input));
       if (!updated) throw notFound('Webhook not found', 'WEBHOOK_NOT_FOUND');
+      if (input.url !== undefined) await deliveries.retarget(project.id, id, targetHost(input.url));
       return webhookView(updated);
     },
 
@@ -161,6 +192,7 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
 
     async ping(project: Project, id: string) {
       const webhook = await require(project, id);
+      await admitManual(project);
       const key = `ping_${randomToken(12)}`;
       await deliveries.enqueue([
         {
@@ -169,6 +201,7 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
           eventKey: key,
           event: PING_EVENT,
           body: pingPayload(project.id, webhook.id, key, new Date()),
+          host: targetHost(webhook.url),
         },
       ]);
       const queued = (await deliveries.list(project.id, webhook.id, 1, 1)).items[0]!;
@@ -183,6 +216,7 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal }: Ma
 
     async redeliver(project: Project, id: string, deliveryId: string) {
       await require(project, id);
+      await admitManual(project);
       const queued = await deliveries.redeliver(project.id, id, deliveryId);
       if (queued) return deliveryView(queued);
       if (await deliveries.find(project.id, id, deliveryId)) {

@@ -11,6 +11,7 @@ import type { WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
 import type { IntentRef, NewIntent, WebhookIntentsRepo } from '../../db/webhook-intents.js';
 import type { DurableListener, EventIntent, ServiceEvent } from '../events.js';
 import type { ProjectCache } from '../project-cache.js';
+import { targetHost } from './http.js';
 import { eventKey, eventPayload } from './payload.js';
 
 /** How long a process trusts its count of a project's waiting entries (plus what it added). */
@@ -98,6 +99,7 @@ export function webhookOutbox({
             collection: intent.collection,
             documentId: intent.documentId,
             eventAt: intent.at,
+            host: targetHost(webhook.url),
           });
         }
       }
@@ -144,6 +146,7 @@ export function webhookOutbox({
           body: text,
           collection: event.collection,
           documentId: event.documentId,
+          host: targetHost(webhook.url),
         })),
       );
     },
