@@ -2210,6 +2210,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Which AI provider key the caller's AI requests would run on (members)
+         * @description Says, before any request is made, which key the AI tools would use for this caller and project: the project's (`project`, Pro), the caller's account key (`developer`, Pro), the installation's platform key (`platform`, with the plan's monthly limits), or none (`null`: the tools answer 403 `AI_KEY_REQUIRED` until the operator sets `AI_PLATFORM_KEY` or a key is added on a plan that allows one). `ownKeyAllowed`: the project's plan lets a project or account key be added. No key is ever returned.
+         */
+        get: operations["getAiStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/ai/query-builder": {
         parameters: {
             query?: never;
@@ -9529,6 +9555,48 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAiStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key source. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {string|null} */
+                            keySource: "project" | "developer" | "platform" | null;
+                            /** @example Groq */
+                            providerName: string;
+                            ownKeyAllowed: boolean;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -24,6 +24,11 @@ export function aiHandlers({ ai }: Services) {
     },
   });
 
+  const getAiStatus: Handler<Ops['getAiStatus']> = async ({ params }, ctx) => ({
+    status: 200,
+    body: { success: true, data: await ai.status(ctx, params.projectId), message: '' },
+  });
+
   const buildAiQuery: Handler<Ops['buildAiQuery']> = async ({ params, body }, ctx) => ({
     status: 200,
     body: { success: true, data: await ai.buildQuery(ctx, params.projectId, body), message: 'Query built' },
@@ -61,6 +66,7 @@ export function aiHandlers({ ai }: Services) {
   return {
     setDeveloperAiKey,
     setProjectAiKey,
+    getAiStatus,
     buildAiQuery,
     startAiCollectionSession,
     sendAiCollectionMessage,

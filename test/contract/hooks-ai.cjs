@@ -30,6 +30,12 @@ module.exports = (hooks) => {
   before(name('/api/projects/{projectId}/byok', "Save or clear the project's AI provider key (Pro, admins)"));
   before(
     name(
+      '/api/projects/{projectId}/ai',
+      "Which AI provider key the caller's AI requests would run on (members)",
+    ),
+  );
+  before(
+    name(
       '/api/projects/{projectId}/ai/query-builder',
       'Turn a plain-language request into a data API query (members)',
     ),

@@ -48,4 +48,24 @@ describe('first minutes: an installation without SMTP or a platform AI key', fun
       await visitor.close();
     }
   });
+
+  it('10. the AI page says what the operator configures when there is no platform key', async () => {
+    const page = e2e.page;
+    await page.goto(`${e2e.origin}${e2e.projectPath}/ai`);
+    await page.getByRole('heading', { name: 'The AI tools need a provider key' }).waitFor();
+    await page.getByText('This installation has no platform AI key', { exact: false }).waitFor();
+    expect(await page.locator('code', { hasText: 'AI_PLATFORM_KEY' }).count()).to.equal(1);
+    await page.getByText('On the Pro plan, a project or account key can be added instead.').waitFor();
+    // No tool that could only refuse.
+    expect(await page.getByRole('button', { name: /Build the query|Start/ }).count()).to.equal(0);
+    expect(await page.getByRole('heading', { name: 'Query Builder' }).count()).to.equal(0);
+    await expectNoAxeViolation(page, 'AI page without a key');
+    await e2e.checkPage('first-minutes-ai-no-key');
+    // On Pro, the page points at where a key of one's own is added.
+    await e2e.dashboard.services.repos.developers.setPlan(e2e.owner.developer.id, 'pro');
+    await page.reload();
+    await page.getByRole('link', { name: 'Settings', exact: true }).last().waitFor();
+    await page.getByText('Or bring your own key', { exact: false }).waitFor();
+    expect(e2e.consoleErrors).to.deep.equal([]);
+  });
 });

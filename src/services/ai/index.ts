@@ -67,6 +67,18 @@ export function aiServices({
     saveDeveloperKey: (ctx: RequestContext, value: string | null) =>
       keys.saveForDeveloper(requireDeveloper(ctx), value),
 
+    /** Which key the caller's AI requests on the project would run on, and who could add one. */
+    async status(ctx: RequestContext, projectId: string) {
+      const developer = requireDeveloper(ctx);
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      const limits = await projects.limitsOf(project);
+      return {
+        keySource: keys.source(project, limits, developer),
+        providerName: deps.config.ai.providerName,
+        ownKeyAllowed: limits.ownAiKey,
+      };
+    },
+
     async saveProjectKey(ctx: RequestContext, projectId: string, value: string | null) {
       const project = await projects.requireAccess(ctx, projectId, 'admin');
       return keys.saveForProject(project, await projects.limitsOf(project), value);

@@ -9,7 +9,7 @@ import type { PlanTable } from '../../lib/plan-table.js';
 import type { AiKeysRepo } from '../../db/ai-keys.js';
 import type { ProjectCache } from '../project-cache.js';
 import type { Developer, PlanLimits, Project } from '../types.js';
-import type { ResolvedKey } from './types.js';
+import type { KeySource, ResolvedKey } from './types.js';
 
 export const MAX_AI_KEY_LENGTH = 200;
 
@@ -67,6 +67,13 @@ export function aiKeys(
       const result = await save('projects', project.id, value, limits.ownAiKey);
       await cache.changed(project.id);
       return result;
+    },
+
+    /** Where `resolve` would take the key from (nothing decrypted), or null when there is none. */
+    source(project: Project, limits: PlanLimits, developer: Developer): KeySource | null {
+      if (project.hasAiProviderKey && limits.ownAiKey) return 'project';
+      if (developer.hasAiProviderKey && plans.get(developer.plan).limits.ownAiKey) return 'developer';
+      return settings.platformKey ? 'platform' : null;
     },
 
     /** The key of one AI request, or undefined when no key is available at all. */

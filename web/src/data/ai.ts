@@ -1,9 +1,18 @@
 // The AI tools of a project: the Query Builder (a prompt becomes a checked query, not run) and
 // the Collection Creator (a conversation that proposes a definition, created on confirmation).
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call, type Schemas } from '../api';
 
 export type AiSession = Schemas['AiSession'];
+
+/** Which key the caller's AI requests would run on (none: the installation has no platform key). */
+export function useAiStatus(projectId: string) {
+  return useQuery({
+    queryKey: ['ai-status', projectId],
+    queryFn: async ({ signal }) =>
+      (await call(api.GET('/api/projects/{projectId}/ai', { params: { path: { projectId } }, signal }))).data,
+  });
+}
 
 export function useAiActions(projectId: string) {
   const client = useQueryClient();
