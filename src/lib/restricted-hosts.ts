@@ -120,10 +120,15 @@ export function isRestrictedName(hostname: string, allowPrivate = false): boolea
 
 export type HostCheck = { ok: true } | { ok: false; reason: string };
 
-/** The one reason given for a refused host: never the name or the address it resolved to. */
-export const NOT_ALLOWED_REASON = 'restricted host: private, internal and reserved addresses are not allowed';
+/**
+ * The one reason given for a refused host: never the name or the address it resolved to, and the
+ * same for a name that does not resolve. Two answers would tell a prober which internal names
+ * exist (they resolve, to a restricted address) and which do not.
+ */
+export const NOT_ALLOWED_REASON =
+  'restricted host: the host must resolve to public addresses (private, internal and reserved ones are not allowed)';
 const NOT_ALLOWED = { ok: false, reason: NOT_ALLOWED_REASON } as const;
-const DOES_NOT_RESOLVE = { ok: false, reason: 'the host name does not resolve' } as const;
+const DOES_NOT_RESOLVE = NOT_ALLOWED;
 
 export type ResolveAll = (host: string) => Promise<{ address: string }[]>;
 const resolveAll: ResolveAll = (host) => lookupAll(host, { all: true, verbatim: true });
@@ -168,6 +173,9 @@ export async function checkHost(
   return { ok: true };
 }
 
+/** Resolver errors that mean "no such name" (or no answer for it), as getaddrinfo reports them. */
+const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENODATA', 'ESERVFAIL', 'EAI_NONAME']);
+
 export class RestrictedHostError extends Error {
   readonly code = 'ERESTRICTEDHOST';
 }
@@ -191,6 +199,11 @@ export function createGuardedLookup(resolver: typeof dnsLookup, allowPrivate = f
       return;
     }
     resolver(hostname, { ...options, all: true }, (err, addresses) => {
+      // A name that does not resolve gets the refusal of a restricted one (see NOT_ALLOWED_REASON);
+      // under ALLOW_PRIVATE_HOSTS internal names are allowed anyway, and the real error helps.
+      if (err && !allowPrivate && UNRESOLVED.has(err.code ?? '')) {
+        return callback(new RestrictedHostError(NOT_ALLOWED_REASON), '', 4);
+      }
       if (err) return callback(err, '', 4);
       const list = addresses as { address: string; family: number }[];
       if (list.some((a) => isRestrictedAddress(a.address, allowPrivate))) {

@@ -75,9 +75,11 @@ function describe(err: unknown): string {
     return `${err.name} (HTTP ${status ?? '?'})`;
   }
   const { code, name, message } = err as { code?: string; name?: string; message?: string };
-  if (code === 'ERESTRICTEDHOST') return 'the endpoint resolves to a restricted address';
+  // One answer for a restricted address and a name that does not resolve: two would tell which
+  // internal names exist (src/lib/restricted-hosts.ts).
+  if (code === 'ERESTRICTEDHOST' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return 'the endpoint host does not resolve to an allowed address';
   if (name === 'TimeoutError' || code === 'ETIMEDOUT') return 'the endpoint did not answer in time';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the endpoint host does not resolve';
   if (code === 'ECONNREFUSED') return 'the endpoint refused the connection';
   return code ?? name ?? message ?? 'unknown error';
 }

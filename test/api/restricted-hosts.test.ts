@@ -96,6 +96,23 @@ describe('restricted hosts across targets', function () {
     before(async () => (s = await setup({ ALLOW_PRIVATE_HOSTS: 'false' })));
     after(() => s?.apps.close());
 
+    it('answers a name that does not resolve exactly as a restricted one, for every target', async () => {
+      const shape = (res: { status: number; body: any }) => ({
+        status: res.status,
+        code: res.body.code,
+        message: res.body.message,
+        details: res.body.details,
+      });
+      for (const kind of ['webhook', 'storage', 'smtp', 'database']) {
+        // Through the test DNS server for databases, the system resolver for the others: a
+        // reserved TLD never resolves; the private name resolves to 10.9.8.7.
+        const missing = await s.send(kind, 'no-such-host.invalid');
+        const internal = await s.send(kind, kind === 'database' ? 'hidden.private.test' : 'localhost');
+        expect(missing.status, `${kind} ${JSON.stringify(missing.body)}`).to.equal(400);
+        expect(shape(missing), kind).to.deep.equal(shape(internal));
+      }
+    });
+
     it('says "not allowed" without naming the address a name resolved to', async function () {
       // Through the test DNS server (external databases use DNS_SERVERS).
       for (const name of ['hidden.private.test', 'meta.alias.test']) {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type dns from 'node:dns';
-import { createGuardedLookup, hostResolver } from '../../src/lib/restricted-hosts.js';
+import { createGuardedLookup, hostResolver, NOT_ALLOWED_REASON } from '../../src/lib/restricted-hosts.js';
 import {
   hostedFetch,
   MAX_FETCH_RESPONSE_BYTES,
@@ -73,7 +73,7 @@ describe('sandbox host: ctx.fetch', () => {
   it('refuses loopback, [::1], link-local metadata and names that resolve inside', async () => {
     const before = hits;
     const port = (server.address() as AddressInfo).port;
-    const restricted = 'ctx.fetch: restricted host: private, internal and reserved addresses are not allowed';
+    const restricted = `ctx.fetch: ${NOT_ALLOWED_REASON}`;
     for (const url of [
       `${base}/`,
       `http://[::1]:${port}/`,

@@ -177,4 +177,19 @@ describe('restricted hosts', () => {
     }
     expect(guardedLookup).to.be.a('function');
   });
+
+  it('refuses a name that does not resolve with the reason of a restricted one, at check and connection time', async () => {
+    expect(await checkHost('nothing.example', false, fakeResolve)).to.deep.equal(
+      await checkHost('rebind.example', false, fakeResolve),
+    );
+    const lookup = createGuardedLookup(fakeDns);
+    const errorOf = (host: string) =>
+      new Promise<Error | null>((done) => lookup(host, { family: 0 }, (err) => done(err)));
+    const [missing, restricted] = [await errorOf('nothing.example'), await errorOf('rebind.example')];
+    expect(missing).to.include({ code: 'ERESTRICTEDHOST', message: NOT_ALLOWED_REASON });
+    expect({ code: (missing as any).code, message: missing?.message }).to.deep.equal({
+      code: (restricted as any).code,
+      message: restricted?.message,
+    });
+  });
 });
