@@ -402,6 +402,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/functions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's hooks and functions, with the secret key
+         * @description As the dashboard's `listFunctions`, for the project of the secret key (the publishable key 403 `SECRET_KEY_REQUIRED`).
+         */
+        get: operations["listProjectFunctions"];
+        put?: never;
+        /**
+         * Register a hook or function, with the secret key
+         * @description As the dashboard's `createFunction` (the signing secret of an HTTP runtime shown once).
+         */
+        post: operations["createProjectFunction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/functions/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The function's name.
+                 * @example checkout
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One hook or function by name, with the secret key
+         * @description As the dashboard's `getFunction`.
+         */
+        get: operations["getProjectFunction"];
+        put?: never;
+        /**
+         * Call a callable function
+         * @description Runs the function whose trigger is `callable` with the JSON body (at most 64 KiB, 413 past it) as `event.body`, and answers its value in `data` (at most 1 MiB from hosted code, 64 KiB from an HTTP endpoint). Its `access`: `public` takes either key, `user` an end user's token (401 without one), `secret` the secret key (403 `SECRET_KEY_REQUIRED`). A function that answers `{ refuse: { status, code, message } }` gives that status (400 or 403) and `HOOK_<code>`; one that fails gives 502 `FUNCTION_FAILED`, one past its deadline 504 `FUNCTION_TIMEOUT`. Rate-limited like any request with a key. 404 for a name that is no enabled callable.
+         */
+        post: operations["callFunction"];
+        /**
+         * Delete a hook or function by name, with the secret key
+         * @description As the dashboard's `deleteFunction`.
+         */
+        delete: operations["deleteProjectFunction"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a hook or function by name, with the secret key
+         * @description As the dashboard's `updateFunction` (a changed definition is the next version).
+         */
+        patch: operations["updateProjectFunction"];
+        trace?: never;
+    };
     "/api/backups": {
         parameters: {
             query?: never;
@@ -2955,6 +3017,669 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProjectFunctions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The functions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            functions: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProjectFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique in the project (409 `FUNCTION_EXISTS`); a callable's path segment.
+                     * @example checkPost
+                     */
+                    name: string;
+                    trigger: {
+                        /**
+                         * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                         * @example beforeCreate
+                         * @enum {string}
+                         */
+                        type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                        /**
+                         * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                         * @example posts
+                         */
+                        collection?: string;
+                        /**
+                         * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                         * @enum {string}
+                         */
+                        access?: "public" | "user" | "secret";
+                        /**
+                         * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                         * @example 0 * * * *
+                         */
+                        cron?: string;
+                    };
+                    runtime: {
+                        /** @enum {string} */
+                        type: "http";
+                        /**
+                         * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                         * @example https://hooks.example.com/before-create
+                         */
+                        url: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "javascript";
+                        /**
+                         * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                         * @example export default async (event) => event.document
+                         */
+                        code: string;
+                        /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                        privileged?: boolean;
+                    };
+                    /**
+                     * @description Synchronous hooks: when the hook times out or fails, `closed` (the default) refuses the request (503 `HOOK_UNAVAILABLE`, 504 `HOOK_TIMEOUT`), `open` lets it go on unchanged and logs the failure.
+                     * @enum {string}
+                     */
+                    failurePolicy?: "closed" | "open";
+                    /** @description Default true. */
+                    enabled?: boolean;
+                    /**
+                     * @description Secrets handed to the function at each invocation, by name (capitals, digits and `_`); encrypted at rest, never returned (reads list the names). On update, `null` removes one.
+                     * @example {
+                     *       "API_TOKEN": "s3cr3t"
+                     *     }
+                     */
+                    env?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            signingSecret: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProjectFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The function's name.
+                 * @example checkout
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The function. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    callFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The function's name.
+                 * @example checkout
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "cart": "c_123"
+                 *     }
+                 */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The function's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @description The function's JSON value (null when it answered nothing). */
+                        data: unknown;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The function failed (`FUNCTION_FAILED`; the message says how). Its log has the details. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+            /** @description The function did not answer within its deadline (`FUNCTION_TIMEOUT`). */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteProjectFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The function's name.
+                 * @example checkout
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateProjectFunction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The function's name.
+                 * @example checkout
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example checkPost */
+                    name?: string;
+                    trigger?: {
+                        /**
+                         * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                         * @example beforeCreate
+                         * @enum {string}
+                         */
+                        type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                        /**
+                         * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                         * @example posts
+                         */
+                        collection?: string;
+                        /**
+                         * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                         * @enum {string}
+                         */
+                        access?: "public" | "user" | "secret";
+                        /**
+                         * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                         * @example 0 * * * *
+                         */
+                        cron?: string;
+                    };
+                    runtime?: {
+                        /** @enum {string} */
+                        type: "http";
+                        /**
+                         * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                         * @example https://hooks.example.com/before-create
+                         */
+                        url: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "javascript";
+                        /**
+                         * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                         * @example export default async (event) => event.document
+                         */
+                        code: string;
+                        /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                        privileged?: boolean;
+                    };
+                    /** @enum {string} */
+                    failurePolicy?: "closed" | "open";
+                    enabled?: boolean;
+                    /**
+                     * @example {
+                     *       "OLD_TOKEN": null
+                     *     }
+                     */
+                    env?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The function after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            function: {
+                                /** @example 65f1c2a4b7e8d9001234567b */
+                                id: string;
+                                /** @example checkPost */
+                                name: string;
+                                enabled: boolean;
+                                trigger: {
+                                    /**
+                                     * @description `before*` hooks run synchronously on every write path of the collection and may change or refuse the write; `after*` run asynchronously through the webhook outbox; `beforeSignUp` and `tokenClaims` run synchronously at sign-up and at log-in and refresh; `callable` answers `POST /api/functions/{name}`; `schedule` runs by `cron`.
+                                     * @example beforeCreate
+                                     * @enum {string}
+                                     */
+                                    type: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "afterCreate" | "afterUpdate" | "afterDelete" | "beforeSignUp" | "tokenClaims" | "callable" | "schedule";
+                                    /**
+                                     * @description Required for the six collection triggers and only for them: a registered collection of the project other than `users` (400 otherwise).
+                                     * @example posts
+                                     */
+                                    collection?: string;
+                                    /**
+                                     * @description Required for `callable` and only for it: `public` (either key), `user` (an end user's token), `secret` (the secret key).
+                                     * @enum {string}
+                                     */
+                                    access?: "public" | "user" | "secret";
+                                    /**
+                                     * @description Required for `schedule` and only for it: five fields (minute hour day month weekday, UTC). Its shortest interval may not be below the plan's `functionCronMinSeconds` (400).
+                                     * @example 0 * * * *
+                                     */
+                                    cron?: string;
+                                };
+                                runtime: {
+                                    /** @enum {string} */
+                                    type: "http";
+                                    /**
+                                     * @description The endpoint called synchronously, signed per Standard Webhooks: `https://` (plain http only where the operator allows it for webhooks), no credentials, not a restricted host (checked at save and again at every connection; 400 `RESTRICTED_HOST`).
+                                     * @example https://hooks.example.com/before-create
+                                     */
+                                    url: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "javascript";
+                                    /**
+                                     * @description An ES module whose default export is `async (event, ctx) => value`. At most the plan's `functionCodeBytes` (400 past it).
+                                     * @example export default async (event) => event.document
+                                     */
+                                    code: string;
+                                    /** @description `ctx.db` runs with the secret key's rights instead of the caller's (default false). */
+                                    privileged?: boolean;
+                                };
+                                /** @enum {string} */
+                                failurePolicy: "closed" | "open";
+                                /** @description The active version. */
+                                version: number;
+                                latestVersion: number;
+                                /** @description SHA-256 (hex) of the active version's canonical JSON (trigger, runtime, failure policy). */
+                                sha256: string;
+                                /** @description SHA-256 (hex) of the code (JavaScript only). */
+                                codeHash: string | null;
+                                /** @description The names of the function's secrets. */
+                                env: string[];
+                                /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
+                                breaker: {
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "halfOpen";
+                                    consecutiveFailures: number;
+                                    /** Format: date-time */
+                                    openedAt: string | null;
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            signingSecret: string | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

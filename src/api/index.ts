@@ -25,6 +25,7 @@ import { dashboardEndUserHandlers, publicEndUserHandlers } from './end-users.js'
 import { mailDashboardHandlers, mailSendHandlers } from './mail.js';
 import { webhookHandlers } from './webhooks.js';
 import { functionHandlers } from './functions.js';
+import { publicFunctionHandlers } from './functions-key.js';
 import { usageHandlers } from './usage.js';
 import { requestLogHandlers } from './request-log.js';
 import { realtimeHandlers } from './realtime.js';
@@ -50,6 +51,7 @@ export function publicHandlers(services: Services) {
     ...internalHandlers(services),
     ...publicBackupHandlers(services),
     ...publicCollectionIoHandlers(services),
+    ...publicFunctionHandlers(services),
   } satisfies HandlerMap<PublicOperations>;
 }
 

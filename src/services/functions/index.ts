@@ -18,6 +18,7 @@ import { functionInvoker, type HostedWiring } from './invoke.js';
 import { activeVersionOf, functionsManager } from './manage.js';
 import type { StoredFunction } from './types.js';
 import { functionRuns, runnable } from './runs.js';
+import { callableFunctions } from './callable.js';
 
 export interface FunctionsDeps {
   config: Config;
@@ -82,6 +83,7 @@ export function functionServices(deps: FunctionsDeps) {
     repo,
     invocations,
     invoker,
+    callable: callableFunctions({ table, invoker, limitsOf: deps.limitsOf }),
     hooks: syncHooks({ table, invoker, limitsOf: deps.limitsOf, log: deps.log }),
     /** The sandbox's seam: the hosted runtime this process runs JavaScript functions on. */
     useHostedRuntime(wiring: HostedWiring | undefined) {

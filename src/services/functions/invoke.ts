@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Cache } from '../../cache/index.js';
 import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
 import type { Logger } from '../../lib/logger.js';
-import type { PlanLimits } from '../types.js';
+import type { PlanLimits, Project } from '../types.js';
 import type { HookBreakers } from './breaker.js';
 import type { HttpRuntime } from './http-runtime.js';
 import { MAX_ANSWER_BYTES } from './http-runtime.js';
@@ -23,8 +23,10 @@ export interface RunnableFunction extends ActiveFunction {
 export interface InvocationCaller {
   keyKind: 'publishable' | 'secret' | null;
   userId: string | null;
-  /** A test run: nothing may be written (hosted code's ctx.db refuses writes). */
-  dryRun?: boolean;
+  /** The project, when the trigger path has it at hand (the host loads it by id otherwise). */
+  project?: Project;
+  /** The functionDepth of the request whose write runs this function (absent: a client's). */
+  depth?: number;
 }
 
 /** The hosted runtime and the host it offers code, wired by the sandbox (src/sandbox). */
@@ -113,8 +115,9 @@ export function functionInvoker(deps: InvokeDeps) {
       planLimits: PlanLimits,
       caller: InvocationCaller,
       record = true,
+      overrides: Partial<InvocationLimits> = {},
     ): Promise<InvocationOutcome> {
-      const limits = invocationLimits(planLimits);
+      const limits = { ...invocationLimits(planLimits), ...overrides };
       const started = Date.now();
       const slots = `fn-inflight:${fn.projectId}`;
       const member = event.id + randomBytes(4).toString('hex');

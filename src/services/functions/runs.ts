@@ -7,6 +7,7 @@ import type { PlanLimits, Project } from '../types.js';
 import { refusalOf } from './answers.js';
 import { eventId, type FunctionInvoker, type RunnableFunction } from './invoke.js';
 import { activeVersionOf } from './manage.js';
+import { MAX_FUNCTION_DEPTH } from './host.js';
 import type { StoredFunction } from './types.js';
 
 export const runnable = (fn: StoredFunction): RunnableFunction => ({
@@ -59,7 +60,8 @@ export function functionRuns(deps: {
         fn.trigger.type,
         event,
         await deps.limitsOf(project),
-        { keyKind: null, userId: null, dryRun: true },
+        // As deep as hosted code may go: its ctx.db refuses writes (host.ts), so a test writes nothing.
+        { keyKind: null, userId: null, project, depth: MAX_FUNCTION_DEPTH },
         false,
       );
       const refusal = outcome.status === 'ok' ? (refusalOf(outcome.value) ?? null) : null;
