@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { projectConfigSchema } from './project-config-schema.js';
+import { projectConfigSchema, type FunctionInput } from './project-config-schema.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const specDir = path.join(root, 'openapi');
@@ -160,9 +160,18 @@ for (const role of ROLES) {
 }
 // The CLI's definition file schema, published with the CLI package (cli/schema/).
 {
-  const dashboard = bundle('dashboard') as { components: { schemas: { [name: string]: Json } } };
+  const dashboard = bundle('dashboard') as {
+    components: { schemas: { [name: string]: Json } };
+    paths: {
+      [path: string]: { post: { requestBody: { content: { [type: string]: { schema: FunctionInput } } } } };
+    };
+  };
+  const functionInput =
+    dashboard.paths['/api/projects/{projectId}/functions']!.post.requestBody.content['application/json']!
+      .schema;
   const file = path.join(root, 'cli', 'schema', 'project-config.schema.json');
-  const content = JSON.stringify(projectConfigSchema(dashboard.components.schemas, BANNER), null, 2) + '\n';
+  const content =
+    JSON.stringify(projectConfigSchema(dashboard.components.schemas, BANNER, functionInput), null, 2) + '\n';
   const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
   if (current !== content) {
     if (check) stale.push('cli/schema/project-config.schema.json');

@@ -28,7 +28,44 @@ function convert(node: Json, used: Set<string>): Json {
   return out;
 }
 
-export function projectConfigSchema(schemas: Schemas, banner: string): Json {
+/** The request body of createFunction, from the bundled document (its parts are not named schemas). */
+export type FunctionInput = { properties: { [key: string]: Json } };
+
+/** A function as the definition file holds it: JavaScript named by its file instead of its code. */
+function functionInFile(input: FunctionInput, used: Set<string>): Json {
+  const { trigger, runtime, failurePolicy, enabled } = input.properties;
+  const branches = ((runtime as { oneOf: { [key: string]: Json }[] }).oneOf ?? []).map((branch) => {
+    const properties = { ...(branch.properties as { [key: string]: Json }) };
+    if (!('code' in properties)) return branch;
+    delete properties.code;
+    properties.file = {
+      type: 'string',
+      description: 'The code file, relative to the definition (functions/<name>.js).',
+    };
+    return { ...branch, required: ['type', 'file'], properties };
+  });
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['trigger', 'runtime'],
+    properties: convert(
+      {
+        trigger: trigger!,
+        runtime: { oneOf: branches },
+        failurePolicy: failurePolicy!,
+        enabled: enabled!,
+        env: {
+          type: 'array',
+          description: 'Names of its secrets; values are never in the file.',
+          items: { type: 'string' },
+        },
+      },
+      used,
+    ),
+  };
+}
+
+export function projectConfigSchema(schemas: Schemas, banner: string, functionInput: FunctionInput): Json {
   const used = new Set<string>();
   const ref = (name: string) => {
     used.add(name);
@@ -66,6 +103,11 @@ export function projectConfigSchema(schemas: Schemas, banner: string): Json {
         description: 'Custom mail templates by name.',
         propertyNames: ref('MailTemplateName'),
         additionalProperties: ref('MailTemplateContent'),
+      },
+      functions: {
+        type: 'object',
+        description: 'Hooks and functions by name (docs/functions.md).',
+        additionalProperties: functionInFile(functionInput, used),
       },
     },
   };

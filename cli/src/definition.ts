@@ -1,9 +1,11 @@
 // A project's definition as one reviewable file: settings, collections (fields, RLS, declared
-// indexes), webhooks (never their secrets) and custom mail templates. `pull` reads it from the
+// indexes), webhooks (never their secrets), custom mail templates, and hooks and functions (their
+// JavaScript in files beside it, cli/src/functions.ts). `pull` reads it from the
 // dashboard API; `canonical` gives it one order and one formatting, so that a pull of an
 // unchanged project writes the same bytes and a diff in review shows only real changes.
 import type { components } from '../../generated/dashboard.js';
 import { unwrap, type Api } from './api.js';
+import { canonicalFunction, functionsToFile, pullFunctions, type FunctionSpec } from './functions.js';
 
 type Schemas = components['schemas'];
 export type FieldDef = Schemas['FieldDef'];
@@ -42,6 +44,8 @@ export interface ProjectDefinition {
   collections: Record<string, CollectionSpec>;
   webhooks: WebhookSpec[];
   mailTemplates: Record<string, TemplateSpec>;
+  /** Hooks and functions by name; JavaScript runtimes carry their code here (not in the file). */
+  functions: Record<string, FunctionSpec>;
 }
 
 export const SCHEMA_REF = './node_modules/mongobaas-cli/schema/project-config.schema.json';
@@ -49,11 +53,12 @@ export const SCHEMA_REF = './node_modules/mongobaas-cli/schema/project-config.sc
 /** Reads the project's definition through the dashboard API. */
 export async function pullDefinition(api: Api, projectId: string): Promise<ProjectDefinition> {
   const path = { projectId };
-  const [{ project }, { collections }, { webhooks }, { templates }] = await Promise.all([
+  const [{ project }, { collections }, { webhooks }, { templates }, functions] = await Promise.all([
     unwrap(api.GET('/api/projects/{projectId}', { params: { path } })),
     unwrap(api.GET('/api/projects/{projectId}/collections', { params: { path } })),
     unwrap(api.GET('/api/projects/{projectId}/webhooks', { params: { path } })),
     unwrap(api.GET('/api/projects/{projectId}/mail/templates', { params: { path } })),
+    pullFunctions(api, projectId),
   ]);
   return canonical({
     settings: project.settings,
@@ -87,6 +92,7 @@ export async function pullDefinition(api: Api, projectId: string): Promise<Proje
         .filter((t) => !t.system)
         .map((t) => [t.name, { subject: t.subject, text: t.text, html: t.html }]),
     ),
+    functions,
   });
 }
 
@@ -165,8 +171,14 @@ export function canonical(def: ProjectDefinition): ProjectDefinition {
       text: t.text ?? null,
       html: t.html ?? null,
     })),
+    functions: byKey(def.functions ?? {}, canonicalFunction),
   };
 }
 
-export const serialize = (def: ProjectDefinition) =>
-  JSON.stringify({ $schema: SCHEMA_REF, ...canonical(def) }, null, 2) + '\n';
+/** The definition file's text and the code files to write beside it (paths relative to it). */
+export function serialize(def: ProjectDefinition): { text: string; files: Map<string, string> } {
+  const { functions, ...rest } = canonical(def);
+  const { specs, files } = functionsToFile(functions);
+  const text = JSON.stringify({ $schema: SCHEMA_REF, ...rest, functions: specs }, null, 2) + '\n';
+  return { text, files };
+}

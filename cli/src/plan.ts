@@ -1,6 +1,6 @@
 // What `push` would change, as steps in the order they run: settings, new collections (the ones
-// a Ref points to first), changed collections and indexes, webhooks, mail templates, then the
-// collections the file no longer has. Each step says field by field what it changes and names
+// a Ref points to first), changed collections and indexes, webhooks, mail templates, hooks and
+// functions (once their collections exist), then the collections the file no longer has. Each step says field by field what it changes and names
 // its destructive parts (a dropped collection, field, webhook or template, an RLS change, a new
 // unique constraint that existing duplicates would refuse), which push applies only when
 // --allow-destructive names them.
@@ -8,6 +8,7 @@ import { unwrap, type Api } from './api.js';
 import type { CollectionSpec, FieldDef, IndexSpec, ProjectDefinition } from './definition.js';
 import { collectionChanges, refTargets } from './plan-fields.js';
 import { settingsSteps, templateSteps, webhookSteps } from './plan-extras.js';
+import { functionSteps } from './functions.js';
 
 export interface Destructive {
   /** The name --allow-destructive takes, e.g. `drop-field:posts.title`. */
@@ -153,6 +154,7 @@ export function plan(current: ProjectDefinition, desired: ProjectDefinition): St
     ...collectionSteps(current, desired),
     ...webhookSteps(current, desired),
     ...templateSteps(current, desired),
+    ...functionSteps(current.functions, desired.functions),
     ...dropCollectionSteps(current, desired),
   ];
 }

@@ -8,6 +8,7 @@ import { definitionCommands } from './commands/definition.js';
 import { typesCommands } from './commands/types.js';
 import { backupCommands } from './commands/backups.js';
 import { logsCommands } from './commands/logs.js';
+import { functionCommands } from './commands/functions.js';
 import type { GlobalOptions } from './settings.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   typesCommands(program, globals);
   backupCommands(program, globals);
   logsCommands(program, globals);
+  functionCommands(program, globals);
   for (const command of allCommands(program)) command.exitOverride().showHelpAfterError();
   return program;
 }

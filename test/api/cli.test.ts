@@ -14,6 +14,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 const run = promisify(execFile);
+const CODE_V1 = 'export default async (event) => event.document;\n';
+const CODE_V2 =
+  'export default async (event) => ({ ...event.document, title: event.document.title.trim() });\n';
 const CLI = repoPath('cli', 'dist', 'main.js');
 
 describe('mongobaas CLI', function () {
@@ -74,6 +77,11 @@ describe('mongobaas CLI', function () {
         events: ['document.created', 'document.deleted'],
         collections: ['posts'],
       }),
+      await session().post(`${base}/functions`, {
+        name: 'checkPost',
+        trigger: { type: 'beforeCreate', collection: 'posts' },
+        runtime: { type: 'javascript', code: CODE_V1 },
+      }),
       await session().post(`${base}/mail/templates`, {
         name: 'welcome',
         subject: 'Hi {{name}}',
@@ -117,7 +125,8 @@ describe('mongobaas CLI', function () {
     });
     const pull = await cli(['pull']);
     expect(pull.code, pull.stderr).to.equal(0);
-    expect(pull.stdout).to.include('2 collections, 1 webhooks, 1 mail templates');
+    expect(pull.stdout).to.include('2 collections, 1 webhooks, 1 mail templates, 1 functions');
+    expect(await readFile(path.join(dir, 'functions', 'checkPost.js'), 'utf8')).to.equal(CODE_V1);
     const text = await readFile(file(), 'utf8');
     const config = JSON.parse(text);
     expect(Object.keys(config.collections)).to.deep.equal(['authors', 'posts']);
@@ -148,6 +157,15 @@ describe('mongobaas CLI', function () {
     const validate = ajv.compile(
       JSON.parse(await readFile(repoPath('cli/schema/project-config.schema.json'), 'utf8')),
     );
+    expect(config.functions).to.deep.equal({
+      checkPost: {
+        trigger: { type: 'beforeCreate', collection: 'posts' },
+        runtime: { type: 'javascript', file: 'functions/checkPost.js' },
+        failurePolicy: 'closed',
+        enabled: true,
+        env: [],
+      },
+    });
     expect(validate(config), JSON.stringify(validate.errors)).to.equal(true);
     expect(validate({ ...config, colections: {} })).to.equal(false);
     expect((await cli(['diff'])).stdout).to.include('No changes: the project matches the file');
@@ -161,6 +179,7 @@ describe('mongobaas CLI', function () {
     config.webhooks[0].events = ['document.created'];
     config.settings.allowedOrigins = ['https://shop.example'];
     await writeFile(file(), JSON.stringify(config, null, 2));
+    await writeFile(path.join(dir, 'functions', 'checkPost.js'), CODE_V2);
     const diff = await cli(['diff']);
     expect(diff.code, diff.stderr).to.equal(0);
     for (const line of [
@@ -172,13 +191,15 @@ describe('mongobaas CLI', function () {
       '~ field views: default 0 -> 1',
       'update webhook https://93.184.215.14/in',
       '~ events ["document.created","document.deleted"] -> ["document.created"]',
-      '4 step(s), 0 destructive',
+      'update function checkPost',
+      '~ code changed',
+      '5 step(s), 0 destructive',
     ])
       expect(diff.stdout).to.include(line);
     expect((await cli(['diff', '--exit-code'])).code).to.equal(3);
     const push = await cli(['push']);
     expect(push.code, push.stderr).to.equal(0);
-    expect(push.stdout).to.include('Applied 4 step(s)');
+    expect(push.stdout).to.include('Applied 5 step(s)');
     const again = await cli(['push']);
     expect(again.stdout).to.include('No changes: the project matches the file');
     expect((await cli(['diff', '--exit-code'])).code).to.equal(0);
@@ -298,6 +319,31 @@ describe('mongobaas CLI', function () {
     expect(version.stdout.trim()).to.equal(
       JSON.parse(await readFile(repoPath('cli/package.json'), 'utf8')).version,
     );
+  });
+
+  it('deploys one function from its code file, and drops one only when named', async () => {
+    await writeFile(path.join(dir, 'functions', 'checkPost.js'), CODE_V1);
+    const deploy = await cli(['functions', 'deploy', 'checkPost']);
+    expect(deploy.code, deploy.stderr).to.equal(0);
+    expect(deploy.stdout).to.include('done update function checkPost').and.include('Deployed 1 change(s)');
+    const listed = await session().get(`/api/projects/${owner.project.id}/functions`);
+    const fn = listed.body.data.functions.find((f: { name: string }) => f.name === 'checkPost');
+    expect(fn.runtime.code).to.equal(CODE_V1);
+    expect(fn.version).to.be.greaterThan(2);
+    expect((await cli(['functions', 'deploy'])).stdout).to.include(
+      'No changes: the functions match the file',
+    );
+    const config = await readConfig();
+    delete config.functions.checkPost;
+    await writeFile(file(), JSON.stringify(config, null, 2));
+    const refused = await cli(['functions', 'deploy']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.include('destructive steps not allowed: drop-function:checkPost');
+    const dropped = await cli(['functions', 'deploy', '--allow-destructive', 'drop-function:checkPost']);
+    expect(dropped.code, dropped.stderr).to.equal(0);
+    expect(
+      (await session().get(`/api/projects/${owner.project.id}/functions`)).body.data.functions,
+    ).to.deep.equal([]);
   });
 
   it('refuses an expired token with its message and exit code 4', async () => {

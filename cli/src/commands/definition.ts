@@ -1,10 +1,11 @@
 // pull, diff and push of the project's definition file.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createApi } from '../api.js';
 import { canonical, pullDefinition, serialize, type ProjectDefinition } from '../definition.js';
 import { plan, type Step } from '../plan.js';
+import { functionsFromFile, type FunctionFileSpec } from '../functions.js';
 import { output, paint, type Output } from '../output.js';
 import {
   CliError,
@@ -16,7 +17,7 @@ import {
   type GlobalOptions,
 } from '../settings.js';
 
-const TOP_LEVEL = new Set(['$schema', 'settings', 'collections', 'webhooks', 'mailTemplates']);
+const TOP_LEVEL = new Set(['$schema', 'settings', 'collections', 'webhooks', 'mailTemplates', 'functions']);
 
 async function definitionPath(file?: string) {
   if (file) return file;
@@ -24,7 +25,7 @@ async function definitionPath(file?: string) {
   return linked?.definition ?? DEFINITION_FILE;
 }
 
-async function readDefinition(file: string): Promise<ProjectDefinition> {
+export async function readDefinition(file: string): Promise<ProjectDefinition> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
@@ -45,17 +46,43 @@ async function readDefinition(file: string): Promise<ProjectDefinition> {
       `${file}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')} (expected ${[...TOP_LEVEL].join(', ')})`,
       EXIT.usage,
     );
-  return canonical(parsed as ProjectDefinition);
+  const { functions, ...rest } = parsed as Omit<ProjectDefinition, 'functions'> & {
+    functions?: Record<string, FunctionFileSpec>;
+  };
+  // Code files are named relative to the definition file, and must stay beside it.
+  const base = path.dirname(path.resolve(file));
+  const read = async (name: string) => {
+    const target = path.resolve(base, name);
+    if (!target.startsWith(base + path.sep))
+      throw new CliError(`${file}: a function's file must be inside ${base}: ${name}`, EXIT.usage);
+    try {
+      return await readFile(target, 'utf8');
+    } catch {
+      throw new CliError(`${file} names ${name}, which cannot be read`, EXIT.usage);
+    }
+  };
+  return canonical({ ...rest, functions: await functionsFromFile(functions, read) } as ProjectDefinition);
 }
 
-async function currentAndDesired(globals: GlobalOptions, file?: string) {
+/** Writes the definition and its functions' code files beside it. */
+export async function writeDefinition(file: string, def: ProjectDefinition): Promise<void> {
+  const { text, files } = serialize(def);
+  const base = path.dirname(path.resolve(file));
+  for (const [name, code] of files) {
+    await mkdir(path.dirname(path.join(base, name)), { recursive: true });
+    await writeFile(path.join(base, name), code);
+  }
+  await writeFile(file, text);
+}
+
+export async function currentAndDesired(globals: GlobalOptions, file?: string) {
   const { url, token } = await resolveAuth(globals);
   const projectId = await resolveProject(globals);
   const api = createApi(url, token);
   const target = await definitionPath(file);
   const desired = await readDefinition(target);
   const current = await pullDefinition(api, projectId);
-  return { api, projectId, steps: plan(current, desired), file: target };
+  return { api, projectId, current, desired, steps: plan(current, desired), file: target };
 }
 
 const stepView = (step: Step) => ({
@@ -104,18 +131,16 @@ export function definitionCommands(program: Command, globals: () => GlobalOption
       } catch {
         previous = undefined;
       }
-      await writeFile(
-        file,
-        serialize({ ...def, ...(previous?.$schema ? { $schema: previous.$schema } : {}) }),
-      );
+      await writeDefinition(file, { ...def, ...(previous?.$schema ? { $schema: previous.$schema } : {}) });
       const counts = {
         collections: Object.keys(def.collections).length,
         webhooks: def.webhooks.length,
         mailTemplates: Object.keys(def.mailTemplates).length,
+        functions: Object.keys(def.functions).length,
       };
       output(Boolean(globals().json)).result({ file: path.resolve(file), ...counts }, () =>
         console.log(
-          `Wrote ${file}: ${counts.collections} collections, ${counts.webhooks} webhooks, ${counts.mailTemplates} mail templates`,
+          `Wrote ${file}: ${counts.collections} collections, ${counts.webhooks} webhooks, ${counts.mailTemplates} mail templates, ${counts.functions} functions`,
         ),
       );
     });
