@@ -294,7 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),
     rateLimitIpPerMinute: r.int('RATE_LIMIT_IP_PER_MINUTE', 1200, 0, 1_000_000_000),
-    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 50, 1, 100),
+    rateLimitClientSharePercent: r.int('RATE_LIMIT_CLIENT_SHARE_PERCENT', 20, 1, 100),
     systemMailPerProjectPerHour: r.int('SYSTEM_MAIL_PER_PROJECT_PER_HOUR', 100, 1, 1_000_000_000),
     systemMailPerAddressPerHour: r.int('SYSTEM_MAIL_PER_ADDRESS_PER_HOUR', 5, 1, 1_000_000_000),
     developerSignupsPerHour: r.int('DEVELOPER_SIGNUPS_PER_HOUR', 10, 1, 1_000_000_000),

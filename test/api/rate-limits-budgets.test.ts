@@ -81,3 +81,40 @@ describe('rate-limit budgets of a project', () => {
     expect((await publishable('2001:db8:1:3::1')).status).to.equal(200);
   });
 });
+
+describe('rate-limit budgets: the default client share', () => {
+  let app: TestApp;
+  let fixture: ProjectFixture;
+  before(async () => {
+    // No RATE_LIMIT_CLIENT_SHARE_PERCENT: the default (20 %) is what is tested.
+    app = await startTestApp('public', 'rate_limits_default_share', { TRUST_PROXY: 'true' });
+    fixture = await createProjectFixture(app.services);
+    await createCollectionFixture(app.services, fixture.project.id, { name: 'posts' });
+    await app.services.repos.projects.setLimits(fixture.project.id, { requestsPerMinute: 50 });
+  });
+  after(() => app.close());
+
+  const publishable = (ip: string) =>
+    app.client.with({ 'x-api-key': fixture.publishableKey }).get('/api/data/posts', from(ip));
+
+  it('takes 5 clients to drain the publishable budget: 4 leave a fifth its full share', async () => {
+    // Of a budget of 50 a minute, one client IP may use 10; each of four spends all of it.
+    for (let client = 1; client <= 4; client++) {
+      const ip = `198.51.100.${client}`;
+      for (let i = 0; i < 10; i++)
+        expect((await publishable(ip)).status, `${ip} call ${i + 1}`).to.equal(200);
+      const over = await publishable(ip);
+      expect(over.status).to.equal(429);
+      expect(over.body.message).to.include('the limit of 10 requests per minute from one client IP address');
+    }
+    // The fifth still has its whole share (the project's 10 left, the tighter bucket shown); after
+    // it the budget is spent for every client.
+    const fifth = await publishable('198.51.100.5');
+    expect(fifth.status).to.equal(200);
+    expectHeaders(fifth, 50, 9);
+    for (let i = 1; i < 10; i++) expect((await publishable('198.51.100.5')).status).to.equal(200);
+    const sixth = await publishable('198.51.100.6');
+    expect(sixth.status, sixth.text).to.equal(429);
+    expect(sixth.body.message).to.include("the project's limit of 50 requests per minute");
+  });
+});
