@@ -575,6 +575,8 @@ export interface paths {
             query?: {
                 /** @description `jsonl` (default) or `csv`. */
                 format?: "jsonl" | "csv";
+                /** @description CSV only. A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (default `true`), so that a spreadsheet shows it instead of running it as a formula; `false` writes every cell as stored (for tools that read the file as data). Numbers are never prefixed. */
+                escapeFormulas?: boolean;
             };
             header?: never;
             path: {
@@ -4080,6 +4082,8 @@ export interface operations {
             query?: {
                 /** @description `jsonl` (default) or `csv`. */
                 format?: "jsonl" | "csv";
+                /** @description CSV only. A text cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written with a leading `'` (default `true`), so that a spreadsheet shows it instead of running it as a formula; `false` writes every cell as stored (for tools that read the file as data). Numbers are never prefixed. */
+                escapeFormulas?: boolean;
             };
             header?: never;
             path: {

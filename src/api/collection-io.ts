@@ -29,8 +29,16 @@ interface JsonImport {
 
 function collectionIo({ backups }: Services) {
   /** `projectId`: the dashboard's; null for the secret key's project. */
-  async function exportOf(ctx: RequestContext, projectId: string | null, name: string, format: Format) {
-    const stream = await backups.io.exportCollection(ctx, projectId, name, format);
+  async function exportOf(
+    ctx: RequestContext,
+    projectId: string | null,
+    name: string,
+    query: { format?: Format; escapeFormulas?: boolean },
+  ) {
+    const format = query.format ?? 'jsonl';
+    const stream = await backups.io.exportCollection(ctx, projectId, name, format, {
+      escapeFormulas: query.escapeFormulas,
+    });
     return {
       status: 200 as const,
       body: stream,
@@ -79,11 +87,11 @@ function collectionIo({ backups }: Services) {
   }
 
   const exportCollection: Handler<Ops['exportCollection']> = ({ params, query }, ctx) =>
-    exportOf(ctx, params.projectId, params.collectionName, query.format ?? 'jsonl');
+    exportOf(ctx, params.projectId, params.collectionName, query);
   const importCollection: Handler<Ops['importCollection']> = ({ params, ...request }, ctx) =>
     importInto(ctx, params.projectId, params.collectionName, request);
   const exportProjectCollection: Handler<PublicOps['exportProjectCollection']> = ({ params, query }, ctx) =>
-    exportOf(ctx, null, params.collectionName, query.format ?? 'jsonl');
+    exportOf(ctx, null, params.collectionName, query);
   const importProjectCollection: Handler<PublicOps['importProjectCollection']> = (
     { params, ...request },
     ctx,

@@ -33,7 +33,7 @@ describe('backups: export and import of one collection', () => {
     app = await startTestApp('dashboard', 'backup_collection_io');
     fx = await createProjectFixture(app.services, 'IO');
     dash = app.client.with({ cookie: fx.cookie });
-    for (const name of ['products', 'copy', 'again']) {
+    for (const name of ['products', 'copy', 'again', 'formulas']) {
       const res = await dash.post(`/api/projects/${fx.project.id}/collections`, {
         name,
         mode: 'schema',
@@ -86,6 +86,47 @@ describe('backups: export and import of one collection', () => {
       .split('\n')
       .map((line) => strip(JSON.parse(line)));
     expect(back).to.deep.equal(rows);
+  });
+
+  it('writes formula-like text cells of a CSV export with a leading quote, and as stored on request', async () => {
+    const payloads = [
+      '=HYPERLINK("http://evil.test","x")',
+      '+1+cmd|calc',
+      '-2+3',
+      '@SUM(A1)',
+      '\tTAB',
+      '\rCR',
+    ];
+    const content = payloads.map((name, i) => JSON.stringify({ name, sku: `f${i}`, price: -5 })).join('\n');
+    const imported = await dash.post(`${base('formulas')}/import`, { format: 'jsonl', content });
+    expect(imported.body.data, imported.text).to.include({ imported: payloads.length });
+    const cellsOf = (text: string) =>
+      text
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[1]);
+    const escaped = await dash.get(`${base('formulas')}/export`, { query: { format: 'csv' } });
+    expect(escaped.status).to.equal(200);
+    // Each formula-like name starts with `'` (quoted where CSV needs it); the number -5 stays as is.
+    expect(escaped.text).to.include(`'=HYPERLINK(""http://evil.test"",""x"")`);
+    for (const name of ['+1+cmd|calc', '-2+3', '@SUM(A1)', '\tTAB'])
+      expect(escaped.text).to.include(`,'${name},`);
+    expect(escaped.text).to.include(`,"'\rCR",`);
+    expect(escaped.text).not.to.match(/,'-5,/);
+    expect(escaped.text.split('\r\n')[1]).to.match(/,-5,/);
+    for (const cell of cellsOf(escaped.text))
+      expect(cell, 'no cell starts like a formula').not.to.match(/^[=+\-@\t]/);
+
+    const raw = await dash.get(`${base('formulas')}/export`, {
+      query: { format: 'csv', escapeFormulas: 'false' },
+    });
+    expect(raw.status).to.equal(200);
+    expect(raw.text).to.include(',"=HYPERLINK(');
+    expect(raw.text).to.include(',@SUM(A1),');
+    const bad = await dash.get(`${base('formulas')}/export`, {
+      query: { format: 'csv', escapeFormulas: 'maybe' },
+    });
+    expect(bad.status).to.equal(400);
   });
 
   it('stops at a unique conflict (409) and at the quota (403)', async () => {

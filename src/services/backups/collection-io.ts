@@ -12,7 +12,7 @@ import { secretKeyProject } from '../collections.js';
 import type { ProjectsService } from '../projects.js';
 import type { CollectionDef, FieldDef } from '../types.js';
 import { collectionImport, type ImportInput } from './collection-import.js';
-import { csvLine } from './csv.js';
+import { csvLine, escapeFormula } from './csv.js';
 import type { IoFormat } from './import-reader.js';
 import { importWrites } from './import-writes.js';
 import { importJobsRepo } from '../../db/import-rows.js';
@@ -32,12 +32,19 @@ export interface CollectionIoDeps {
   config: Pick<Config, 'importMaxBytes' | 'bodyLimitBytes'>;
 }
 
-const cellOf = (value: unknown) =>
+/** Export options: text cells escaped against spreadsheet formulas unless `escapeFormulas` is false. */
+export interface ExportOptions {
+  escapeFormulas?: boolean;
+}
+
+const cellOf = (value: unknown, escape: boolean) =>
   value === null || value === undefined
     ? ''
     : typeof value === 'object'
       ? JSON.stringify(value)
-      : String(value);
+      : typeof value === 'string' && escape
+        ? escapeFormula(value)
+        : String(value);
 
 /** A CSV cell back to the declared field's type (objects and arrays as JSON); empty: left out. */
 export function typedCell(field: FieldDef | undefined, cell: string): unknown {
@@ -78,7 +85,13 @@ export function collectionIo(deps: CollectionIoDeps) {
   }
 
   return {
-    async exportCollection(ctx: RequestContext, projectId: string | null, name: string, format: IoFormat) {
+    async exportCollection(
+      ctx: RequestContext,
+      projectId: string | null,
+      name: string,
+      format: IoFormat,
+      { escapeFormulas = true }: ExportOptions = {},
+    ) {
       const { project, def } = await open(ctx, projectId, name);
       const docs = activeDocuments(await deps.dbFor(project.id), name);
       const columns = ['_id', ...def.fields.map((f) => f.name), 'createdAt', 'updatedAt'];
@@ -86,7 +99,9 @@ export function collectionIo(deps: CollectionIoDeps) {
         if (format === 'csv') yield csvLine(columns);
         for await (const doc of docs) {
           const api = toApi(doc) as Record<string, unknown>;
-          yield format === 'csv' ? csvLine(columns.map((c) => cellOf(api[c]))) : `${JSON.stringify(api)}\n`;
+          yield format === 'csv'
+            ? csvLine(columns.map((c) => cellOf(api[c], escapeFormulas)))
+            : `${JSON.stringify(api)}\n`;
         }
       }
       return Readable.from(lines());
