@@ -16,6 +16,8 @@ import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
 import { AcceptInvitationPage } from './pages/invitations/accept';
 import { AUTH_PATHS, pageAfterLogin } from './next-page';
+import { dropDraftsOfOthers, keepDrafts } from './drafts';
+import type { Developer } from './api';
 
 export function App() {
   return (
@@ -35,7 +37,10 @@ function Shell() {
 
   useEffect(() => {
     const onEnded = () => {
-      if (client.getQueryData(meKey)) setEnded(true);
+      const was = client.getQueryData<Developer | null>(meKey);
+      // Before the log-in page replaces the form: what was being typed is kept for this developer.
+      if (was) keepDrafts(was.id);
+      if (was) setEnded(true);
       setMe(null);
     };
     window.addEventListener(SESSION_ENDED, onEnded);
@@ -49,6 +54,7 @@ function Shell() {
     }
     if (developer && AUTH_PATHS.includes(path)) {
       setEnded(false);
+      dropDraftsOfOthers(developer.id);
       navigate(pageAfterLogin(path, developer.email), true);
     }
   }, [developer, path]);

@@ -19,6 +19,8 @@ import { useAction } from '../hooks';
 import { fromDraft, toDraft } from '../schema-draft';
 import type { ProjectPageProps } from './project-shell';
 import { RlsOwnerField } from '../components/rls-owner-field';
+import { takeDraft, useDraftSource } from '../drafts';
+import { useSession } from '../session';
 
 type Rls = Collection['rls'];
 const USERS_FIXED = new Set(['email', 'password']);
@@ -38,12 +40,32 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
   const { busy, error, run } = useAction();
   const remove = useAction();
 
+  // What is typed survives an ended session: kept as the log-in page comes, given back after it.
+  const developerId = useSession().developer?.id;
+  const draftKey = `collection:${projectId}:${name ?? 'new'}`;
+  useDraftSource(draftKey, { draftName, mode, fields, rls });
+  const [restored, setRestored] = useState(false);
+
   useEffect(() => {
-    if (!existing) return;
-    setName(existing.name);
-    setMode(existing.mode);
-    setFields(existing.fields.map(toDraft));
-    setRls(existing.rls);
+    if (name && !existing) return;
+    if (existing) {
+      setName(existing.name);
+      setMode(existing.mode);
+      setFields(existing.fields.map(toDraft));
+      setRls(existing.rls);
+    }
+    const draft = takeDraft<{
+      draftName: string;
+      mode: 'flexible' | 'schema';
+      fields: DraftField[];
+      rls: Rls;
+    }>(developerId, draftKey);
+    if (!draft) return;
+    setName(draft.draftName);
+    setMode(draft.mode);
+    setFields(draft.fields);
+    setRls(draft.rls);
+    setRestored(true);
   }, [existing]);
 
   if (all.error) return <ErrorBox error={all.error} />;
@@ -222,6 +244,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
         {/* A refusal naming fields is shown under them; only one naming none goes here. */}
         <ErrorBox error={failure?.details.length ? undefined : error} />
         {saved && <Notice>Collection saved.</Notice>}
+        {restored && !saved && <Notice>Restored what you were typing when your session ended.</Notice>}
         {busy && <Progress label="Saving the collection (indexes are built now)…" />}
         <div className="row">
           <button type="submit" disabled={busy}>

@@ -14,6 +14,8 @@ import { DataQueryProvider } from '../../data/query-client';
 import { documentsKey, useCollectionDef, useDocument } from '../../data/documents';
 import { OwnerPicker } from './owner-picker';
 import { RefPicker } from './ref-picker';
+import { takeDraft, useDraftSource } from '../../drafts';
+import { useSession } from '../../session';
 import './grid.css';
 
 const SYSTEM = new Set(['_id', 'isDeleted', 'deletedAt', 'createdAt', 'updatedAt']);
@@ -76,6 +78,10 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
   const [saved, setSaved] = useState('');
   const { busy, error, run } = useAction();
   const base = `/projects/${projectId}/data/${encodeURIComponent(name)}`;
+  // What is typed survives an ended session: kept as the log-in page comes, given back after it.
+  const developerId = useSession().developer?.id;
+  const draftKey = `document:${projectId}:${name}:${id ?? 'new'}`;
+  useDraftSource(draftKey, { values, json });
 
   useEffect(() => {
     if (!def.data) return;
@@ -88,6 +94,12 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
     );
     const editable = Object.fromEntries(Object.entries(current ?? {}).filter(([k]) => !SYSTEM.has(k)));
     setJson(JSON.stringify(editable, null, 2));
+    const draft = takeDraft<{ values: Record<string, string>; json: string }>(developerId, draftKey);
+    if (draft) {
+      setValues((loaded) => ({ ...loaded, ...draft.values }));
+      setJson(draft.json);
+      setSaved('Restored what you were typing when your session ended.');
+    }
   }, [def.data, doc.data]);
 
   if (def.error || doc.error) return <ErrorBox error={def.error ?? doc.error} />;
