@@ -11,6 +11,7 @@ import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.j
 import { repoPath } from '../../src/lib/paths.js';
 import { sha256 } from '../../src/lib/secrets.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { functionInvocationsRepo } from '../../src/db/function-invocations.js';
 import addFormats from 'ajv-formats';
 
 const run = promisify(execFile);
@@ -319,6 +320,37 @@ describe('mongobaas CLI', function () {
     expect(version.stdout.trim()).to.equal(
       JSON.parse(await readFile(repoPath('cli/package.json'), 'utf8')).version,
     );
+  });
+
+  it("prints a function's invocation log, newest last, with its error and log lines", async () => {
+    const listed = await session().get(`/api/projects/${owner.project.id}/functions`);
+    const fn = listed.body.data.functions.find((f: { name: string }) => f.name === 'checkPost');
+    const log = functionInvocationsRepo(app.deps.db.platform);
+    const entry = (minutes: number, status: 'ok' | 'error') => ({
+      projectId: owner.project.id,
+      functionId: fn.id,
+      trigger: 'beforeCreate' as const,
+      version: 2,
+      status,
+      durationMs: 12,
+      error:
+        status === 'error'
+          ? { message: 'TypeError: x is undefined', stack: 'at checkPost (functions/checkPost.js:1:30)' }
+          : null,
+      logs: [{ level: 'log', message: `run ${minutes}`, atMs: 1 }],
+      at: new Date(Date.now() - minutes * 60_000),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    await log.add(entry(2, 'ok'));
+    await log.add(entry(1, 'error'));
+    const logs = await cli(['functions', 'logs', 'checkPost']);
+    expect(logs.code, logs.stderr).to.equal(0);
+    const lines = logs.stdout.trim().split('\n');
+    expect(lines[0]).to.match(/ ok {2}v2 {2}beforeCreate {2}12 ms$/);
+    expect(lines[1]).to.equal('    [log] run 2');
+    expect(lines[2]).to.match(/ error {2}v2 /);
+    expect(lines[3]).to.equal('    at checkPost (functions/checkPost.js:1:30)');
+    expect((await cli(['functions', 'logs', 'nope'])).stderr).to.include('No function nope in the project');
   });
 
   it('deploys one function from its code file, and drops one only when named', async () => {

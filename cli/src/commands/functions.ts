@@ -1,8 +1,10 @@
-// functions deploy: push only the hooks and functions of the definition (all, or one by name).
+// functions deploy: push only the hooks and functions of the definition (all, or one by name);
+// functions logs: a function's invocation log, newest last, with --follow.
 import type { Command } from 'commander';
 import { functionSteps } from '../functions.js';
 import { output, paint } from '../output.js';
-import { CliError, type GlobalOptions } from '../settings.js';
+import { CliError, resolveAuth, resolveProject, type GlobalOptions } from '../settings.js';
+import { createApi, unwrap } from '../api.js';
 import { currentAndDesired } from './definition.js';
 
 export function functionCommands(program: Command, globals: () => GlobalOptions) {
@@ -45,5 +47,47 @@ export function functionCommands(program: Command, globals: () => GlobalOptions)
             : `Deployed ${steps.length} change(s)`,
         ),
       );
+    });
+
+  functions
+    .command('logs')
+    .description("A function's invocation log: status, duration, version, error and log lines (newest last)")
+    .argument('<name>', 'the function')
+    .option('--limit <n>', 'entries to show first (1-100)', (v) => Number.parseInt(v, 10), 20)
+    .option('--follow', 'keep printing new invocations until interrupted')
+    .action(async (name: string, options: { limit: number; follow?: boolean }) => {
+      const { url, token } = await resolveAuth(globals());
+      const projectId = await resolveProject(globals());
+      const api = createApi(url, token);
+      const out = output(Boolean(globals().json));
+      const { functions } = await unwrap(
+        api.GET('/api/projects/{projectId}/functions', { params: { path: { projectId } } }),
+      );
+      const fn = functions.find((f) => f.name === name);
+      if (!fn) throw new CliError(`No function ${name} in the project`);
+      const seen = new Set<string>();
+      const page = async (limit: number) =>
+        (
+          await unwrap(
+            api.GET('/api/projects/{projectId}/functions/{functionId}/invocations', {
+              params: { path: { projectId, functionId: fn.id }, query: { limit } },
+            }),
+          )
+        ).invocations;
+      type Invocation = Awaited<ReturnType<typeof page>>[number];
+      const print = (entry: Invocation) => {
+        if (seen.has(entry.id)) return;
+        seen.add(entry.id);
+        if (out.json) return void process.stdout.write(JSON.stringify(entry) + '\n');
+        const mark = entry.status === 'ok' ? paint('green', entry.status) : paint('red', entry.status);
+        console.log(`${entry.at}  ${mark}  v${entry.version}  ${entry.trigger}  ${entry.durationMs} ms`);
+        if (entry.error) console.log(`    ${entry.error.stack ?? entry.error.message}`);
+        for (const line of entry.logs) console.log(`    [${line.level}] ${line.message}`);
+      };
+      (await page(options.limit)).reverse().forEach(print);
+      while (options.follow) {
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        (await page(100)).reverse().forEach(print);
+      }
     });
 }
