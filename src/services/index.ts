@@ -239,6 +239,8 @@ export function createServices(deps: Deps) {
     quota,
     slowQueries: slowQueries.recorder,
     hooks: functions.hooks,
+    // A project on its own database is on real MongoDB, whatever runs the platform's.
+    onEmbedded: deps.config.embeddedDatabase ? async (id) => !(await isExternal(id)) : undefined,
   });
   const archives = places.internal;
   const planOf = async (project: Project) =>

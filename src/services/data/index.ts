@@ -25,6 +25,8 @@ export interface DataServiceDeps {
   quota?: DatabaseQuota;
   /** Where lists slower than its threshold are recorded (none: no timing kept). */
   slowQueries?: SlowQueryRecorder;
+  /** Whether a project's data is on the embedded engine (its regex backtracks; none: never). */
+  onEmbedded?: (projectId: string) => Promise<boolean>;
   /** The collections' before-hooks (docs/functions.md); none: writes run no hooks. */
   hooks?: WriteHooks;
 }
@@ -33,7 +35,7 @@ export function dataService(deps: DataServiceDeps) {
   const quota = deps.quota ?? databaseQuota(deps.projects, deps.limitsOf, deps.isExternal);
   const hooks = writeHooks(deps.hooks);
   return {
-    ...documentReads(deps.documents, deps.definitions, deps.slowQueries),
+    ...documentReads(deps.documents, deps.definitions, deps.slowQueries, deps.onEmbedded),
     ...documentWrites(deps.documents, deps.definitions, quota, deps.events, hooks),
     ...bulkTrash(deps.documents, deps.definitions, quota, deps.events, hooks),
   };

@@ -15,6 +15,7 @@ import {
 } from './access.js';
 import { encodeCursor, keysetCondition } from './cursor.js';
 import { allOf, parseFilters, type Condition } from './filters.js';
+import { refuseBacktrackingOnEmbedded } from './embedded-regex.js';
 import { buildProjection } from './projection.js';
 import { parseListOptions, parseReadOptions, type ReadOptions } from './query.js';
 import { populate, populateFields } from './populate.js';
@@ -44,7 +45,12 @@ export interface DocumentPage {
 
 export type ListResult = { count: number } | DocumentPage;
 
-export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup, slow?: SlowQueryRecorder) {
+export function documentReads(
+  repo: DocumentsRepo,
+  definitions: DefinitionLookup,
+  slow?: SlowQueryRecorder,
+  onEmbedded?: (projectId: string) => Promise<boolean>,
+) {
   const slowMs = slow?.thresholdMs ?? Infinity;
   /** Past the threshold only: the list's shape to the slow-query record (filters and RLS scope). */
   function reportSlow(
@@ -99,6 +105,7 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
       const scope = readScope(target);
       const options = parseListOptions(target.def, query);
       const conditions = parseFilters(target.def, query);
+      await refuseBacktrackingOnEmbedded(conditions, target.ref.projectId, onEmbedded);
       const filters = conditions.length;
       if (options.populate.length) populateFields(target.def, options.populate);
       if (trashedOnly) conditions.push(TRASHED);
@@ -179,6 +186,7 @@ export function documentReads(repo: DocumentsRepo, definitions: DefinitionLookup
       const target = await openCollection(ctx, name, definitions);
       const includeDeleted = flag(query.include_deleted, 'include_deleted');
       const lookups = checkPipeline(pipeline);
+      await refuseBacktrackingOnEmbedded(pipeline, target.ref.projectId, onEmbedded);
       const guard = (scope: Condition | undefined) => {
         const parts: Condition[] = includeDeleted ? [] : [ACTIVE];
         if (scope) parts.push(scope);
