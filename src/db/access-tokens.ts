@@ -26,18 +26,11 @@ interface AccessTokenDoc {
   purgeAt: Date;
 }
 
-export interface AccessToken {
+/** A token as the service sees it: never its hash. */
+export type AccessToken = Omit<AccessTokenDoc, '_id' | 'developerId' | 'hash' | 'purgeAt'> & {
   id: string;
   developerId: string;
-  name: string;
-  prefix: string;
-  scope: AccessTokenScope;
-  projectIds: string[] | null;
-  createdAt: Date;
-  expiresAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
+};
 
 const KEPT_AFTER_END_MS = 30 * 24 * 3600 * 1000;
 const COLLECTION = 'accessTokens';
