@@ -36,7 +36,11 @@ export function accountHandlers({ accounts, signup, plans }: Services) {
     const { developer, sessionToken } = await signup.confirm(body.token, body.password);
     return {
       status: 201,
-      body: { success: true, data: { developer: developerView(developer, plans) }, message: 'Account created' },
+      body: {
+        success: true,
+        data: { developer: developerView(developer, plans) },
+        message: 'Account created',
+      },
       cookies: [sessionCookie(sessionToken)],
     };
   };

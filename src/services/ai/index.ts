@@ -41,7 +41,13 @@ export function aiServices({
 }: AiServiceDeps) {
   const platform = deps.db.platform;
   const clock: Clock = { now: () => new Date() };
-  const keys = aiKeys(deps.config.ai, deps.config.encryptionKey, aiKeysRepo(platform), cache, deps.config.plans);
+  const keys = aiKeys(
+    deps.config.ai,
+    deps.config.encryptionKey,
+    aiKeysRepo(platform),
+    cache,
+    deps.config.plans,
+  );
   const usage = aiUsageRepo(platform);
   const sessions = aiSessionsRepo(platform);
   projects.onDelete(async (projectId) => {
