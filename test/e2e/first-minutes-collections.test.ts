@@ -154,6 +154,8 @@ describe('first minutes: the collection editor', function () {
       'Choose the collection its items refer to.',
     );
     expect(await messageUnder('fe-fields-1-name').count(), 'the first "item" is fine').to.equal(0);
+    for (const control of ['fe-fields-0-name', 'fe-fields-2-name', 'fe-fields-2-ref', 'fe-fields-3-itemref'])
+      expect(await page.locator(`#${control}`).getAttribute('aria-invalid'), control).to.equal('true');
     expect(sent, 'nothing is sent').to.deep.equal([]);
     await e2e.checkPage('first-minutes-definition-problems');
     // Fixed, it is created.

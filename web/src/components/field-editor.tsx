@@ -205,7 +205,12 @@ export function FieldEditor({
         {field.type === 'Ref' && (
           <div className="field">
             <label htmlFor={`${id}-ref`}>Refers to collection</label>
-            <select id={`${id}-ref`} value={field.ref} onChange={(e) => set({ ref: e.target.value })}>
+            <select
+              id={`${id}-ref`}
+              value={field.ref}
+              aria-invalid={err('ref') ? true : undefined}
+              onChange={(e) => set({ ref: e.target.value })}
+            >
               <option value="">Choose…</option>
               {targets.map((t) => (
                 <option key={t}>{t}</option>
@@ -236,6 +241,7 @@ export function FieldEditor({
             <select
               id={`${id}-itemref`}
               value={field.itemRef}
+              aria-invalid={err('items.ref') ? true : undefined}
               onChange={(e) => set({ itemRef: e.target.value })}
             >
               <option value="">Choose…</option>
