@@ -58,6 +58,7 @@ import { archivePlaces, removeBucketArchives } from './backups/places.js';
 import { accessTokensService } from './access-tokens.js';
 import { accessTokensRepo } from '../db/access-tokens.js';
 import { functionServices } from './functions/index.js';
+import { authHooks } from './functions/auth-hooks.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -271,6 +272,9 @@ export function createServices(deps: Deps) {
       findProject: (projectId) => repos.projects.findById(projectId),
       quota,
       projectDb: dbFor,
+      hooks: authHooks(functions.hooks, (projectId) =>
+        cached.ofProject(projectId, 'project', () => repos.projects.findById(projectId)),
+      ),
     }),
     health: healthService(deps),
     rateLimits: apiRateLimits(

@@ -44,8 +44,11 @@ export function endUserTokens(encryptionKey: Buffer, projects: ProjectsRepo, isR
       projectId: string,
       userId: string,
       ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+      /** A tokenClaims hook's claims (docs/functions.md), under the one claim `app`. */
+      appClaims?: Record<string, unknown>,
     ): Promise<{ accessToken: string; expiresIn: number }> {
-      const accessToken = jwt.sign({ userId, pid: projectId }, await secretOf(projectId), {
+      const payload = { userId, pid: projectId, ...(appClaims ? { app: appClaims } : {}) };
+      const accessToken = jwt.sign(payload, await secretOf(projectId), {
         algorithm: 'HS256',
         subject: userId,
         expiresIn: ttlSeconds,

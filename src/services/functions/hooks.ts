@@ -26,6 +26,8 @@ export interface HookCall {
   collection?: string;
   /** The event without its id and trigger, which are added here. */
   event: Record<string, unknown>;
+  /** Auth endpoints have no 504: a timeout there is a 503 HOOK_TIMEOUT. */
+  timeoutStatus?: 503 | 504;
 }
 
 export interface HooksDeps {
@@ -36,14 +38,14 @@ export interface HooksDeps {
 }
 
 export function syncHooks({ table, invoker, limitsOf, log }: HooksDeps) {
-  function failed(fn: RunnableFunction, outcome: InvocationOutcome): undefined {
+  function failed(fn: RunnableFunction, outcome: InvocationOutcome, timeoutStatus = 504): undefined {
     const message = outcome.error?.message ?? outcome.status;
     if (fn.failurePolicy === 'open') {
       log.warn({ functionId: fn.id, status: outcome.status, message }, 'hook failed; going on (policy open)');
       return undefined;
     }
     if (outcome.status === 'timeout')
-      throw new ApiError(504, 'HOOK_TIMEOUT', `The ${fn.trigger.type} hook did not answer in time`);
+      throw new ApiError(timeoutStatus, 'HOOK_TIMEOUT', `The ${fn.trigger.type} hook did not answer in time`);
     throw new ApiError(503, 'HOOK_UNAVAILABLE', `The ${fn.trigger.type} hook failed: ${message}`);
   }
 
@@ -73,7 +75,7 @@ export function syncHooks({ table, invoker, limitsOf, log }: HooksDeps) {
         await limitsOf(call.project),
         call.caller,
       );
-      if (outcome.status !== 'ok') return failed(fn, outcome);
+      if (outcome.status !== 'ok') return failed(fn, outcome, call.timeoutStatus);
       const refusal = refusalOf(outcome.value);
       if (refusal) throw new ApiError(refusal.status, `HOOK_${refusal.code}`, refusal.message);
       if (outcome.value === undefined || outcome.value === null) return undefined;

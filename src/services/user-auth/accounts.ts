@@ -89,6 +89,16 @@ export function accountsPart(kit: UserAuthKit) {
       assertSafeFieldNames(body, { allowDotPaths: false });
       refuseUndeclaredFields(def, body, ['email', 'password', DISPLAY_NAME]);
       const email = normalizeEmail(body.email);
+      const { password: _password, email: _email, ...profile } = body;
+      const set = await kit.hooks?.beforeSignUp(project, { email, fields: profile, provider: 'password' });
+      if (set) {
+        // What the hook sets is checked like the client's own fields: it cannot set more.
+        refuseManagedFields(set, []);
+        refuseProtectedFields(def, set);
+        assertSafeFieldNames(set, { allowDotPaths: false });
+        refuseUndeclaredFields(def, set, [DISPLAY_NAME]);
+        Object.assign(body, set);
+      }
       const fields = { ...endUserFields(def, { ...body, email }, 'create'), email, emailVerified: false };
       const passwordHash = await hashPassword(body.password);
       await assertRoomForUser(users, kit.quota, project, fields, passwordHash);

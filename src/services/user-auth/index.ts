@@ -9,6 +9,7 @@ import type { EndUserTokens } from '../tokens.js';
 import type { EventBus } from '../events.js';
 import { authGuard, userDisabled } from './guard.js';
 import { sessionsService } from './sessions.js';
+import type { AuthHooks } from '../functions/auth-hooks.js';
 import { codesService } from './codes.js';
 import { rateLimiter } from './rate-limits.js';
 import { accountsPart } from './accounts.js';
@@ -47,6 +48,8 @@ export interface UserAuthDeps {
   quota: DatabaseQuota;
   /** The database holding a project's end users (managed, or the project's own). */
   projectDb?: Parameters<typeof usersRepo>[0];
+  /** beforeSignUp and tokenClaims (docs/functions.md). */
+  hooks?: AuthHooks;
 }
 
 export function userAuthService({
@@ -58,13 +61,15 @@ export function userAuthService({
   findProject,
   quota,
   projectDb = (projectId) => deps.db.project(projectId),
+  hooks,
 }: UserAuthDeps) {
   const authTokens = authTokensRepo(deps.db.platform);
   const kit: UserAuthKit = {
     guard: authGuard(findUsersDefinition),
     users: chargedUsers(usersRepo(projectDb), quota),
     quota,
-    sessions: sessionsService(authTokens, tokens),
+    sessions: sessionsService(authTokens, tokens, hooks?.claims),
+    hooks,
     codes: codesService(authTokens, mailer, deps.config.encryptionKey, {
       cache: deps.cache,
       perProjectPerHour: deps.config.systemMailPerProjectPerHour,

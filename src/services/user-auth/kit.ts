@@ -1,4 +1,5 @@
 // What the parts of end-user auth share, built once in index.ts, and the limits they apply.
+import type { AuthHooks } from '../functions/auth-hooks.js';
 import type { UsersRepo } from '../../db/users.js';
 import type { DatabaseQuota } from '../data/quota.js';
 import type { EventBus } from '../events.js';
@@ -17,6 +18,8 @@ export interface UserAuthKit {
   limits: RateLimiter;
   events: EventBus;
   signupsPerHour: number;
+  /** beforeSignUp and tokenClaims (docs/functions.md). */
+  hooks?: AuthHooks;
 }
 
 const MINUTE = 60;

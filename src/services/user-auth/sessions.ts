@@ -7,6 +7,7 @@ import { randomToken, sha256 } from '../../lib/secrets.js';
 import type { AuthTokensRepo } from '../../db/auth-tokens.js';
 import type { EndUserTokens } from '../tokens.js';
 import type { Logger } from '../../lib/logger.js';
+import type { AuthHooks } from '../functions/auth-hooks.js';
 
 export const REFRESH_COOKIE = 'baas_refresh';
 /** The cookie reaches only the auth endpoints, not every request to the API. */
@@ -22,15 +23,22 @@ export interface SessionTokens {
   expiresIn: number;
 }
 
-export function sessionsService(repo: AuthTokensRepo, tokens: EndUserTokens) {
+export function sessionsService(
+  repo: AuthTokensRepo,
+  tokens: EndUserTokens,
+  claimsFor?: AuthHooks['claims'],
+) {
   async function issue(
     projectId: string,
     userId: string,
     familyId: string = randomUUID(),
+    reason: 'login' | 'refresh' = 'login',
   ): Promise<SessionTokens> {
     const refreshToken = REFRESH_PREFIX + randomToken(32);
+    // Before anything is stored: a refusing or failing hook leaves no refresh token behind.
+    const appClaims = await claimsFor?.(projectId, userId, reason);
     const [{ accessToken, expiresIn }] = await Promise.all([
-      tokens.issue(projectId, userId),
+      tokens.issue(projectId, userId, undefined, appClaims),
       repo.insertRefreshToken({
         hash: sha256(refreshToken),
         projectId,
@@ -68,7 +76,7 @@ export function sessionsService(repo: AuthTokensRepo, tokens: EndUserTokens) {
       const { userId, familyId } = used.token;
       // The presented token is spent already: a refused user's family cannot be used again.
       await assertActive?.(userId);
-      return { ...(await issue(projectId, userId, familyId)), userId };
+      return { ...(await issue(projectId, userId, familyId, 'refresh')), userId };
     },
 
     /** Revokes the family of a refresh token; unknown or spent tokens are ignored (idempotent). */
