@@ -188,8 +188,14 @@ export interface RealtimeSettings {
   readonly maxBufferedBytes: number;
   /** Streams of one project from one client IP at most (0 = no cap); secret-key streams are exempt. */
   readonly connectionsPerIp: number;
+  /** ...and at most this share of the plan's cap per client IP, whichever is lower. */
+  readonly ipSharePercent: number;
+  /** Share of the plan's cap kept for streams with a signed-in end user (or the secret key). */
+  readonly reservedPercent: number;
   /** Streams one process holds at most (then 503). */
   readonly connectionsPerProcess: number;
+  /** Bytes all of a process's streams may have queued and unsent; past it, slow readers are dropped. */
+  readonly maxBufferedBytesPerProcess: number;
   /** Milliseconds of stream regular-expression matching per second one project may use in one process. */
   readonly regexMsPerSecond: number;
 }
@@ -329,6 +335,14 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: r.int('REALTIME_HEARTBEAT_MS', 15_000, 50, 300_000),
       maxBufferedBytes: r.int('REALTIME_MAX_BUFFERED_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
       connectionsPerIp: r.int('REALTIME_CONNECTIONS_PER_IP', 25, 0, 1_000_000),
+      ipSharePercent: r.int('REALTIME_IP_SHARE_PERCENT', 5, 1, 100),
+      reservedPercent: r.int('REALTIME_RESERVED_PERCENT', 25, 0, 90),
+      maxBufferedBytesPerProcess: r.int(
+        'REALTIME_MAX_BUFFERED_BYTES_PER_PROCESS',
+        256 * 1024 * 1024,
+        64 * 1024,
+        64 * 1024 * 1024 * 1024,
+      ),
       connectionsPerProcess: r.int('REALTIME_CONNECTIONS_PER_PROCESS', 10_000, 1, 10_000_000),
       regexMsPerSecond: r.int('REALTIME_REGEX_MS_PER_SECOND', 50, 1, 1000),
     },

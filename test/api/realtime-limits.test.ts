@@ -29,6 +29,9 @@ describe('realtime: limits', () => {
     app = await startTestApp('public', 'realtime_limits', {
       REALTIME_HEARTBEAT_MS: '100',
       REALTIME_MAX_BUFFERED_BYTES: String(MAX_BUFFERED),
+      // The plan's cap alone, from one address: the shares are realtime-shares.test.ts's.
+      REALTIME_IP_SHARE_PERCENT: '100',
+      REALTIME_RESERVED_PERCENT: '0',
     });
     fx = await createProjectFixture(app.services);
     await createCollectionFixture(app.services, fx.project.id, { name: 'posts' });

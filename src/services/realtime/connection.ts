@@ -2,16 +2,20 @@
 // each checked against the read rules of the moment (the collection's current RLS mode, the
 // token user, the filters); heartbeats; the end of the stream when the token expires or is
 // revoked, the API key it was opened with stops being valid, or (dashboard) the member's session
-// or membership ends; and a bound on what may wait unsent for a slow client, past which it is dropped.
+// or membership ends; and a bound on what may wait unsent for a slow client, past which it is
+// dropped, and on what all of the process's clients may have waiting (buffer-budget.ts).
 import { Readable } from 'node:stream';
 import type { LogEntry, OpenedLog } from '../../cache/index.js';
 import type { CollectionDef, KeyKind } from '../types.js';
+import type { BufferBudget } from './buffer-budget.js';
 import type { HubEvent, WireEvent } from './hub.js';
 import type { Predicate } from './matcher.js';
 
 export interface ConnectionSettings {
   heartbeatMs: number;
   maxBufferedBytes: number;
+  /** The process's bound on what all streams hold unsent. */
+  budget: BufferBudget;
   /** Suggested reconnection delay for EventSource (`retry:`). */
   retryMs: number;
 }
@@ -191,20 +195,31 @@ export class Connection {
     }
   }
 
-  /** Queues a chunk, or drops the client when too much already waits for it. */
+  /**
+   * Queues a chunk, or drops the client when too much already waits for it, or when the process
+   * is over its bound and this client has not read what it was sent before (a fast reader, with
+   * nothing waiting, is never the one dropped).
+   */
   private write(chunk: string): void {
     if (this.ended || chunk === '') return;
-    if (this.out.readableLength > this.settings.maxBufferedBytes) {
-      this.out.destroy();
-      this.finish();
-      return;
-    }
+    const waiting = this.out.readableLength;
+    if (waiting > this.settings.maxBufferedBytes) return this.drop();
     this.out.push(chunk);
+    const within = this.settings.budget.set(this, this.out.readableLength, this.measure);
+    if (!within && waiting > 0) this.drop();
+  }
+
+  private readonly measure = () => this.out.readableLength;
+
+  private drop(): void {
+    this.out.destroy();
+    this.finish();
   }
 
   private finish(): void {
     if (this.ended) return;
     this.ended = true;
+    this.settings.budget.remove(this);
     for (const timer of this.timers) clearInterval(timer);
     this.checks.onEnd();
   }

@@ -12,6 +12,7 @@ import { openCollection, readScope, USERS_COLLECTION, type DefinitionLookup } fr
 import { RESERVED_PARAMS } from '../data/filters.js';
 import type { Listener } from '../events.js';
 import type { PlanLimits, Project } from '../types.js';
+import { BufferBudget } from './buffer-budget.js';
 import { Connection, type ConnectionSettings } from './connection.js';
 import { realtimeHub, streamName, type WireEvent } from './hub.js';
 import { compileFilters } from './matcher.js';
@@ -26,8 +27,14 @@ export interface RealtimeSettings {
   maxBufferedBytes: number;
   /** Streams of one project from one client IP at most (0 = no cap); the secret key's are exempt. */
   connectionsPerIp: number;
+  /** ...and at most this share of the plan's cap. */
+  ipSharePercent: number;
+  /** Share of the plan's cap kept for streams with a signed-in end user or the secret key. */
+  reservedPercent: number;
   /** Streams one process holds at most. */
   connectionsPerProcess: number;
+  /** Bytes all of this process's streams may have queued unsent (slow readers dropped past it). */
+  maxBufferedBytesPerProcess: number;
   /** Milliseconds of regular-expression matching per second a project may use in one process. */
   regexMsPerSecond: number;
 }
@@ -71,6 +78,7 @@ export function realtimeService(deps: RealtimeDeps) {
   const connectionSettings: ConnectionSettings = {
     heartbeatMs: settings.heartbeatMs,
     maxBufferedBytes: settings.maxBufferedBytes,
+    budget: new BufferBudget(settings.maxBufferedBytesPerProcess),
     retryMs: RETRY_MS,
   };
   const slots = realtimeSlots(cache, settings, log);
@@ -128,7 +136,12 @@ export function realtimeService(deps: RealtimeDeps) {
       const limit = (await deps.limitsOf(project)).realtimeConnectionsPerProject;
       const id = randomUUID();
       const release = await slots.admit(
-        { projectId: project.id, limit, ip: keyKind === 'secret' ? undefined : ctx.ip },
+        {
+          projectId: project.id,
+          limit,
+          ip: keyKind === 'secret' ? undefined : ctx.ip,
+          anonymous: keyKind !== 'secret' && !userId,
+        },
         id,
       );
       const keyCreatedAt = project.keys[keyKind].createdAt.getTime();
