@@ -48,26 +48,34 @@ export function indexesService(
     }
     const { indexesPerCollection: limit } = await projects.limitsOf(project);
     if ((def.indexes?.length ?? 0) >= limit) throw planLimit(limit);
-    const indexes = await indexesOf(project.id);
-    const built = await indexes.createDeclared(name, checked);
-    if (!built.ok) {
-      if (built.sameKeysAs) {
-        throw indexExists(
-          `The database already has index "${built.sameKeysAs}" with these keys (${describeKeys(checked.keys)}); drop it or use its keys in another order`,
-        );
-      }
-      throw duplicateValues(built);
-    }
+    // The plan slot is taken before the build, atomically with the count: building first let N
+    // parallel creates build N indexes (each a full scan) for L slots and drop the extra ones.
     const index: IndexDef = { ...checked, createdAt: new Date() };
-    const stored = limit > 0 ? await repo.addIndex(project.id, name, index, limit) : undefined;
-    if (stored) return { ...index, source: 'declared' };
-    // Lost to a concurrent create (of the same name, or one that took the last place).
-    const now = await collections.requireCollection(project.id, name);
-    if (now.indexes?.some((i) => i.name === index.name)) {
-      throw indexExists(`Collection "${name}" already has an index named "${index.name}"`);
+    if (!(await repo.addIndex(project.id, name, index, limit))) {
+      // Lost to a concurrent create (of the same name, or one that took the last place).
+      const now = await collections.requireCollection(project.id, name);
+      if (now.indexes?.some((i) => i.name === index.name)) {
+        throw indexExists(`Collection "${name}" already has an index named "${index.name}"`);
+      }
+      throw planLimit(limit);
     }
-    await indexes.dropDeclared(name, index.name);
-    throw planLimit(limit);
+    const indexes = await indexesOf(project.id);
+    let built: Awaited<ReturnType<ProjectIndexes['createDeclared']>>;
+    try {
+      built = await indexes.createDeclared(name, checked);
+    } catch (err) {
+      await repo.removeIndex(project.id, name, index.name);
+      throw err;
+    }
+    if (built.ok) return { ...index, source: 'declared' };
+    // The slot goes back: the database refused the index.
+    await repo.removeIndex(project.id, name, index.name);
+    if (built.sameKeysAs) {
+      throw indexExists(
+        `The database already has index "${built.sameKeysAs}" with these keys (${describeKeys(checked.keys)}); drop it or use its keys in another order`,
+      );
+    }
+    throw duplicateValues(built);
   }
 
   async function dropIn(project: Project, name: string, indexName: string): Promise<void> {

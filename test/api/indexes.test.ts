@@ -275,6 +275,77 @@ describe('Declared indexes (dashboard and secret key)', () => {
     }
   });
 
+  it('reserves the plan slot before building: 12 parallel creates at a limit of 3 build 3 indexes, never more, and refuse 9', async () => {
+    const fields = 'abcdefghijkl'.split('');
+    const made = await dash.post(base(), {
+      name: 'reserve',
+      fields: fields.map((name) => ({ name, type: 'String' })),
+    });
+    expect(made.status, made.text).to.equal(201);
+    // Documents make each build take a while, so an index built beyond the limit would be seen.
+    const rows = Array.from({ length: 100 }, (_, i) =>
+      Object.fromEntries(fields.map((f) => [f, `${f}${i}`])),
+    );
+    for (let i = 0; i < rows.length; i += 50) {
+      expect(
+        (await secret.post('/api/data/reserve/bulk', { documents: rows.slice(i, i + 50) })).status,
+      ).to.equal(201);
+    }
+    await apps.dashboard.services.repos.projects.setLimits(p.project.id, { indexesPerCollection: 3 });
+    let most = 0;
+    let racing = true;
+    const watch = (async () => {
+      while (racing) {
+        most = Math.max(most, (await dbIndexes('reserve')).filter((n) => n.startsWith('i_')).length);
+      }
+    })();
+    try {
+      const answers = await Promise.all(
+        fields.map((field) => dash.post(`${base()}/reserve/indexes`, { keys: [{ field }] })),
+      );
+      racing = false;
+      await watch;
+      const refused = answers.filter((res) => res.status === 403);
+      expect(answers.filter((res) => res.status === 201)).to.have.length(3);
+      expect(refused).to.have.length(9);
+      for (const res of refused) {
+        expect(res.body.code).to.equal('PLAN_LIMIT');
+        expect(res.body.message).to.equal(
+          'Plan limit reached: a collection may have at most 3 declared indexes (indexesPerCollection)',
+        );
+      }
+      const inDb = (await dbIndexes('reserve')).filter((name) => name.startsWith('i_'));
+      expect(inDb).to.have.length(3);
+      expect(most, 'indexes seen in the database during the race').to.be.at.most(3);
+    } finally {
+      racing = false;
+      await apps.dashboard.services.repos.projects.setLimits(p.project.id, {});
+    }
+  });
+
+  it('gives the slot back when the database refuses the build (duplicate values)', async () => {
+    const made = await dash.post(base(), {
+      name: 'giveback',
+      fields: [
+        { name: 'v', type: 'String' },
+        { name: 'w', type: 'String' },
+      ],
+    });
+    expect(made.status, made.text).to.equal(201);
+    for (const v of ['x', 'x'])
+      expect((await secret.post('/api/data/giveback', { v, w: v })).status).to.equal(201);
+    await apps.dashboard.services.repos.projects.setLimits(p.project.id, { indexesPerCollection: 1 });
+    try {
+      const unique = await dash.post(`${base()}/giveback/indexes`, { keys: [{ field: 'v' }], unique: true });
+      expect(unique.status, unique.text).to.equal(409);
+      expect((await dash.get(`${base()}/giveback`)).body.data.collection.indexes ?? []).to.have.length(0);
+      const plain = await dash.post(`${base()}/giveback/indexes`, { keys: [{ field: 'w' }] });
+      expect(plain.status, 'the refused build left its slot free').to.equal(201);
+    } finally {
+      await apps.dashboard.services.repos.projects.setLimits(p.project.id, {});
+    }
+  });
+
   it('refuses a unique index over values active documents share, naming them, and changes nothing', async () => {
     for (const code of ['A1', 'A1', 'B2', 'B2', 'C3']) {
       expect((await secret.post('/api/data/notes', { code })).status).to.equal(201);
