@@ -72,7 +72,7 @@ describe('RLS owner in a real browser', function () {
     await checkAxe(page, 'new private document');
     await shot(page, 'document-private-no-owner');
     await page.getByRole('button', { name: 'Choose an owner' }).click();
-    await page.getByLabel('Email starts with').fill('ali');
+    await page.getByLabel('Email or name contains').fill('ali');
     await page.getByRole('button', { name: /^alice@example\.test/ }).click();
     await warning.waitFor({ state: 'detached' });
     expect(await page.getByLabel(/^writer/).inputValue()).to.equal(aliceId);

@@ -1,5 +1,5 @@
 // The owner of a document in a collection under private RLS: an end user of the project, found
-// by the start of their email. Without one, the page warns that no end user can read it.
+// by a text in their email or name. Without one, the page warns that no end user can read it.
 import * as Popover from '@radix-ui/react-popover';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -23,7 +23,7 @@ export function OwnerPicker({ projectId, ownerField, value, onChange }: Props) {
       (
         await call(
           api.GET('/api/projects/{projectId}/users', {
-            params: { path: { projectId }, query: { email: text.trim() || undefined, limit: 10 } },
+            params: { path: { projectId }, query: { search: text.trim() || undefined, limit: 10 } },
             signal,
           }),
         )
@@ -45,7 +45,7 @@ export function OwnerPicker({ projectId, ownerField, value, onChange }: Props) {
           </Popover.Trigger>
           <Popover.Portal>
             <Popover.Content className="popover" align="start" sideOffset={4} aria-label="Choose the owner">
-              <label htmlFor={searchId}>Email starts with</label>
+              <label htmlFor={searchId}>Email or name contains</label>
               <input id={searchId} value={text} autoFocus onChange={(e) => setText(e.target.value)} />
               {users.isFetching && <p className="muted">Searching…</p>}
               {missing && <p className="muted">This project has no end users yet.</p>}
