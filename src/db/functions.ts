@@ -129,6 +129,12 @@ export function functionsRepo(db: Db) {
         .catch(translate);
       return doc ? toFunction(doc) : undefined;
     },
+    /** Enabled functions of every project with a schedule among their kept versions (the worker filters the active one). */
+    async listScheduled(): Promise<StoredFunction[]> {
+      return (
+        await functions.find({ enabled: true, 'versions.trigger.type': 'schedule' }).limit(10_000).toArray()
+      ).map(toFunction);
+    },
     async delete(projectId: string, id: string): Promise<boolean> {
       const filter = one(projectId, id);
       return !!filter && (await functions.deleteOne(filter)).deletedCount === 1;

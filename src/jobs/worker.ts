@@ -16,6 +16,7 @@ import { usageRollup } from './usage-rollup.js';
 import { usageMonthClose, previousMonth } from './usage-month-close.js';
 import { expirySweep } from './expiry-sweep.js';
 import { backupRunner } from './backup-runner.js';
+import { functionScheduleJob } from './function-schedule.js';
 
 export interface Job {
   name: string;
@@ -93,6 +94,17 @@ export function workerJobs(
       },
       (at) => periodOf(at, 'hour'),
       30 * MINUTE,
+    ),
+    // One worker scans each minute; each function's run is claimed again on its own
+    // (function-schedule.ts), and runs go on in the background past the tick.
+    job(
+      {
+        name: 'function-schedule',
+        schedule: '* * * * *',
+        run: (at) => functionScheduleJob(deps, services, owner).tick(at),
+      },
+      (at) => periodOf(at, { minutes: 1 }),
+      MINUTE,
     ),
   ];
 }
