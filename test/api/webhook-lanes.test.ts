@@ -42,10 +42,10 @@ async function projectWithPosts(apps: Apps) {
   };
 }
 
-/** Milliseconds from a write to its delivery, for `samples` writes one after the other. */
+/** Milliseconds from a write to its delivery, for 11 writes one after the other. */
 async function latencies(p: Awaited<ReturnType<typeof projectWithPosts>>, r: Receiver, path: string) {
   const out: number[] = [];
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < 11; i++) {
     const seen = r.on(path).length;
     const started = Date.now();
     const res = await p.data.post('/api/data/posts', { title: `timed ${i}` });
