@@ -72,6 +72,8 @@ async function main() {
     await services.requestLog.close().catch((err) => log.error({ err }, 'request log flush failed'));
     // The unused rest of the database quota's open leases goes back to the projects' counters.
     await services.quota.stop().catch((err) => log.error({ err }, 'database quota give-back failed'));
+    // Hosted-function runners are killed once no request can need them.
+    await services.hosted.close().catch((err) => log.error({ err }, 'hosted runtime close failed'));
     await closeDeps(deps);
     log.info('stopped');
     process.exit(0);

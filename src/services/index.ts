@@ -59,6 +59,9 @@ import { accessTokensService } from './access-tokens.js';
 import { accessTokensRepo } from '../db/access-tokens.js';
 import { functionServices } from './functions/index.js';
 import { authHooks } from './functions/auth-hooks.js';
+import { hostedRuntime } from './functions/hosted-runtime.js';
+import { hostedWiring, MAX_WRITES_PER_INVOCATION } from './functions/host.js';
+import { hostResolver } from '../lib/restricted-hosts.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -243,6 +246,24 @@ export function createServices(deps: Deps) {
     // A project on its own database is on real MongoDB, whatever runs the platform's.
     onEmbedded: deps.config.embeddedDatabase ? async (id) => !(await isExternal(id)) : undefined,
   });
+  // Hosted JavaScript (docs/functions.md, "Hosted runtime"): runner processes start with the
+  // first hosted call of this process, so roles that never run one pay nothing.
+  const hosted = hostedRuntime(deps.config.sandbox, deps.log.child({ component: 'sandbox' }));
+  functions.useHostedRuntime(
+    hostedWiring({
+      runtime: hosted,
+      data,
+      projectById: (projectId) => repos.projects.findById(projectId),
+      fetch: {
+        allowHttp: deps.config.webhooks.allowHttp,
+        allowPrivate: deps.config.allowPrivateHosts,
+        timeoutMs: deps.config.webhooks.timeoutMs,
+        resolver: hostResolver(deps.config.dnsServers),
+      },
+      maxWrites: MAX_WRITES_PER_INVOCATION,
+      log: deps.log,
+    }),
+  );
   const archives = places.internal;
   const planOf = async (project: Project) =>
     (await repos.developers.findById(project.ownerId))?.plan ?? deps.config.plans.defaultPlan;
@@ -343,6 +364,8 @@ export function createServices(deps: Deps) {
     mailApi: mailServices(deps.config, platform, mail, projects, usage.counter),
     webhooks,
     functions,
+    /** Closed at shutdown: kills the runner processes. */
+    hosted,
     usage,
     quota,
     realtime,

@@ -11,6 +11,8 @@ import type { KeyKind, Project } from '../types.js';
 import { hostedFetch, type FetchRules } from './host-fetch.js';
 import type { HostedHost, HostedRuntime, InvocationLimits } from './runtime-types.js';
 
+/** Writes one invocation may make through ctx.db (reads count only against maxDbCalls). */
+export const MAX_WRITES_PER_INVOCATION = 20;
 /** Functions nested deeper than this (a function's write running another function) cannot write. */
 export const MAX_FUNCTION_DEPTH = 2;
 const ACTIONS = ['list', 'get', 'create', 'update', 'delete', 'count', 'aggregate'] as const;

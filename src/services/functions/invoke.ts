@@ -12,6 +12,7 @@ import { MAX_ANSWER_BYTES } from './http-runtime.js';
 import type { HostedHost, HostedRuntime, InvocationLimits, InvocationOutcome } from './runtime-types.js';
 import type { ActiveFunction, TriggerType } from './types.js';
 import { refusalOf } from './answers.js';
+import { ApiError } from '../../http/errors.js';
 
 /** A function as the invoker needs it: the active version and its sealed secrets. */
 export interface RunnableFunction extends ActiveFunction {
@@ -107,7 +108,10 @@ export function functionInvoker(deps: InvokeDeps) {
   }
 
   return {
-    /** Runs `fn` for `event`; every failure is an outcome, never a throw (the caller applies the policy). */
+    /**
+     * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
+     * the hosted runtime's per-project cap: a thrown 429 FUNCTION_CONCURRENCY, the client's to retry.
+     */
     async invoke(
       fn: RunnableFunction,
       trigger: TriggerType,
@@ -135,6 +139,8 @@ export function functionInvoker(deps: InvokeDeps) {
         try {
           outcome = await runtimeCall(fn, trigger, event, limits, caller);
         } catch (err) {
+          // The hosted runtime's per-project cap is the client's 429, not a failed hook.
+          if (err instanceof ApiError && err.code === 'FUNCTION_CONCURRENCY') throw err;
           deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
           outcome = failure('the invocation failed inside the platform');
         } finally {
