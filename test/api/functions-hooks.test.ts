@@ -354,4 +354,26 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     expect((await secret.post('/api/data/capped', { title: 'y' })).status).to.equal(201);
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, { functionsPerProject: 50 });
   });
+
+  it('costs no database round trip on a collection without a hook (the cached hook table)', async () => {
+    await createCollectionFixture(apps.dashboard.services, fx.project.id, { name: 'plain' });
+    const repo = apps.public.services.functions.repo;
+    const list = repo.list;
+    let loads = 0;
+    repo.list = async (projectId) => {
+      loads++;
+      return list(projectId);
+    };
+    try {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < 50; i++)
+        expect((await secret.post('/api/data/plain', { title: `t${i}` })).status).to.equal(201);
+      const perWriteMs = Number(process.hrtime.bigint() - started) / 1e6 / 50;
+      // At most one load after the collection's registration changed the project's version; none after.
+      expect(loads).to.be.at.most(1);
+      expect(perWriteMs).to.be.below(200);
+    } finally {
+      repo.list = list;
+    }
+  });
 });
