@@ -318,7 +318,7 @@ export interface paths {
         put?: never;
         /**
          * Register a collection (members)
-         * @description Registers a collection with its mode, fields and RLS settings, creates its MongoDB collection in the project database, a unique index (`u_<field>`, sparse) for every unique field and an index on the RLS owner field. Limited by the plan (collections per project): 403 `PLAN_LIMIT`. A name already taken in the project: 409 `COLLECTION_EXISTS`. Every rule of the definition is a 400 naming the field, for example `At least one field is required` (schema mode; a flexible collection may have no field) or `Default is only allowed on non-required String, Number and Boolean fields (publishedAt is a Date)`.
+         * @description Registers a collection with its mode, fields and RLS settings, creates its MongoDB collection in the project database, a unique index (`u_<field>`, sparse) for every unique field and an index on the RLS owner field. Limited by the plan (collections per project): 403 `PLAN_LIMIT`. Declared `indexes` with a TTL one (`expireAfterSeconds`) need a project admin (a member: 403 `ADMIN_ONLY`). A name already taken in the project: 409 `COLLECTION_EXISTS`. Every rule of the definition is a 400 naming the field, for example `At least one field is required` (schema mode; a flexible collection may have no field) or `Default is only allowed on non-required String, Number and Boolean fields (publishedAt is a Date)`.
          */
         post: operations["createCollection"];
         delete?: never;
@@ -392,7 +392,7 @@ export interface paths {
         put?: never;
         /**
          * Declare an index (members)
-         * @description Builds the index in the project database (the managed one or the project's own; on MongoDB 4.2 and later the build lets writes go on) and adds it to the definition. The answer comes when the index is built. 400 for a key that is not a field of a schema-mode collection (`UNKNOWN_FIELD`) or a TTL index on a field that is not a Date (`NOT_A_DATE_FIELD`); 403 `PLAN_LIMIT` past the plan's `indexesPerCollection`; 409 `INDEX_EXISTS` for a name or the same keys already indexed; 409 `DUPLICATE_VALUES` for a unique index over values active documents share, naming up to five of them in `details` (nothing is changed).
+         * @description Builds the index in the project database (the managed one or the project's own; on MongoDB 4.2 and later the build lets writes go on) and adds it to the definition. The answer comes when the index is built. 400 for a key that is not a field of a schema-mode collection (`UNKNOWN_FIELD`) or a TTL index on a field that is not a Date (`NOT_A_DATE_FIELD`); 403 `PLAN_LIMIT` past the plan's `indexesPerCollection` (the slot is taken before the build); 403 `ADMIN_ONLY` for a TTL index (`expireAfterSeconds`) declared by a member who is not a project admin (a TTL index deletes documents for good and sends no event); 409 `INDEX_EXISTS` for a name or the same keys already indexed; 409 `DUPLICATE_VALUES` for a unique index over values active documents share, naming up to five of them in `details` (nothing is changed).
          */
         post: operations["createCollectionIndex"];
         delete?: never;

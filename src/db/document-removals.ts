@@ -39,6 +39,43 @@ export function documentRemovals(
     return { removed, bytes };
   }
 
+  /**
+   * Removes up to `max` matching documents in batches of `batch`: one read of the batch (for the
+   * sizes) and one `deleteMany` of its ids, still matching, instead of a round trip per document.
+   * Two workers on one batch split its deletions; the bytes are then shared in proportion (the
+   * monthly recount corrects the rest).
+   */
+  async function removeBatches(
+    ref: CollectionRef,
+    filter: MongoDocument,
+    max: number,
+    batch: number,
+    stop?: AbortSignal,
+  ): Promise<{ removed: number; bytes: number }> {
+    const target = await collection(ref);
+    let removed = 0;
+    let bytes = 0;
+    while (removed < max && !stop?.aborted) {
+      const docs = await underDeadline(target, (signal) =>
+        target
+          .find(filter, { limit: Math.min(batch, max - removed), maxTimeMS: timeoutMs, ...abortable(signal) })
+          .toArray(),
+      );
+      if (docs.length === 0) break;
+      const size = docs.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0);
+      const { deletedCount } = await underDeadline(target, (signal) =>
+        target.deleteMany(
+          { $and: [filter, { _id: { $in: docs.map((d) => d._id) } }] },
+          { maxTimeMS: timeoutMs, ...abortable(signal) },
+        ),
+      );
+      removed += deletedCount;
+      bytes += deletedCount === docs.length ? size : Math.round((size * deletedCount) / docs.length);
+      if (deletedCount === 0) break; // another worker took this batch: leave the rest to it
+    }
+    return { removed, bytes };
+  }
+
   return {
     /**
      * Erases every document whose `ownerField` holds `ownerId`, trashed ones included (deleting an
@@ -68,9 +105,15 @@ export function documentRemovals(
 
     /**
      * TTL: removes the documents, trashed or not, whose `field` holds a date at or before
-     * `cutoff` (values of other types never match), at most `max` per call.
+     * `cutoff` (values of other types never match), at most `max` per call, `batch` at a time.
      */
-    removeExpired: (ref: CollectionRef, field: string, cutoff: Date, max: number, stop?: AbortSignal) =>
-      removeEach(ref, { [field]: { $lte: cutoff } }, max, stop),
+    removeExpired: (
+      ref: CollectionRef,
+      field: string,
+      cutoff: Date,
+      max: number,
+      stop?: AbortSignal,
+      batch = 500,
+    ) => removeBatches(ref, { [field]: { $lte: cutoff } }, max, batch, stop),
   };
 }

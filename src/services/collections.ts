@@ -4,7 +4,7 @@
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors.js';
 import type { CollectionsRepo } from '../db/collections.js';
 import type { ProjectIndexes, IndexSyncResult, WantedIndexes } from '../db/project-indexes.js';
-import type { ProjectsService } from './projects.js';
+import { requireProjectAdmin, type ProjectsService } from './projects.js';
 import type { RequestContext } from './context.js';
 import type { CollectionDef, FieldDef, Project } from './types.js';
 import {
@@ -12,7 +12,7 @@ import {
   type CheckedCollection,
   type RawCollectionInput,
 } from './schema/field-definitions.js';
-import { checkCollectionIndexes } from './schema/index-definitions.js';
+import { checkCollectionIndexes, declaresTtl, TTL_ACT } from './schema/index-definitions.js';
 
 /** An update body: the name, when sent, must be the current one. */
 export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unknown };
@@ -191,7 +191,10 @@ export function collectionsService(
     getDefinition: (projectId: string, name: string) => repo.findByName(projectId, name),
 
     async create(ctx: RequestContext, projectId: string, input: RawCollectionInput): Promise<CollectionDef> {
-      return createIn(await projects.requireAccess(ctx, projectId, 'member'), input);
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      // A TTL index deletes documents for good, without events: an admin's decision.
+      if (declaresTtl(input.indexes)) requireProjectAdmin(ctx, project, TTL_ACT);
+      return createIn(project, input);
     },
 
     async list(ctx: RequestContext, projectId: string): Promise<CollectionDef[]> {

@@ -6,13 +6,14 @@ import { conflict, forbidden, notFound } from '../http/errors.js';
 import type { CollectionsRepo } from '../db/collections.js';
 import type { ProjectIndexes } from '../db/project-indexes.js';
 import { duplicateValues, secretKeyProject, type CollectionsService } from './collections.js';
-import type { ProjectsService } from './projects.js';
+import { requireProjectAdmin, type ProjectsService } from './projects.js';
 import type { RequestContext } from './context.js';
 import type { IndexDef, IndexKey, Project } from './types.js';
 import {
   checkIndexInput,
   collectionIndexes,
   sameKeys,
+  TTL_ACT,
   type ListedIndex,
   type RawIndexInput,
 } from './schema/index-definitions.js';
@@ -102,8 +103,12 @@ export function indexesService(
   return {
     list: async (ctx: RequestContext, projectId: string, name: string) =>
       listIn(await member(ctx, projectId), name),
-    create: async (ctx: RequestContext, projectId: string, name: string, input: RawIndexInput) =>
-      createIn(await member(ctx, projectId), name, input),
+    create: async (ctx: RequestContext, projectId: string, name: string, input: RawIndexInput) => {
+      const project = await member(ctx, projectId);
+      // A TTL index deletes documents for good, without events: an admin's decision.
+      if (input.expireAfterSeconds !== undefined) requireProjectAdmin(ctx, project, TTL_ACT);
+      return createIn(project, name, input);
+    },
     drop: async (ctx: RequestContext, projectId: string, name: string, indexName: string) =>
       dropIn(await member(ctx, projectId), name, indexName),
 

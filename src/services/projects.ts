@@ -28,6 +28,16 @@ interface KeyHash {
   cacheKey: string;
 }
 
+/**
+ * 403 `ADMIN_ONLY` unless the caller of `project` (already found for a member) is one of its
+ * admins: for acts a member may see but not do, named rather than hidden behind a 404.
+ */
+export function requireProjectAdmin(ctx: RequestContext, project: Project, what: string): void {
+  const developer = requireDeveloper(ctx);
+  const member = project.members.find((m) => m.developerId === developer.id);
+  if (member?.role !== 'admin') throw forbidden(`Only project admins may ${what}`, 'ADMIN_ONLY');
+}
+
 export function requireDeveloper(ctx: RequestContext): Developer {
   if (!ctx.principal.developer) throw unauthorized('Not logged in', 'NOT_LOGGED_IN');
   return ctx.principal.developer;

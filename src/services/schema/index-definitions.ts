@@ -16,6 +16,14 @@ export interface RawIndexInput {
   expireAfterSeconds?: unknown;
 }
 
+/** What a member may not do (the 403's words). */
+export const TTL_ACT = 'declare a TTL index (expireAfterSeconds): it deletes documents';
+
+/** Whether a raw `indexes` list of a collection body declares a TTL index. */
+export const declaresTtl = (indexes: unknown) =>
+  Array.isArray(indexes) &&
+  indexes.some((i) => i && typeof i === 'object' && (i as RawIndexInput).expireAfterSeconds !== undefined);
+
 export type CheckedIndex = Omit<IndexDef, 'createdAt'>;
 
 const fail = (message: string, path: string, code = 'VALIDATION_FAILED') =>
