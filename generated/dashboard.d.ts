@@ -5927,6 +5927,22 @@ export interface operations {
                                     /** @description The plan limit's name (as in the operator's limit overrides), or null. */
                                     limitName: string | null;
                                 };
+                                functionInvocations: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
+                                functionMs: {
+                                    /** @description This month's figure (bytes stored for the byte figures). */
+                                    used: number;
+                                    /** @description The plan limit in force, or null when none applies. */
+                                    limit: number | null;
+                                    /** @description The plan limit's name (as in the operator's limit overrides), or null. */
+                                    limitName: string | null;
+                                };
                             };
                             /** @description One entry per UTC day, the last 90 days, oldest first. */
                             daily: {
@@ -5937,6 +5953,9 @@ export interface operations {
                                 webhookDeliveries: number;
                                 aiQueryBuilder: number;
                                 aiCollectionCreator: number;
+                                functionInvocations: number;
+                                /** @description Milliseconds of function runs. */
+                                functionMs: number;
                                 databaseBytes: number | null;
                                 storageBytes: number | null;
                             }[];

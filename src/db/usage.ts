@@ -11,6 +11,9 @@ export const USAGE_METRICS = [
   'webhookDeliveries',
   'aiQueryBuilder',
   'aiCollectionCreator',
+  // Hooks and functions (docs/functions.md): runs, and their milliseconds added up.
+  'functionInvocations',
+  'functionMs',
 ] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 export type UsageCounts = Record<UsageMetric, number>;

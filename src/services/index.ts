@@ -231,6 +231,7 @@ export function createServices(deps: Deps) {
     cache: cached,
     projects,
     limitsOf: cachedLimitsOf,
+    count: (projectId, metric, n) => usage.counter.add(projectId, metric, n),
     collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
   });
   const data = dataService({

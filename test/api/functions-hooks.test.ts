@@ -376,4 +376,20 @@ describe('functions: HTTP before-hooks on the write paths', () => {
       repo.list = list;
     }
   });
+
+  it('counts runs and their milliseconds in the usage report (the Overview)', async () => {
+    await apps.public.services.usage.counter.flush();
+    const before = (await dash.get(`/api/projects/${fx.project.id}/usage`)).body.data.figures;
+    hooks.answer('/posts', { delayMs: 50 });
+    for (let i = 0; i < 3; i++)
+      expect((await secret.post('/api/data/posts', { title: `u${i}` })).status).to.equal(201);
+    await apps.public.services.usage.counter.flush();
+    const res = await dash.get(`/api/projects/${fx.project.id}/usage`);
+    expect(res.status).to.equal(200);
+    const { figures, daily } = res.body.data;
+    expect(figures.functionInvocations.used - before.functionInvocations.used).to.equal(3);
+    expect(figures.functionInvocations).to.include({ limitName: 'functionInvocationsPerMonth' });
+    expect(figures.functionMs.used - before.functionMs.used).to.be.at.least(150);
+    expect(daily.at(-1).functionInvocations).to.equal(figures.functionInvocations.used);
+  });
 });

@@ -73,6 +73,8 @@ describe('worker jobs', () => {
       webhookDeliveries: 2,
       aiQueryBuilder: 0,
       aiCollectionCreator: 0,
+      functionInvocations: 0,
+      functionMs: 0,
     });
     // It fires daily (to catch up a worker that was down on the first) but closes a month once.
     await usage.repo.increment([{ projectId: fx.project.id, day: '2026-10-31', counts: { apiCalls: 100 } }]);

@@ -102,6 +102,8 @@ describe('usage report', () => {
       webhookDeliveries: { used: K, limit: null, limitName: null },
       aiQueryBuilder: { used: 0, limit: 5, limitName: 'aiQueryBuilderPerMonth' },
       aiCollectionCreator: { used: 0, limit: 1, limitName: 'aiCollectionCreatorPerMonth' },
+      functionInvocations: { used: 0, limit: 50_000, limitName: 'functionInvocationsPerMonth' },
+      functionMs: { used: 0, limit: null, limitName: null },
     });
     expect(month).to.equal(new Date().toISOString().slice(0, 7));
     expect(daily).to.have.length(90);
@@ -113,6 +115,8 @@ describe('usage report', () => {
       webhookDeliveries: K,
       aiQueryBuilder: 0,
       aiCollectionCreator: 0,
+      functionInvocations: 0,
+      functionMs: 0,
       databaseBytes: stored.databaseUsed,
       storageBytes: file.length,
     });

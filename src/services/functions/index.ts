@@ -14,7 +14,7 @@ import type { PlanLimits, Project } from '../types.js';
 import { hookBreakers } from './breaker.js';
 import { syncHooks, hookKey, type HookTable } from './hooks.js';
 import { httpRuntime } from './http-runtime.js';
-import { functionInvoker, type HostedWiring } from './invoke.js';
+import { functionInvoker, type HostedWiring, type InvokeDeps } from './invoke.js';
 import { activeVersionOf, functionsManager } from './manage.js';
 import type { StoredFunction } from './types.js';
 import { functionRuns, runnable } from './runs.js';
@@ -30,6 +30,7 @@ export interface FunctionsDeps {
   /** The cached limits (every hooked write asks). */
   limitsOf: (project: Project) => Promise<PlanLimits>;
   collectionNames: (projectId: string) => Promise<string[]>;
+  count?: InvokeDeps['count'];
 }
 
 export function functionServices(deps: FunctionsDeps) {
@@ -50,6 +51,7 @@ export function functionServices(deps: FunctionsDeps) {
     open,
     log: deps.log.child({ component: 'functions' }),
     hosted: () => hosted,
+    count: deps.count,
   });
 
   /** The enabled functions of a project by trigger, kept under the project's cache version. */

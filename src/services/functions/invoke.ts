@@ -44,6 +44,8 @@ export interface InvokeDeps {
   open: (sealed: string) => string;
   log: Logger;
   hosted: () => HostedWiring | undefined;
+  /** Usage: runs and their milliseconds per project (the Overview's figures). */
+  count?: (projectId: string, metric: 'functionInvocations' | 'functionMs', n: number) => void;
 }
 
 export const eventId = () => `evt_${randomBytes(12).toString('base64url')}`;
@@ -148,6 +150,10 @@ export function functionInvoker(deps: InvokeDeps) {
         }
       }
       outcome = { ...outcome, durationMs: Math.max(outcome.durationMs, Date.now() - started) };
+      if (record) {
+        deps.count?.(fn.projectId, 'functionInvocations', 1);
+        deps.count?.(fn.projectId, 'functionMs', outcome.durationMs);
+      }
       if (record) {
         const at = new Date();
         await deps.invocations

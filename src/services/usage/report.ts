@@ -87,6 +87,8 @@ export function usageReport({
         webhookDeliveries: figure(totals.webhookDeliveries, null),
         aiQueryBuilder: figure(totals.aiQueryBuilder, 'aiQueryBuilderPerMonth'),
         aiCollectionCreator: figure(totals.aiCollectionCreator, 'aiCollectionCreatorPerMonth'),
+        functionInvocations: figure(totals.functionInvocations, 'functionInvocationsPerMonth'),
+        functionMs: figure(totals.functionMs, null),
       },
       daily,
     };

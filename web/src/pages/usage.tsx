@@ -51,6 +51,13 @@ export function UsagePage({ project }: ProjectPageProps) {
           format={count}
         />
         <Meter label="Webhooks" used={figures.webhooks.used} limit={figures.webhooks.limit} format={count} />
+        <Meter
+          label="Function runs this month"
+          used={figures.functionInvocations.used}
+          limit={figures.functionInvocations.limit}
+          format={count}
+        />
+        <p className="muted">Function time this month: {count(figures.functionMs.used)} ms.</p>
         <p className="muted">
           API calls this month: {count(figures.apiCalls.used)} ({count(figures.apiCalls.today)} today)
           {isLimit(figures.apiCalls.limit)
