@@ -109,6 +109,8 @@ export class SandboxPool {
       return new Promise<void>((resolve) => {
         if (runner.proc.exitCode !== null || runner.proc.signalCode !== null) return resolve();
         runner.proc.once('exit', () => resolve());
+        // Held until it has exited, so that a caller awaiting close() is not left unsettled.
+        runner.proc.ref();
         runner.proc.kill('SIGKILL');
       });
     });
