@@ -117,6 +117,12 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     expect(refused.body).to.include({ code: 'HOOK_TITLE_BANNED', message: 'That title is banned' });
     const list = await secret.get('/api/data/bulk?title=forbidden');
     expect(list.body.data).to.have.length(0);
+    // The client's own input is checked before the hook is asked, with the message of a write without a hook.
+    const calls = hooks.on('/bulk').length;
+    const bad = await secret.post('/api/data/bulk/bulk', { documents: [{ title: 'ok' }, { title: 5 }] });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.message).to.match(/^Validation failed: documents\.1\.title/);
+    expect(hooks.on('/bulk')).to.have.length(calls);
   });
 
   it('validates what a hook answers like a client write: schema and the RLS owner', async () => {

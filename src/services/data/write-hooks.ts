@@ -3,11 +3,25 @@
 // first. The client's input is validated before the hook sees it, and what the hook answers goes
 // through the same validation, owner and quota checks as a client write afterwards, so a hook can
 // narrow what a caller may do, never widen it. No hook: one lookup in the cached table.
-import { ApiError, badRequest } from '../../http/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { SyncHooks } from '../functions/hooks.js';
 import type { TriggerType } from '../functions/types.js';
 import { validateDocument } from '../schema/validate-document.js';
 import type { Target } from './access.js';
+
+/** Re-labels a validation error of one document of a bulk with its index (`documents.3.title`). */
+export function inBulk(err: unknown, index: number): never {
+  if (!(err instanceof ApiError) || err.status !== 400) throw err;
+  const prefix = `documents.${index}`;
+  const message = err.message.startsWith('Validation failed: ')
+    ? `Validation failed: ${prefix}.${err.message.slice('Validation failed: '.length)}`
+    : `${prefix}: ${err.message}`;
+  const details = err.details?.map((d) => ({
+    path: `${prefix}.${d.path}`,
+    message: `${prefix}.${d.message}`,
+  }));
+  throw new ApiError(err.status, err.code, message, details);
+}
 
 export type WriteHooks = Pick<SyncHooks, 'find' | 'run'>;
 
@@ -42,8 +56,8 @@ export function writeHooks(hooks: WriteHooks | undefined) {
         try {
           return asJson(validateDocument(target.def, body, 'create'));
         } catch (err) {
-          if (!bulk || !(err instanceof ApiError)) throw err;
-          throw badRequest(`documents.${i}: ${err.message}`, err.details, err.code);
+          if (!bulk) throw err;
+          inBulk(err, i);
         }
       });
       const answer = await ask(target, 'beforeCreate', {

@@ -22,24 +22,10 @@ import {
 import type { DatabaseQuota } from './quota.js';
 import { toApi, type ApiDocument } from './serialize.js';
 import { applySet } from './update-preview.js';
-import { writeHooks, type DocumentWriteHooks } from './write-hooks.js';
+import { inBulk, writeHooks, type DocumentWriteHooks } from './write-hooks.js';
 
 export const MAX_BULK = 100;
 const ACTIVE = { isDeleted: { $ne: true } };
-
-/** Re-labels a validation error of one document of a bulk with its index (`documents.3.title`). */
-function inBulk(err: unknown, index: number): never {
-  if (!(err instanceof ApiError) || err.status !== 400) throw err;
-  const prefix = `documents.${index}`;
-  const message = err.message.startsWith('Validation failed: ')
-    ? `Validation failed: ${prefix}.${err.message.slice('Validation failed: '.length)}`
-    : `${prefix}: ${err.message}`;
-  const details = err.details?.map((d) => ({
-    path: `${prefix}.${d.path}`,
-    message: `${prefix}.${d.message}`,
-  }));
-  throw new ApiError(err.status, err.code, message, details);
-}
 
 /** Two documents of one bulk with the same value of a unique field would clash: 409 before writing. */
 function assertUniqueWithin(def: CollectionDef, docs: Record<string, unknown>[]): void {
