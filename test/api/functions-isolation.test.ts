@@ -313,16 +313,22 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     );
   });
 
-  it("100 slow calls of A at once: 429 FUNCTION_CONCURRENCY past the cap, while B's start within 100 ms", async () => {
-    await register('slow', hook('const t = Date.now(); while (Date.now() - t < 500) {} return null'));
+  it("100 slow callables of A at once: 429 FUNCTION_CONCURRENCY past the cap, while B's start within 100 ms", async () => {
+    const created = await dashA.post(`/api/projects/${a.project.id}/functions`, {
+      name: 'slow',
+      trigger: { type: 'callable', access: 'secret' },
+      runtime: {
+        type: 'javascript',
+        code: hook('const t = Date.now(); while (Date.now() - t < 500) {} return 1'),
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
     await apps.public.services.hosted.pool.warm();
     // B's calls are sent once the flood's refusals are back: what is measured is the runners' queue,
     // not the HTTP server parsing 100 requests at once.
     let answered = 0;
     const flood = Promise.all(
-      Array.from({ length: 100 }, () =>
-        aSecret.post('/api/data/slow', { title: 's' }).finally(() => answered++),
-      ),
+      Array.from({ length: 100 }, () => aSecret.post('/api/functions/slow', {}).finally(() => answered++)),
     );
     while (answered < 80) await new Promise((r) => setTimeout(r, 10));
     const starts: number[] = [];
@@ -340,7 +346,7 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     const refused = (await flood).filter((r) => r.status === 429);
     expect(refused.length, JSON.stringify(statuses)).to.be.at.least(80);
     expect(refused[0]!.body.code).to.equal('FUNCTION_CONCURRENCY');
-    expect(statuses.filter((st) => st === 201).length).to.be.at.least(2);
+    expect(statuses.filter((st) => st === 200).length).to.be.at.least(2);
     delay.disable();
     // As above: on a starved machine the HTTP request itself waits for a core; the pool's own
     // queue is shown fair in test/unit/sandbox.test.ts (queuedMs below 100 ms).
