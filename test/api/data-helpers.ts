@@ -40,7 +40,9 @@ export async function startDataSuite(
   name: string,
   overrides: Record<string, string> = {},
 ): Promise<DataSuite> {
-  const app = await startTestApp('public', name, overrides);
+  // Every request of a data suite comes from one address: the per-client share of the
+  // publishable budget (20 % by default, docs/rate-limits.md) is the rate-limit suites' to test.
+  const app = await startTestApp('public', name, { RATE_LIMIT_CLIENT_SHARE_PERCENT: '100', ...overrides });
   const fx = await createProjectFixture(app.services);
   return {
     app,
