@@ -927,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a refresh token
-         * @description Spends the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh` cookie) and returns a new access token and a new refresh token of the same session. A refresh token works once: presenting a spent one again revokes every token of its session (401 `REFRESH_TOKEN_REUSED`). Unknown, expired or revoked tokens are 401 `INVALID_REFRESH_TOKEN`; no token at all is 400 `MISSING_REFRESH_TOKEN`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Spends the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh_<projectId>` cookie) and returns a new access token and a new refresh token of the same session. A refresh token works once: presenting a spent one again revokes every token of its session (401 `REFRESH_TOKEN_REUSED`). Unknown, expired or revoked tokens are 401 `INVALID_REFRESH_TOKEN`; no token at all is 400 `MISSING_REFRESH_TOKEN`. Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["refreshEndUserToken"];
         delete?: never;
@@ -947,7 +947,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out a session
-         * @description Revokes the session of the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh` cookie) and clears the cookie. An unknown or already revoked token is accepted (nothing left to do). Access tokens already issued stay valid until they expire (15 minutes). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
+         * @description Revokes the session of the refresh token (from the body, the `x-refresh-token` header or the `baas_refresh_<projectId>` cookie) and clears the cookie. An unknown or already revoked token is accepted (nothing left to do). Access tokens already issued stay valid until they expire (15 minutes). Needs end-user auth enabled in the project settings (else 403 `END_USER_AUTH_DISABLED`) and a `users` collection with `email` and `password` (else 400 `USERS_COLLECTION_MISSING`). Takes the publishable key (the secret key works too).
          */
         post: operations["logoutEndUser"];
         delete?: never;
@@ -1910,7 +1910,7 @@ export interface components {
              * @description Deprecated alias of `accessToken`.
              */
             token: string;
-            /** @description Opaque, valid 7 days, single use: each refresh returns a new one. Also set as the `HttpOnly` cookie `baas_refresh` (path `/api/userAuth`). */
+            /** @description Opaque, valid 7 days, single use: each refresh returns a new one. Also set as the `HttpOnly` cookie `baas_refresh_<projectId>` (path `/api/userAuth`). */
             refreshToken: string;
             /**
              * @description Lifetime of the access token in seconds (900).
@@ -1976,7 +1976,7 @@ export interface components {
          * @example 123456
          */
         UserAuthOtp: string;
-        /** @description The refresh token may come in this body, in the `x-refresh-token` header or in the `baas_refresh` cookie (first found in that order). */
+        /** @description The refresh token may come in this body, in the `x-refresh-token` header or in the `baas_refresh_<projectId>` cookie (first found in that order). */
         UserAuthRefreshRequest: {
             /** @example rt_3q2-7wEXAMPLEonly0mJ1vQ1bH1yZQw6XcR1S0q2xk */
             refreshToken?: string;
@@ -4759,7 +4759,7 @@ export interface operations {
             /** @description The user and a new session; the refresh token is also set as a cookie. */
             201: {
                 headers: {
-                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    /** @description `baas_refresh_<projectId>=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -4802,7 +4802,7 @@ export interface operations {
             /** @description The user and a new session; the refresh token is also set as a cookie. */
             200: {
                 headers: {
-                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    /** @description `baas_refresh_<projectId>=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -4826,10 +4826,7 @@ export interface operations {
                 "x-refresh-token"?: string;
             };
             path?: never;
-            cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
-                baas_refresh?: string;
-            };
+            cookie?: never;
         };
         requestBody?: {
             content: {
@@ -4845,7 +4842,7 @@ export interface operations {
             /** @description New tokens; the new refresh token is also set as a cookie. */
             200: {
                 headers: {
-                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    /** @description `baas_refresh_<projectId>=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -4869,10 +4866,7 @@ export interface operations {
                 "x-refresh-token"?: string;
             };
             path?: never;
-            cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
-                baas_refresh?: string;
-            };
+            cookie?: never;
         };
         requestBody?: {
             content: {
@@ -4888,7 +4882,7 @@ export interface operations {
             /** @description Signed out. */
             200: {
                 headers: {
-                    /** @description Clears `baas_refresh`. */
+                    /** @description Clears `baas_refresh_<projectId>`. */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -4976,10 +4970,7 @@ export interface operations {
                 "x-refresh-token"?: string;
             };
             path?: never;
-            cookie?: {
-                /** @description The refresh token cookie set by sign-up, login and refresh. Honoured on a request with an `Origin` header only when that origin is in the project's `allowedOrigins` or is its site URL's origin (cross-site pages send the token in the body or `x-refresh-token`). */
-                baas_refresh?: string;
-            };
+            cookie?: never;
         };
         requestBody: {
             content: {
@@ -5322,7 +5313,7 @@ export interface operations {
             /** @description The user and a new session; the refresh token is also set as a cookie. */
             200: {
                 headers: {
-                    /** @description `baas_refresh=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
+                    /** @description `baas_refresh_<projectId>=<refreshToken>; Path=/api/userAuth; HttpOnly; SameSite=Lax` (and `Secure` behind TLS). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 // /api/userAuth/*: end-user accounts and sessions of a project (services/user-auth). The refresh
-// token travels in the body and as the `baas_refresh` cookie; it is read from the body, the
+// token travels in the body and as the `baas_refresh_<projectId>` cookie; it is read from the body, the
 // `x-refresh-token` header or the cookie, in that order (the cookie only where the rule of
 // services/user-auth/app-origins.ts allows it).
 import type { components, operations } from '../../generated/public.js';

@@ -16,9 +16,13 @@ import type { CookieToSet } from './types.js';
 /** The path each cookie is set on: it decides the prefix, and a reader must know it up front. */
 const PATHS: ReadonlyMap<string, string> = new Map([
   [SESSION_COOKIE, '/'],
-  [REFRESH_COOKIE, REFRESH_COOKIE_PATH],
   [OAUTH_STATE_COOKIE, OAUTH_STATE_COOKIE_PATH],
 ]);
+/** Per-project refresh cookies (`baas_refresh_<projectId>`) share their path. */
+const REFRESH_COOKIES = `${REFRESH_COOKIE}_`;
+
+const pathOf = (name: string) =>
+  PATHS.get(name) ?? (name.startsWith(REFRESH_COOKIES) ? REFRESH_COOKIE_PATH : '/');
 
 export interface CookiePolicy {
   /** The name a cookie has on the wire. */
@@ -31,7 +35,7 @@ export interface CookiePolicy {
 export function cookiePolicy(tls: boolean): CookiePolicy {
   const wire = (name: string) => {
     if (!tls) return name;
-    return (PATHS.get(name) ?? '/') === '/' ? `__Host-${name}` : `__Secure-${name}`;
+    return pathOf(name) === '/' ? `__Host-${name}` : `__Secure-${name}`;
   };
   return {
     wire,

@@ -6,7 +6,15 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { ApiResponse } from '../helpers/client.js';
 import { createDeveloper } from '../helpers/fixtures.js';
-import { authProject, cookieOf, keyed, newEmail, PASSWORD, type AuthProject } from '../helpers/user-auth.js';
+import {
+  authProject,
+  cookieOf,
+  keyed,
+  newEmail,
+  PASSWORD,
+  type AuthProject,
+  refreshCookieOf,
+} from '../helpers/user-auth.js';
 
 const attributesOf = (res: ApiResponse, name: string) => {
   const cookie = cookieOf(res, name);
@@ -61,22 +69,22 @@ describe('cookies over TLS, password change throttling, disabled logins', () => 
     });
     after(() => app?.close());
 
-    it('sets __Secure-baas_refresh (Secure, Path=/api/userAuth) and refreshes only with that name', async () => {
+    it('sets __Secure-baas_refresh_<projectId> (Secure, Path=/api/userAuth) and refreshes only with that name', async () => {
       const signup = await keyed(p).post('/api/userAuth/signup', { email: newEmail(), password: PASSWORD });
       expect(signup.status).to.equal(201);
-      expect(cookieOf(signup, 'baas_refresh')).to.equal(undefined);
-      const { value, attributes } = attributesOf(signup, '__Secure-baas_refresh');
+      expect(cookieOf(signup, refreshCookieOf(p))).to.equal(undefined);
+      const { value, attributes } = attributesOf(signup, `__Secure-${refreshCookieOf(p)}`);
       expect(attributes).to.include.members(['path=/api/userauth', 'secure', 'httponly']);
       const plain = await keyed(p)
-        .with({ cookie: `baas_refresh=${value}` })
+        .with({ cookie: `${refreshCookieOf(p)}=${value}` })
         .post('/api/userAuth/refresh-token', {});
       expect(plain.status).to.equal(400);
       expect(plain.body.code).to.equal('MISSING_REFRESH_TOKEN');
       const refreshed = await keyed(p)
-        .with({ cookie: `__Secure-baas_refresh=${value}` })
+        .with({ cookie: `__Secure-${refreshCookieOf(p)}=${value}` })
         .post('/api/userAuth/refresh-token', {});
       expect(refreshed.status, refreshed.text).to.equal(200);
-      expect(attributesOf(refreshed, '__Secure-baas_refresh').attributes).to.include('secure');
+      expect(attributesOf(refreshed, `__Secure-${refreshCookieOf(p)}`).attributes).to.include('secure');
     });
   });
 
@@ -92,11 +100,11 @@ describe('cookies over TLS, password change throttling, disabled logins', () => 
     it('keeps the bare names, Secure only on a request that came over TLS', async () => {
       const body = () => ({ email: newEmail(), password: PASSWORD });
       const plain = await keyed(p).post('/api/userAuth/signup', body());
-      expect(attributesOf(plain, 'baas_refresh').attributes).not.to.include('secure');
+      expect(attributesOf(plain, refreshCookieOf(p)).attributes).not.to.include('secure');
       const proxied = await keyed(p)
         .with({ 'x-forwarded-proto': 'https' })
         .post('/api/userAuth/signup', body());
-      expect(attributesOf(proxied, 'baas_refresh').attributes).to.include('secure');
+      expect(attributesOf(proxied, refreshCookieOf(p)).attributes).to.include('secure');
     });
   });
 

@@ -8,6 +8,7 @@ import {
   PASSWORD,
   signup,
   useAuthSuite,
+  refreshCookieOf,
 } from '../helpers/user-auth.js';
 
 const APP = 'https://app.example.com';
@@ -177,7 +178,7 @@ describe('CORS on the public API', () => {
   describe('the refresh cookie across origins', () => {
     const refreshWithCookie = (project: typeof p, token: string, origin?: string) =>
       keyed(project).post('/api/userAuth/refresh-token', undefined, {
-        headers: { cookie: `baas_refresh=${token}`, ...(origin ? { origin } : {}) },
+        headers: { cookie: `${refreshCookieOf(project)}=${token}`, ...(origin ? { origin } : {}) },
       });
 
     it('is neither read nor set for an origin the project does not list (any-origin project)', async () => {
@@ -187,7 +188,7 @@ describe('CORS on the public API', () => {
         { headers: { origin: OTHER } },
       );
       expect(created.status).to.equal(201);
-      expect(cookieOf(created, 'baas_refresh'), 'no cookie for a foreign page').to.equal(undefined);
+      expect(cookieOf(created, refreshCookieOf(p)), 'no cookie for a foreign page').to.equal(undefined);
       const token = created.body.data.refreshToken as string;
 
       // A hostile page cannot rotate the victim's cookie and read the new tokens...
@@ -197,10 +198,10 @@ describe('CORS on the public API', () => {
       expectGranted(driven, OTHER);
       // ...nor log the victim out.
       const logout = await keyed(p).post('/api/userAuth/logout', undefined, {
-        headers: { cookie: `baas_refresh=${token}`, origin: OTHER },
+        headers: { cookie: `${refreshCookieOf(p)}=${token}`, origin: OTHER },
       });
       expect(logout.status).to.equal(400);
-      expect(cookieOf(logout, 'baas_refresh')).to.equal(undefined);
+      expect(cookieOf(logout, refreshCookieOf(p))).to.equal(undefined);
 
       // The same cookie still works without an Origin (not driven by a page), and the token
       // itself works from any origin in the body or the x-refresh-token header.
@@ -223,12 +224,12 @@ describe('CORS on the public API', () => {
           { email: newEmail(), password: PASSWORD },
           { headers: { origin } },
         );
-        const cookie = cookieOf(created, 'baas_refresh');
+        const cookie = cookieOf(created, refreshCookieOf(project));
         expect(cookie?.value, origin).to.equal(created.body.data.refreshToken);
         const rotated = await refreshWithCookie(project, cookie!.value, origin);
         expect(rotated.status, origin).to.equal(200);
         expectGranted(rotated, origin, true);
-        expect(cookieOf(rotated, 'baas_refresh')?.value).to.equal(rotated.body.data.refreshToken);
+        expect(cookieOf(rotated, refreshCookieOf(project))?.value).to.equal(rotated.body.data.refreshToken);
       }
     });
 
@@ -238,7 +239,10 @@ describe('CORS on the public API', () => {
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('MISSING_REFRESH_TOKEN');
       const secret = await keyed(listed, listed.secretKey).post('/api/userAuth/refresh-token', undefined, {
-        headers: { cookie: `baas_refresh=${(await signup(listed)).refreshToken}`, origin: OTHER },
+        headers: {
+          cookie: `${refreshCookieOf(listed)}=${(await signup(listed)).refreshToken}`,
+          origin: OTHER,
+        },
       });
       expect(secret.status).to.equal(400);
       expect(secret.body.code).to.equal('MISSING_REFRESH_TOKEN');

@@ -7,7 +7,15 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createDeveloper } from '../helpers/fixtures.js';
 import { confirmByMail } from '../helpers/signup.js';
 import type { ApiResponse } from '../helpers/client.js';
-import { authProject, cookieOf, keyed, newEmail, PASSWORD, signup } from '../helpers/user-auth.js';
+import {
+  authProject,
+  cookieOf,
+  keyed,
+  newEmail,
+  PASSWORD,
+  refreshCookieOf,
+  signup,
+} from '../helpers/user-auth.js';
 
 const tally = (responses: ApiResponse[]) => {
   const counts: Record<number, number> = {};
@@ -100,7 +108,7 @@ describe('hardening: accounts and sessions', () => {
             https,
           );
           expect(userLogin.status, userLogin.text).to.equal(200);
-          const refresh = cookieOf(userLogin, 'baas_refresh');
+          const refresh = cookieOf(userLogin, refreshCookieOf(p));
           expect(refresh, 'refresh cookie').to.not.equal(undefined);
           expect(refresh!.attributes.includes('secure')).to.equal(trust);
         } finally {

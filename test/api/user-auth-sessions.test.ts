@@ -9,6 +9,7 @@ import {
   PASSWORD,
   signup,
   useAuthSuite,
+  refreshCookieOf,
 } from '../helpers/user-auth.js';
 
 describe('/api/userAuth sessions', () => {
@@ -19,7 +20,7 @@ describe('/api/userAuth sessions', () => {
   describe('the refresh cookie', () => {
     it('is set HttpOnly on sign-up and login, scoped to /api/userAuth, 7 days', async () => {
       const res = await keyed(p).post('/api/userAuth/signup', { email: newEmail(), password: PASSWORD });
-      const cookie = cookieOf(res, 'baas_refresh');
+      const cookie = cookieOf(res, refreshCookieOf(p));
       expect(cookie?.value).to.equal(res.body.data.refreshToken);
       expect(cookie?.attributes).to.include('httponly');
       expect(cookie?.attributes).to.include('path=/api/userauth');
@@ -36,9 +37,40 @@ describe('/api/userAuth sessions', () => {
       expect(res.status).to.equal(200);
       expect(res.body.data).to.have.all.keys('accessToken', 'token', 'refreshToken', 'expiresIn');
       expect(res.body.data.refreshToken).not.to.equal(refreshToken);
-      expect(cookieOf(res, 'baas_refresh')?.value).to.equal(res.body.data.refreshToken);
+      expect(cookieOf(res, refreshCookieOf(p))?.value).to.equal(res.body.data.refreshToken);
       const me = await bearer(p, res.body.data.accessToken).get('/api/userAuth/me');
       expect(me.body.data._id).to.equal(user._id);
+    });
+
+    it('names the cookie per project: another project on the same host neither overwrites nor reads it', async () => {
+      const other = await authProject(app);
+      const mine = await signup(p);
+      const theirs = await keyed(other).post('/api/userAuth/signup', {
+        email: newEmail(),
+        password: PASSWORD,
+      });
+      // Two cookies side by side in one browser, each under its project's name.
+      expect(refreshCookieOf(other)).to.not.equal(refreshCookieOf(p));
+      expect(cookieOf(theirs, refreshCookieOf(other))?.value).to.equal(theirs.body.data.refreshToken);
+      expect(cookieOf(theirs, refreshCookieOf(p)), 'mine left alone').to.equal(undefined);
+      // A browser sends both; each project reads its own.
+      const jar = `${refreshCookieOf(p)}=${mine.refreshToken}; ${refreshCookieOf(other)}=${theirs.body.data.refreshToken}`;
+      const rotated = await keyed(p).post('/api/userAuth/refresh-token', undefined, {
+        headers: { cookie: jar },
+      });
+      expect(rotated.status, rotated.text).to.equal(200);
+      const me = await bearer(p, rotated.body.data.accessToken).get('/api/userAuth/me');
+      expect(me.body.data._id).to.equal(mine.user._id);
+      // Only another project's cookie: no token for this one (the old shared name is not read).
+      for (const cookie of [
+        `${refreshCookieOf(other)}=${theirs.body.data.refreshToken}`,
+        `baas_refresh=${rotated.body.data.refreshToken}`,
+      ]) {
+        const res = await keyed(p).post('/api/userAuth/refresh-token', undefined, { headers: { cookie } });
+        expect(res.status, cookie).to.equal(400);
+        expect(res.body.code).to.equal('MISSING_REFRESH_TOKEN');
+        expect(res.body.message).to.include('baas_refresh_<projectId>');
+      }
     });
 
     it('accepts the token from the x-refresh-token header and from the cookie', async () => {
@@ -48,7 +80,7 @@ describe('/api/userAuth sessions', () => {
       });
       expect(byHeader.status).to.equal(200);
       const byCookie = await keyed(p).post('/api/userAuth/refresh-token', undefined, {
-        headers: { cookie: `baas_refresh=${byHeader.body.data.refreshToken}` },
+        headers: { cookie: `${refreshCookieOf(p)}=${byHeader.body.data.refreshToken}` },
       });
       expect(byCookie.status).to.equal(200);
     });
@@ -103,7 +135,7 @@ describe('/api/userAuth sessions', () => {
       const { refreshToken } = await signup(p);
       const res = await keyed(p).post('/api/userAuth/logout', { refreshToken });
       expect(res.status).to.equal(200);
-      const cookie = cookieOf(res, 'baas_refresh');
+      const cookie = cookieOf(res, refreshCookieOf(p));
       expect(cookie?.value).to.equal('');
       expect((await refresh(refreshToken)).status).to.equal(401);
     });
@@ -111,7 +143,7 @@ describe('/api/userAuth sessions', () => {
     it('takes the token from the cookie, and accepts an unknown token', async () => {
       const { refreshToken } = await signup(p);
       const res = await keyed(p).post('/api/userAuth/logout', undefined, {
-        headers: { cookie: `baas_refresh=${refreshToken}` },
+        headers: { cookie: `${refreshCookieOf(p)}=${refreshToken}` },
       });
       expect(res.status).to.equal(200);
       expect((await refresh(refreshToken)).status).to.equal(401);

@@ -102,3 +102,6 @@ export function cookieOf(res: ApiResponse, name: string): { value: string; attri
   }
   return undefined;
 }
+
+/** The refresh cookie's name for a project: `baas_refresh_<projectId>` (before any wire prefix). */
+export const refreshCookieOf = (p: { project: { id: string } }) => `baas_refresh_${p.project.id}`;

@@ -21,7 +21,7 @@ import { badRequest, unauthorized } from '../../http/errors.js';
 import type { DatabaseQuota } from '../data/quota.js';
 import { chargedUsers } from './usage.js';
 
-export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS } from './sessions.js';
+export { REFRESH_COOKIE, REFRESH_COOKIE_PATH, REFRESH_TOKEN_TTL_MS, refreshCookieName } from './sessions.js';
 export { SECRET_USER_FIELDS } from './fields.js';
 export { refreshCookieUsable } from './app-origins.js';
 export {
@@ -33,7 +33,7 @@ export {
 
 const missingRefreshToken = () =>
   badRequest(
-    'A refresh token is required: send refreshToken in the body, the x-refresh-token header or the baas_refresh cookie',
+    'A refresh token is required: send refreshToken in the body, the x-refresh-token header or the baas_refresh_<projectId> cookie',
     undefined,
     'MISSING_REFRESH_TOKEN',
   );

@@ -10,6 +10,12 @@ import type { Logger } from '../../lib/logger.js';
 import type { AuthHooks } from '../functions/auth-hooks.js';
 
 export const REFRESH_COOKIE = 'baas_refresh';
+/**
+ * The refresh cookie of one project, `baas_refresh_<projectId>`: every project's apps share the
+ * API host, so one name for all let a login to one project overwrite (log out) the session of
+ * another in the same browser, and sent one project's token to every other.
+ */
+export const refreshCookieName = (projectId: string) => `${REFRESH_COOKIE}_${projectId}`;
 /** The cookie reaches only the auth endpoints, not every request to the API. */
 export const REFRESH_COOKIE_PATH = '/api/userAuth';
 export const REFRESH_TOKEN_TTL_MS = 7 * 24 * 3600 * 1000;
