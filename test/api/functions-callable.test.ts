@@ -165,4 +165,28 @@ describe('functions: callable functions and the secret-key operations', () => {
     expect((await secret.delete('/api/functions/greet')).status).to.equal(404);
     expect((await publishable.post('/api/functions/greet', {})).status).to.equal(404);
   });
+
+  it('holds the project to its invocations per month (functionInvocationsPerMonth)', async () => {
+    const other = await createProjectFixture(apps.dashboard.services);
+    await apps.dashboard.services.repos.projects.setLimits(other.project.id, {
+      functionsPerProject: 5,
+      functionInvocationsPerMonth: 2,
+    });
+    const key = apps.public.client.with({ 'x-api-key': other.secretKey });
+    const created = await key.post('/api/functions', {
+      name: 'metered',
+      trigger: { type: 'callable', access: 'secret' },
+      runtime: { type: 'http', url: hooks.url('/metered') },
+    });
+    expect(created.status, created.text).to.equal(201);
+    hooks.answer('/metered', { json: 'ran' });
+    // Counted in the shared cache (Redis in the tests), so every process sees one count.
+    const first = await key.post('/api/functions/metered', {});
+    const second = await key.post('/api/functions/metered', {});
+    expect([first.status, second.status]).to.deep.equal([200, 200]);
+    const third = await key.post('/api/functions/metered', {});
+    expect(third.status).to.equal(502);
+    expect(third.body.message).to.match(/2 invocations of this month are used up/);
+    expect(hooks.on('/metered')).to.have.length(2);
+  });
 });

@@ -51,6 +51,8 @@ export interface InvokeDeps {
 export const eventId = () => `evt_${randomBytes(12).toString('base64url')}`;
 const MAX_LOG_BYTES = 16 * 1024;
 const MAX_DB_CALLS = 50;
+/** Longer than any month: the counter of a month outlives it a little, then expires. */
+const MONTH_SECONDS = 32 * 24 * 3600;
 
 export const invocationLimits = (limits: PlanLimits): InvocationLimits => ({
   deadlineMs: limits.functionDeadlineMs,
@@ -109,6 +111,15 @@ export function functionInvoker(deps: InvokeDeps) {
     });
   }
 
+  /**
+   * Counts one invocation of the project's month (UTC) in the shared cache, exact across
+   * processes; false once the plan's monthly number is reached (test runs are not counted).
+   */
+  async function withinMonth(projectId: string, limit: number): Promise<boolean> {
+    const month = new Date().toISOString().slice(0, 7);
+    return (await deps.cache.incr(`fninv:${projectId}:${month}`, MONTH_SECONDS)) <= limit;
+  }
+
   return {
     /**
      * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
@@ -128,7 +139,11 @@ export function functionInvoker(deps: InvokeDeps) {
       const slots = `fn-inflight:${fn.projectId}`;
       const member = event.id + randomBytes(4).toString('hex');
       let outcome: InvocationOutcome;
-      if (
+      if (record && !(await withinMonth(fn.projectId, planLimits.functionInvocationsPerMonth))) {
+        outcome = failure(
+          `the project's ${planLimits.functionInvocationsPerMonth} invocations of this month are used up`,
+        );
+      } else if (
         !(await deps.cache.leases.acquire(
           slots,
           member,
