@@ -244,6 +244,8 @@ describe('Backups page in a real browser', function () {
     expect(listCalls.length, 'polled while queued').to.be.greaterThan(polled);
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Overview' }).click();
     await page.getByText('Against your plan limits').waitFor();
+    // The kept archives against the plan's backupBytes, next to the other limits.
+    await page.getByRole('img', { name: /^Backups kept: .+ of .+ \(\d+%\)$/ }).waitFor();
     const left = listCalls.length;
     await page.waitForTimeout(2500);
     expect(listCalls.length - left, 'no polling after leaving the page').to.equal(0);

@@ -52,6 +52,12 @@ export function UsagePage({ project }: ProjectPageProps) {
         />
         <Meter label="Webhooks" used={figures.webhooks.used} limit={figures.webhooks.limit} format={count} />
         <Meter
+          label="Backups kept"
+          used={figures.backupBytes.used}
+          limit={figures.backupBytes.limit}
+          format={formatBytes}
+        />
+        <Meter
           label="Function runs this month"
           used={figures.functionInvocations.used}
           limit={figures.functionInvocations.limit}
