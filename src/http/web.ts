@@ -15,6 +15,8 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.txt': 'text/plain; charset=utf-8',
+  // The published declarations for hosted functions (/types/functions.d.ts), readable in a tab.
+  '.ts': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
 
