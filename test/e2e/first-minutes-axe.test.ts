@@ -56,6 +56,7 @@ describe('first minutes: every page under axe, every impact', function () {
       `${p}/files`,
       `${p}/logs`,
       `${p}/webhooks`,
+      `${p}/functions`,
       `${p}/mail`,
       `${p}/storage`,
       `${p}/database`,

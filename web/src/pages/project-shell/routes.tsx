@@ -14,6 +14,8 @@ import { SettingsPage } from '../settings';
 import { ApiReferencePage } from '../api-reference';
 import { WebhooksPage } from '../webhooks';
 import { WebhookPage } from '../webhooks/webhook';
+import { FunctionsPage } from '../functions';
+import { FunctionPage } from '../functions/function';
 import { MailPage } from '../mail';
 import { StoragePage } from '../storage';
 import { RequestLogPage } from '../request-log';
@@ -29,6 +31,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/files', label: 'Files' },
   { path: '/logs', label: 'Request log' },
   { path: '/webhooks', label: 'Webhooks', adminOnly: true },
+  { path: '/functions', label: 'Functions', adminOnly: true },
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
   { path: '/database', label: 'Database', adminOnly: true },
@@ -59,6 +62,9 @@ export function pageFor(rest: string, props: ProjectPageProps) {
   if (rest === '/webhooks') return <WebhooksPage {...props} />;
   if ((p = match('/webhooks/:webhookId', rest)))
     return <WebhookPage key={p.webhookId} {...props} webhookId={p.webhookId!} />;
+  if (rest === '/functions') return <FunctionsPage {...props} />;
+  if ((p = match('/functions/:functionId', rest)))
+    return <FunctionPage key={p.functionId} {...props} functionId={p.functionId!} />;
   if (rest === '/mail') return <MailPage {...props} />;
   if (rest === '/storage') return <StoragePage {...props} />;
   if (rest === '/database') return <DatabasePage {...props} />;

@@ -1,0 +1,252 @@
+// The Functions pages in a real browser: add a JavaScript beforeCreate hook with the CodeMirror
+// editor (checked before sending), see it listed, test-run it on a sample event, edit the code (a
+// new version with a new SHA-256), roll back to version 1 through the dialog, see the invocation a
+// real write through the public API logged, remove a secret, and an HTTP hook whose signing
+// secret is shown once and whose breaker opens after failures. Every screen: axe and 390 px.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import { createCollectionFixture } from '../helpers/fixtures.js';
+
+const code = (tag: string) => `export default async (event, ctx) => {
+  ctx.log('stamping', event.documents.length);
+  return { documents: event.documents.map((d) => ({ ...d, title: d.title + ' (${tag})' })) };
+};`;
+
+describe('web dashboard: functions', function () {
+  this.timeout(120_000);
+  let e2e: DashboardE2E;
+  let page: Page;
+  let receiver: http.Server;
+  let receiverUrl: string;
+  let v1Sha = '';
+
+  /** Replaces the editor's text (insertText: one input, no auto-closed brackets). */
+  async function typeCode(scope: Page | ReturnType<Page['locator']>, text: string) {
+    const editor = scope.getByRole('textbox', { name: 'Code' });
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    if (text) await page.keyboard.insertText(text);
+    else await page.keyboard.press('Delete');
+  }
+  const secretApi = () => e2e.publicApp.client.with({ 'x-api-key': e2e.owner.secretKey });
+
+  before(async () => {
+    e2e = await startDashboardE2E('web_functions', {
+      ALLOW_PRIVATE_HOSTS: 'true',
+      HOOK_BREAKER_FAILURES: '2',
+      HOOK_BREAKER_COOLDOWN_MS: '600000',
+    });
+    page = e2e.page;
+    await createCollectionFixture(e2e.dashboard.services, e2e.owner.project.id, { name: 'posts' });
+    // An HTTP hook's endpoint that is down: every call fails, so the breaker opens.
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain' }).end('down'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/guard`;
+  });
+  shootFailures('functions', () => e2e);
+  after(async () => {
+    receiver?.close();
+    await e2e?.close();
+  });
+
+  it('shows no functions yet, and checks a new one before sending it', async () => {
+    const res = await page.goto(`${e2e.origin}${e2e.projectPath}/functions`);
+    // The editor works under the dashboard's CSP as it is: own scripts and styles only.
+    const csp = res!.headers()['content-security-policy']!;
+    expect(csp).to.include("script-src 'self'").and.include("style-src 'self'").and.not.include('unsafe');
+    await page.getByText('No functions yet.').waitFor();
+    await page.getByRole('textbox', { name: 'Code' }).waitFor();
+    await e2e.checkPage('functions-empty');
+    await page.getByLabel('Name').fill('9lives');
+    await typeCode(page, '');
+    await page.getByRole('button', { name: 'Add function' }).click();
+    const errors = page.locator('.field-error');
+    await errors.first().waitFor();
+    expect(await errors.allTextContents()).to.deep.equal([
+      'Start with a letter; letters, digits, - and _ only (at most 64).',
+      'Required: an ES module with a default export.',
+    ]);
+    await page.getByLabel('HTTP: your own endpoint, called signed').check();
+    await page.getByRole('button', { name: 'Add function' }).click();
+    await page.getByText('Required: the https:// address to call.').waitFor();
+    await page.getByLabel('JavaScript, hosted here').check();
+  });
+
+  it('creates a JavaScript beforeCreate hook with the editor and lists it', async () => {
+    await page.getByLabel('Name').fill('stampTitle');
+    expect(await page.getByLabel('Trigger').inputValue()).to.equal('beforeCreate');
+    expect(await page.getByLabel('Collection').inputValue()).to.equal('posts');
+    await typeCode(page, code('v1'));
+    // CodeMirror's own styles applied (a constructed sheet in its shadow root): no <style> refused.
+    const direction = await page.locator('.cm-editor').evaluate((el) => getComputedStyle(el).flexDirection);
+    expect(direction).to.equal('column');
+    await page.getByRole('button', { name: 'Add function' }).click();
+    await page.getByRole('heading', { name: 'Function stampTitle' }).waitFor();
+    await page.getByText('v1 of 1').waitFor();
+    v1Sha = (await page.getByTestId('active-sha').getAttribute('title'))!;
+    expect(v1Sha).to.match(/^[0-9a-f]{64}$/);
+
+    await page.getByRole('link', { name: '← Functions' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'stampTitle' });
+    expect(await row.getByRole('cell').allTextContents()).to.deep.equal([
+      'beforeCreate on posts',
+      'JavaScript',
+      'Enabled',
+      'v1',
+      '—',
+    ]);
+    await e2e.checkPage('functions');
+    await page.getByRole('link', { name: 'stampTitle' }).click();
+    await page.getByRole('heading', { name: 'Function stampTitle' }).waitFor();
+  });
+
+  it('test-runs it on a sample event and shows the answer and the log, writing nothing', async () => {
+    await page.getByText('A test writes nothing').waitFor();
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const result = page.getByRole('status', { name: 'Test result' });
+    await result.waitFor();
+    expect(await page.getByTestId('test-status').textContent(), (await result.textContent())!).to.equal('ok');
+    expect(JSON.parse((await page.getByTestId('test-value').textContent())!)).to.deep.equal({
+      documents: [{ title: 'Hello (v1)' }],
+    });
+    expect(await result.getByRole('list', { name: 'Log lines' }).textContent()).to.include('stamping 1');
+    await e2e.checkPage('function-test');
+    const fnId = page.url().split('/').pop()!;
+    const log = await e2e.context.request.get(
+      `${e2e.origin}/api${e2e.projectPath}/functions/${fnId}/invocations`,
+    );
+    expect((await log.json()).data.invocations, 'a test run is not logged').to.deep.equal([]);
+    expect((await secretApi().get('/api/data/posts')).body.data).to.have.length(0);
+
+    await page.getByLabel('Sample event (JSON)').fill('{ "documents": [');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The sample event is not JSON' }).waitFor();
+  });
+
+  it('edits the code: a new version with a new SHA-256, and adds a secret', async () => {
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('region', { name: 'Edit' });
+    await typeCode(edit, code('v2'));
+    await edit.getByRole('button', { name: 'Add a secret' }).click();
+    await edit.getByLabel('Secret name').fill('API_TOKEN');
+    await edit.getByLabel('Value').fill('s3cr3t-value');
+    await edit.getByRole('button', { name: 'Save function' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved as version 2, now active.' }).waitFor();
+    await page.getByText('v2 of 2').waitFor();
+    const v2Sha = await page.getByTestId('active-sha').getAttribute('title');
+    expect(v2Sha)
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.not.equal(v1Sha);
+    const versions = page.getByRole('table', { name: 'Versions' });
+    await versions.getByRole('row').nth(2).waitFor();
+    const rows = versions.getByRole('row');
+    expect(await rows.nth(1).textContent())
+      .to.include('v2')
+      .and.include(v2Sha!.slice(0, 12))
+      .and.include('Active');
+    expect(await rows.nth(2).textContent())
+      .to.include('v1')
+      .and.include(v1Sha.slice(0, 12));
+    const secrets = page.getByRole('region', { name: 'Secrets' });
+    await secrets.getByText('API_TOKEN').waitFor();
+    expect(await page.content(), 'a secret value never comes back').not.to.include('s3cr3t-value');
+    // The code typed over the old one (a selection replaced) is what runs now.
+    await page.getByLabel('Sample event (JSON)').fill('{ "documents": [{ "title": "Hello" }] }');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await page.getByTestId('test-value').filter({ hasText: 'Hello (v2)' }).waitFor();
+    await e2e.checkPage('function-versions');
+  });
+
+  it('rolls back to version 1 through the dialog', async () => {
+    await page.getByRole('button', { name: 'Activate version 1' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Activate version 1?' })
+      .getByRole('button', { name: 'Activate v1' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'Version 1 is active again.' }).waitFor();
+    await page.getByText('v1 of 2').waitFor();
+    expect(await page.getByTestId('active-sha').getAttribute('title')).to.equal(v1Sha);
+    await page.getByLabel('Sample event (JSON)').fill('{ "documents": [{ "title": "Hello" }] }');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await page.getByTestId('test-value').filter({ hasText: 'Hello (v1)' }).waitFor();
+  });
+
+  it('logs the invocation of a real write through the public API, newest first', async () => {
+    const made = await secretApi().post('/api/data/posts', { title: 'Real' });
+    expect(made.status).to.equal(201);
+    expect(made.body.data.title).to.equal('Real (v1)');
+    await page.reload();
+    const log = page.getByRole('table', { name: 'Invocations' });
+    const row = log.getByRole('row').nth(1);
+    await row.waitFor();
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells.slice(0, 3)).to.deep.equal(['OK', cells[1]!, 'v1']);
+    expect(cells[1]).to.match(/^\d+ ms$/);
+    await row.getByText('1 log line').click();
+    expect(await row.getByRole('list', { name: 'Log lines' }).textContent()).to.include('stamping 1');
+    await e2e.checkPage('function-invocations');
+  });
+
+  it('removes a secret after the dialog', async () => {
+    await page.getByRole('button', { name: 'Remove API_TOKEN' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Remove the secret API_TOKEN?' })
+      .getByRole('button', { name: 'Remove secret' })
+      .click();
+    await page.getByText('No secrets.').waitFor();
+    const res = await e2e.context.request.get(`${e2e.origin}/api${e2e.projectPath}/functions`);
+    expect((await res.json()).data.functions[0].env).to.deep.equal([]);
+  });
+
+  it('shows an HTTP hook’s signing secret once, then its breaker opening', async () => {
+    await page.getByRole('link', { name: '← Functions' }).click();
+    await page.getByLabel('Name').fill('guardDelete');
+    await page.getByLabel('Trigger').selectOption('beforeDelete');
+    await page.getByLabel('HTTP: your own endpoint, called signed').check();
+    await page.getByLabel('Endpoint URL').fill(receiverUrl);
+    await page.getByRole('button', { name: 'Add function' }).click();
+    await page.getByText('shown only this once').waitFor();
+    expect(await page.getByTestId('function-secret').inputValue()).to.match(/^whsec_/);
+    await e2e.checkPage('function-http-secret');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('heading', { name: 'Function guardDelete' }).waitFor();
+    expect(await page.getByTestId('function-secret').count(), 'never shown again').to.equal(0);
+    expect(await page.getByTestId('breaker').textContent()).to.equal('Closed: calls go through');
+
+    // Two failed calls (the endpoint answers 500): the policy is closed, so the deletes are refused.
+    const post = (await secretApi().get('/api/data/posts')).body.data[0];
+    for (let i = 0; i < 2; i++) {
+      const refused = await secretApi().delete(`/api/data/posts/${post._id}`);
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(503);
+    }
+    await page.reload();
+    await page
+      .getByTestId('breaker')
+      .filter({ hasText: 'Open: calls fail at once (after 2 failures in a row)' })
+      .waitFor();
+    await page.getByText('Error', { exact: true }).first().waitFor();
+    await e2e.checkPage('function-http');
+    await page.getByRole('link', { name: '← Functions' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'guardDelete' });
+    expect(await row.getByRole('cell').last().textContent()).to.match(/^Open/);
+  });
+
+  it('deletes a function after the dialog, with no console error on the way', async () => {
+    await page.getByRole('link', { name: 'guardDelete' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete this function?' })
+      .getByRole('button', { name: 'Delete function' })
+      .click();
+    await page.getByRole('heading', { name: 'Functions' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'stampTitle' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'guardDelete' }).count()).to.equal(0);
+    expect(e2e.consoleErrors).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,159 @@
+// One hook or function (admins): what it is (trigger, runtime, active version and its SHA-256,
+// the breaker of an HTTP hook), its actions (enable or disable, edit, delete), its secrets, the
+// Test panel, its versions with rollback, and its invocation log.
+import { useState } from 'react';
+import { errorText } from '../../api';
+import { navigate } from '../../router';
+import { useFunction, useFunctionActions } from '../../data/functions';
+import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
+import { Confirm } from '../../components/confirm';
+import type { ProjectPageProps } from '../project-shell';
+import { FunctionForm } from './function-form';
+import { SigningSecret } from './signing-secret';
+import { Secrets } from './secrets';
+import { TestPanel } from './test-panel';
+import { Versions } from './versions';
+import { Invocations } from './invocations';
+import './functions.css';
+import { breakerWords, runtimeWords, shortSha, triggerWords } from './words';
+
+export function FunctionPage({ project, functionId }: ProjectPageProps & { functionId: string }) {
+  const fn = useFunction(project.id, functionId);
+  const actions = useFunctionActions(project.id);
+  const [editing, setEditing] = useState(false);
+  const [secret, setSecret] = useState('');
+  const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const list = `/projects/${project.id}/functions`;
+
+  const act = <T,>(promise: Promise<T>, words: (result: T) => string) => {
+    setNotice(undefined);
+    promise.then(
+      (result) => setNotice({ text: words(result) }),
+      (err: unknown) => setNotice({ text: errorText(err), error: true }),
+    );
+  };
+
+  if (fn.error) {
+    return (
+      <>
+        <ErrorBox error={fn.error} />
+        <Link to={list}>← Functions</Link>
+      </>
+    );
+  }
+  if (!fn.data) return <Progress label="Loading the function…" />;
+  const f = fn.data;
+
+  return (
+    <>
+      <p>
+        <Link to={list}>← Functions</Link>
+      </p>
+      <h1>Function {f.name}</h1>
+      <dl className="facts fn-facts">
+        <dt>Trigger</dt>
+        <dd>{triggerWords(f)}</dd>
+        <dt>Runtime</dt>
+        <dd>{runtimeWords(f)}</dd>
+        <dt>State</dt>
+        <dd>
+          <strong>{f.enabled ? 'Enabled' : 'Disabled'}</strong> · fails {f.failurePolicy}
+        </dd>
+        <dt>Active version</dt>
+        <dd>
+          v{f.version} of {f.latestVersion} · SHA-256{' '}
+          <span className="mono" title={f.sha256} data-testid="active-sha">
+            {shortSha(f.sha256)}
+          </span>
+        </dd>
+        {f.breaker && (
+          <>
+            <dt>Circuit breaker</dt>
+            <dd data-testid="breaker">{breakerWords(f)}</dd>
+          </>
+        )}
+      </dl>
+      <div className="row">
+        <button
+          type="button"
+          className="secondary"
+          onClick={() =>
+            act(actions.update.mutateAsync({ functionId: f.id, body: { enabled: !f.enabled } }), (now) =>
+              now.function.enabled
+                ? 'Function enabled.'
+                : 'Function disabled: it runs no more until enabled.',
+            )
+          }
+        >
+          {f.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => setEditing(!editing)}
+          aria-expanded={editing}
+        >
+          Edit
+        </button>
+        <Confirm
+          title="Delete this function?"
+          action="Delete function"
+          onConfirm={() =>
+            actions.remove.mutate(f.id, {
+              onSuccess: () => navigate(list),
+              onError: (err) => setNotice({ text: errorText(err), error: true }),
+            })
+          }
+          trigger={
+            <button type="button" className="danger">
+              Delete
+            </button>
+          }
+        >
+          <p>{f.name} runs no more; its versions, secrets and invocation log go. This cannot be undone.</p>
+        </Confirm>
+      </div>
+      {notice &&
+        (notice.error ? (
+          <div className="error" role="alert">
+            {notice.text}
+          </div>
+        ) : (
+          <Notice>{notice.text}</Notice>
+        ))}
+      {secret && <SigningSecret secret={secret} onDismiss={() => setSecret('')} />}
+      {editing && (
+        <section className="card" aria-labelledby="edit-function">
+          <h2 id="edit-function">Edit</h2>
+          <p className="muted">
+            A change of trigger, runtime or failure policy saves a new version and makes it active.
+          </p>
+          <FunctionForm
+            fn={f}
+            projectId={project.id}
+            submitLabel="Save function"
+            onCancel={() => setEditing(false)}
+            onSubmit={async (body) => {
+              const { function: now, signingSecret } = await actions.update.mutateAsync({
+                functionId: f.id,
+                body,
+              });
+              setEditing(false);
+              if (signingSecret) setSecret(signingSecret);
+              setNotice({
+                text:
+                  now.version !== f.version
+                    ? `Saved as version ${now.version}, now active.`
+                    : 'Saved; the definition is unchanged, so no new version.',
+              });
+            }}
+          />
+        </section>
+      )}
+      <Secrets fn={f} projectId={project.id} />
+      <TestPanel fn={f} projectId={project.id} />
+      <Versions fn={f} projectId={project.id} />
+      <Invocations fn={f} projectId={project.id} />
+    </>
+  );
+}
