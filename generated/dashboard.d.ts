@@ -7478,6 +7478,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -7582,6 +7584,8 @@ export interface operations {
                     env?: {
                         [key: string]: string | null;
                     };
+                    /** @description Callables: calls a minute of this function, on top of the project's request limit (429 past it, with Retry-After); null or left out for none. */
+                    rateLimitPerMinute?: number | null;
                 };
             };
         };
@@ -7655,6 +7659,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -7773,6 +7779,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -7911,6 +7919,8 @@ export interface operations {
                     env?: {
                         [key: string]: string | null;
                     };
+                    /** @description Callables: calls a minute of this function, on top of the project's request limit (429 past it, with Retry-After); null or left out for none. */
+                    rateLimitPerMinute?: number | null;
                 };
             };
         };
@@ -7984,6 +7994,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -8202,6 +8214,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */

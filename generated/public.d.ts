@@ -3103,6 +3103,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3201,6 +3203,8 @@ export interface operations {
                     env?: {
                         [key: string]: string | null;
                     };
+                    /** @description Callables: calls a minute of this function, on top of the project's request limit (429 past it, with Retry-After); null or left out for none. */
+                    rateLimitPerMinute?: number | null;
                 };
             };
         };
@@ -3274,6 +3278,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3387,6 +3393,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3585,6 +3593,8 @@ export interface operations {
                     env?: {
                         [key: string]: string | null;
                     };
+                    /** @description Callables: calls a minute of this function, on top of the project's request limit (429 past it, with Retry-After); null or left out for none. */
+                    rateLimitPerMinute?: number | null;
                 };
             };
         };
@@ -3658,6 +3668,8 @@ export interface operations {
                                 codeHash: string | null;
                                 /** @description The names of the function's secrets. */
                                 env: string[];
+                                /** @description Callables' own calls-a-minute limit, or null. */
+                                rateLimitPerMinute: number | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */

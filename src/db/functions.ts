@@ -40,6 +40,7 @@ const toFunction = ({ _id, projectId, slot: _slot, ...rest }: FunctionDoc): Stor
   id: _id.toHexString(),
   projectId: projectId.toHexString(),
   ...rest,
+  rateLimitPerMinute: rest.rateLimitPerMinute ?? null,
 });
 
 export type NewFunction = Omit<StoredFunction, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>;

@@ -189,4 +189,33 @@ describe('functions: callable functions and the secret-key operations', () => {
     expect(third.body.message).to.match(/2 invocations of this month are used up/);
     expect(hooks.on('/metered')).to.have.length(2);
   });
+
+  it("applies a function's own calls-a-minute limit (429 with Retry-After), changeable", async () => {
+    const fn = await callable('limited', 'public', { rateLimitPerMinute: 2 });
+    expect(fn.rateLimitPerMinute).to.equal(2);
+    hooks.answer('/limited', { json: 'ok' });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await publishable.post('/api/functions/limited', {})).status);
+    expect(statuses).to.deep.equal([200, 200, 429]);
+    const refused = await publishable.post('/api/functions/limited', {});
+    expect(refused.status).to.equal(429);
+    expect(refused.body.message).to.equal('The function limited takes 2 calls a minute');
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+    expect(hooks.on('/limited')).to.have.length(2);
+    const lifted = await secret.patch('/api/functions/limited', { rateLimitPerMinute: null });
+    expect(lifted.body.data.function.rateLimitPerMinute).to.equal(null);
+    expect((await publishable.post('/api/functions/limited', {})).status).to.equal(200);
+    expect(
+      (
+        await secret.post('/api/functions', {
+          ...{
+            name: 'zero',
+            trigger: { type: 'callable', access: 'public' },
+            runtime: { type: 'http', url: hooks.url('/z') },
+          },
+          rateLimitPerMinute: 0,
+        })
+      ).status,
+    ).to.equal(400);
+  });
 });

@@ -1,7 +1,15 @@
 // Callable functions: `POST /api/functions/{name}` on the public API. The function comes from the
 // project's cached table; its `access` says who may call it; the body (64 KiB at most) is the
 // event's `body`; the value answered (1 MiB at most from hosted code) is the response's `data`.
-import { ApiError, forbidden, notFound, payloadTooLarge, unauthorized } from '../../http/errors.js';
+import type { Cache } from '../../cache/index.js';
+import {
+  ApiError,
+  forbidden,
+  notFound,
+  payloadTooLarge,
+  tooManyRequests,
+  unauthorized,
+} from '../../http/errors.js';
 import type { RequestContext } from '../context.js';
 import { callerOf } from '../data/access.js';
 import type { PlanLimits, Project } from '../types.js';
@@ -15,6 +23,7 @@ export const MAX_CALL_ANSWER_BYTES = 1024 * 1024;
 export function callableFunctions(deps: {
   table: (projectId: string) => Promise<HookTable>;
   invoker: FunctionInvoker;
+  cache: Pick<Cache, 'consume'>;
   limitsOf: (project: Project) => Promise<PlanLimits>;
 }) {
   return {
@@ -27,6 +36,15 @@ export function callableFunctions(deps: {
         throw forbidden('This function requires the secret key', 'SECRET_KEY_REQUIRED');
       if (fn.trigger.access === 'user' && !caller.userId)
         throw unauthorized("This function requires an end user's Bearer token", 'MISSING_TOKEN');
+      if (fn.rateLimitPerMinute) {
+        const bucket = { key: `fnrl:${fn.id}`, limit: fn.rateLimitPerMinute, periodMs: 60_000 };
+        const { allowed, states } = await deps.cache.consume([bucket]);
+        if (!allowed)
+          throw tooManyRequests(
+            Math.max(1, Math.ceil(states[0]!.retryAfterMs / 1000)),
+            `The function ${name} takes ${fn.rateLimitPerMinute} calls a minute`,
+          );
+      }
       const text = JSON.stringify(body ?? null);
       if (Buffer.byteLength(text) > MAX_CALL_BODY_BYTES)
         throw payloadTooLarge(`The body of a function call is limited to ${MAX_CALL_BODY_BYTES} bytes`);

@@ -85,7 +85,7 @@ export function functionServices(deps: FunctionsDeps) {
     repo,
     invocations,
     invoker,
-    callable: callableFunctions({ table, invoker, limitsOf: deps.limitsOf }),
+    callable: callableFunctions({ table, invoker, cache: deps.sharedCache, limitsOf: deps.limitsOf }),
     hooks: syncHooks({ table, invoker, limitsOf: deps.limitsOf, log: deps.log }),
     /** The sandbox's seam: the hosted runtime this process runs JavaScript functions on. */
     useHostedRuntime(wiring: HostedWiring | undefined) {

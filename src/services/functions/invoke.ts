@@ -18,6 +18,7 @@ import { ApiError } from '../../http/errors.js';
 export interface RunnableFunction extends ActiveFunction {
   signingSecretEnc: string | null;
   envEnc: Record<string, string>;
+  rateLimitPerMinute?: number | null;
 }
 
 /** Who the invocation runs for, as hosted code's `ctx.db` acts (unless privileged). */

@@ -32,6 +32,7 @@ export interface FunctionInput {
   failurePolicy?: FailurePolicy;
   enabled?: boolean;
   env?: Record<string, string | null>;
+  rateLimitPerMinute?: number | null;
 }
 
 export interface ManageDeps {
@@ -80,6 +81,7 @@ export function functionsManager({
       sha256: active.sha256,
       codeHash: active.codeHash,
       env: Object.keys(fn.envEnc).sort(),
+      rateLimitPerMinute: fn.rateLimitPerMinute,
       breaker: await breakerOf(fn),
       createdAt: fn.createdAt.toISOString(),
       updatedAt: fn.updatedAt.toISOString(),
@@ -145,6 +147,7 @@ export function functionsManager({
               versions: [version],
               signingSecretEnc: signingSecret && seal(signingSecret),
               envEnc,
+              rateLimitPerMinute: input.rateLimitPerMinute ?? null,
             },
             slotOf(version.trigger),
           )
@@ -168,6 +171,7 @@ export function functionsManager({
       const changes: Partial<StoredFunction> = {};
       if (input.name !== undefined) changes.name = input.name;
       if (input.enabled !== undefined) changes.enabled = input.enabled;
+      if (input.rateLimitPerMinute !== undefined) changes.rateLimitPerMinute = input.rateLimitPerMinute;
       if (input.env !== undefined)
         changes.envEnc = mergeEnv(fn.envEnc, input.env, limits.functionSecrets, seal);
       let trigger = active.trigger;

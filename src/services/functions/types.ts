@@ -66,6 +66,8 @@ export interface StoredFunction {
   signingSecretEnc: string | null;
   /** Env secrets by name, each sealed; write-only through the API. */
   envEnc: Record<string, string>;
+  /** Callables: calls per minute of this function, besides the project's request limit (null: none). */
+  rateLimitPerMinute: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
