@@ -237,6 +237,46 @@ describe('web dashboard: functions', function () {
     expect(await row.getByRole('cell').last().textContent()).to.match(/^Open/);
   });
 
+  it('puts a refused cron under its field, and shows a callable’s thrown error and a timeout', async () => {
+    await page.getByLabel('Name').fill('nightly');
+    await page.getByLabel('Trigger').selectOption('schedule');
+    await page.getByLabel('JavaScript, hosted here').check();
+    await page.getByLabel('Schedule (cron, UTC)').fill('* * * * *');
+    await page.getByRole('button', { name: 'Add function' }).click();
+    const cronError = page.locator('#fn-new-cron-err');
+    await cronError.waitFor();
+    expect(await cronError.textContent()).to.match(/hour|interval|3600|minute/i);
+
+    await page.getByLabel('Name').fill('explode');
+    await page.getByLabel('Trigger').selectOption('callable');
+    await page.getByLabel('Who may call it').selectOption('secret');
+    await typeCode(page, "export default async (event) => {\n  throw new Error('no ' + event.name);\n};");
+    await page.getByRole('button', { name: 'Add function' }).click();
+    await page.getByRole('heading', { name: 'Function explode' }).waitFor();
+    expect(await page.locator('dl.facts').textContent()).to.include('callable (secret access)');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await page.getByTestId('test-status').filter({ hasText: 'error' }).waitFor();
+    const result = page.getByRole('status', { name: 'Test result' });
+    expect(await result.locator('pre').textContent())
+      .to.include('no explode')
+      .and.match(/:2/);
+
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('region', { name: 'Edit' });
+    await typeCode(edit, 'export default async () => { for (;;) {} };');
+    await edit.getByRole('button', { name: 'Save function' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved as version 2' }).waitFor();
+    await page.getByRole('button', { name: 'Run test' }).click();
+    await page.getByTestId('test-status').filter({ hasText: 'timeout' }).waitFor({ timeout: 20_000 });
+    await e2e.checkPage('function-timeout');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete this function?' })
+      .getByRole('button', { name: 'Delete function' })
+      .click();
+    await page.getByRole('heading', { name: 'Functions' }).waitFor();
+  });
+
   it('deletes a function after the dialog, with no console error on the way', async () => {
     await page.getByRole('link', { name: 'guardDelete' }).click();
     await page.getByRole('button', { name: 'Delete' }).click();

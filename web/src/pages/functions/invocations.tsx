@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useInvocations, type HostedFunction } from '../../data/functions';
 import { ErrorBox } from '../../components/ui';
 import { LogLines } from './test-panel';
+import { errorWords } from './words';
 
 const STATUS: Record<string, string> = {
   ok: 'OK',
@@ -48,7 +49,7 @@ export function Invocations({ fn, projectId }: { fn: HostedFunction; projectId: 
                   <td>{inv.durationMs} ms</td>
                   <td>v{inv.version}</td>
                   <td>
-                    {inv.error && <pre className="excerpt">{inv.error.stack ?? inv.error.message}</pre>}
+                    {inv.error && <pre className="excerpt">{errorWords(inv.error)}</pre>}
                     {inv.logs.length > 0 ? (
                       <details>
                         <summary>

@@ -3,6 +3,7 @@
 // nothing for a test: no document, no log entry, and hosted code's ctx.db refuses writes.
 import { useState } from 'react';
 import { errorText } from '../../api';
+import { errorWords } from './words';
 import { useFunctionActions, type HostedFunction, type Outcome } from '../../data/functions';
 
 /** A sample event of the trigger's shape (docs/functions.md, Events), to start from. */
@@ -111,7 +112,7 @@ function OutcomeView({ outcome }: { outcome: Outcome }) {
       {outcome.error && (
         <>
           <h3>Error</h3>
-          <pre className="excerpt">{outcome.error.stack ?? outcome.error.message}</pre>
+          <pre className="excerpt">{errorWords(outcome.error)}</pre>
         </>
       )}
       <LogLines logs={outcome.logs} />

@@ -47,3 +47,9 @@ export function breakerWords(fn: Pick<HostedFunction, 'breaker'>): string {
 }
 
 export const shortSha = (sha: string | null | undefined) => (sha ? sha.slice(0, 12) : '—');
+
+/** An error as shown: its message, then the stack (mapped to the source lines for hosted code). */
+export const errorWords = (error: { message: string; stack?: string }) =>
+  error.stack && !error.stack.includes(error.message)
+    ? `${error.message}\n${error.stack}`
+    : (error.stack ?? error.message);
