@@ -7,19 +7,44 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
 
-bash scripts/install.sh
-# The embedded database (skipped when MONGODB_URI is set) and the generated secrets.
+# The embedded database (skipped when MONGODB_URI is set) and the generated secrets start while
+# the dependencies install and the service builds: Maven's fetch and the JVM's start (about 20 s
+# of a first start) overlap npm ci instead of following it.
 embedded_db=$([ -z "${MONGODB_URI:-}" ] && echo 1 || echo 0)
-bash scripts/stack.sh start dev
+bash scripts/stack.sh start dev &
+stack=$!
+
+# npm ci when needed, then the service and the dashboard, each compiled again only when its
+# sources changed. The service is transpiled file by file with esbuild (about 1 s; tsc's full
+# build took 20 to 30 s of a first start on 2 cores): the same per-file transform tsx gives the
+# tests, `isolatedModules` holds in tsconfig.json, and type checking is `npm run typecheck`'s and
+# `npm test`'s job. `npm run build` (tsc) stays the production build.
+prepare() {
+  bash scripts/install.sh || return 1
+  local want
+  want=$(find src generated tsconfig.json tsconfig.build.json package-lock.json -type f -print0 |
+    sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1) || return 1
+  if [ ! -f dist/main.js ] || [ "$(cat dist/.build-stamp 2>/dev/null)" != "$want" ]; then
+    echo "[start] compiling the service into dist"
+    find src -name '*.ts' ! -name '*.d.ts' -print0 |
+      xargs -0 npx esbuild --log-level=warning --outdir=dist --outbase=src --format=esm \
+        --platform=node --target=node24 --sourcemap || return 1
+    echo "$want" >dist/.build-stamp
+  fi
+  bash scripts/build-web.sh
+}
+if ! prepare; then
+  wait "$stack" || true
+  bash scripts/stack.sh stop dev || true
+  exit 1
+fi
+wait "$stack" || { echo "[start] the embedded servers did not start (see above)" >&2; exit 1; }
 load_env_file .env.dev
 if [ "$embedded_db" = 1 ]; then
   # The app says what this means in its start banner (with MONGODB_URI as the replacement), in
   # GET /api/health (data.engine) and on the dashboard.
   export EMBEDDED_DATABASE=1
 fi
-echo "[start] building"
-npm run -s build
-bash scripts/build-web.sh
 
 node dist/main.js "${ROLE:-all}" &
 app=$!
