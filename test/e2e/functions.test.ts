@@ -250,10 +250,16 @@ describe('web dashboard: functions', function () {
     await page.getByLabel('Name').fill('explode');
     await page.getByLabel('Trigger').selectOption('callable');
     await page.getByLabel('Who may call it').selectOption('secret');
+    await page.getByLabel('Calls a minute (optional)').fill('0');
+    await page.getByRole('button', { name: 'Add function' }).click();
+    await page.locator('#fn-new-rate-err').waitFor();
+    await page.getByLabel('Calls a minute (optional)').fill('30');
     await typeCode(page, "export default async (event) => {\n  throw new Error('no ' + event.name);\n};");
     await page.getByRole('button', { name: 'Add function' }).click();
     await page.getByRole('heading', { name: 'Function explode' }).waitFor();
-    expect(await page.locator('dl.facts').textContent()).to.include('callable (secret access)');
+    expect(await page.locator('dl.facts').textContent())
+      .to.include('callable (secret access)')
+      .and.include('at most 30');
     await page.getByRole('button', { name: 'Run test' }).click();
     await page.getByTestId('test-status').filter({ hasText: 'error' }).waitFor();
     const result = page.getByRole('status', { name: 'Test result' });

@@ -26,6 +26,8 @@ interface Values {
   collection: string;
   access: 'public' | 'user' | 'secret';
   cron: string;
+  /** Callables: calls a minute, empty for no limit of its own. */
+  rateLimit: string;
   runtimeType: 'http' | 'javascript';
   url: string;
   code: string;
@@ -52,6 +54,9 @@ export const bodyOf = (v: Values): FunctionInput => {
         : { type: 'javascript', code: v.code, privileged: v.privileged },
     failurePolicy: v.failurePolicy,
     enabled: v.enabled,
+    ...(need === 'access'
+      ? { rateLimitPerMinute: v.rateLimit.trim() ? Number(v.rateLimit.trim()) : null }
+      : {}),
     ...(secrets.length ? { env: Object.fromEntries(secrets.map((s) => [s.name.trim(), s.value])) } : {}),
   };
 };
@@ -62,6 +67,7 @@ const fieldOf = (path: string): string | undefined => {
   if (head === 'trigger') return sub === 'type' ? 'triggerType' : sub;
   if (head === 'runtime') return sub ?? 'runtime';
   if (head === 'env') return 'secrets';
+  if (head === 'rateLimitPerMinute') return 'rateLimit';
   return head;
 };
 
@@ -112,6 +118,7 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
     collection: fn?.trigger.collection ?? '',
     access: fn?.trigger.access ?? 'user',
     cron: fn?.trigger.cron ?? '0 * * * *',
+    rateLimit: fn?.rateLimitPerMinute ? String(fn.rateLimitPerMinute) : '',
     runtimeType: runtime?.type ?? 'javascript',
     url: runtime?.type === 'http' ? runtime.url : '',
     code: runtime?.type === 'javascript' ? runtime.code : SAMPLE_CODE,
@@ -188,6 +195,16 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
           </select>
           <FieldError message={errors.access?.message} />
         </div>
+      )}
+      {need === 'access' && (
+        <Field
+          id={id('rate')}
+          label="Calls a minute (optional)"
+          hint="A limit of this function’s own, on top of the project’s; empty for none."
+          inputMode="numeric"
+          {...form.register('rateLimit')}
+          error={errors.rateLimit?.message}
+        />
       )}
       {need === 'cron' && (
         <Field

@@ -53,6 +53,12 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
       <dl className="facts fn-facts">
         <dt>Trigger</dt>
         <dd>{triggerWords(f)}</dd>
+        {f.trigger.type === 'callable' && (
+          <>
+            <dt>Calls a minute</dt>
+            <dd>{f.rateLimitPerMinute ? `at most ${f.rateLimitPerMinute}` : 'no limit of its own'}</dd>
+          </>
+        )}
         <dt>Runtime</dt>
         <dd>{runtimeWords(f)}</dd>
         <dt>State</dt>
