@@ -71,6 +71,15 @@ function written(result: UserWrite | undefined): Record<string, unknown> {
   ]);
 }
 
+/** Fields a beforeSignUp hook sets, checked like a client's own: a hook cannot set more. */
+export function checkedHookFields(def: CollectionDef, set: Record<string, unknown>) {
+  refuseManagedFields(set, []);
+  refuseProtectedFields(def, set);
+  assertSafeFieldNames(set, { allowDotPaths: false });
+  refuseUndeclaredFields(def, set, [DISPLAY_NAME]);
+  return set;
+}
+
 export function accountsPart(kit: UserAuthKit) {
   const { guard, users, sessions, limits } = kit;
   const signupPerIp = signupLimit(kit.signupsPerHour);
@@ -91,14 +100,7 @@ export function accountsPart(kit: UserAuthKit) {
       const email = normalizeEmail(body.email);
       const { password: _password, email: _email, ...profile } = body;
       const set = await kit.hooks?.beforeSignUp(project, { email, fields: profile, provider: 'password' });
-      if (set) {
-        // What the hook sets is checked like the client's own fields: it cannot set more.
-        refuseManagedFields(set, []);
-        refuseProtectedFields(def, set);
-        assertSafeFieldNames(set, { allowDotPaths: false });
-        refuseUndeclaredFields(def, set, [DISPLAY_NAME]);
-        Object.assign(body, set);
-      }
+      if (set) Object.assign(body, checkedHookFields(def, set));
       const fields = { ...endUserFields(def, { ...body, email }, 'create'), email, emailVerified: false };
       const passwordHash = await hashPassword(body.password);
       await assertRoomForUser(users, kit.quota, project, fields, passwordHash);

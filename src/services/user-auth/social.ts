@@ -18,6 +18,7 @@ import { AUTH_MANAGED_FIELDS, userView } from './fields.js';
 import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
 import { insertAnnounced } from './new-user.js';
+import { checkedHookFields } from './accounts.js';
 import { normalizeEmail, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
@@ -78,12 +79,16 @@ function profileFields(def: CollectionDef, profile: ProviderProfile): Record<str
  * default that the provider cannot fill leaves the account out: the app gets `profile_incomplete`
  * and the person can sign up with email and password, filling that field in.
  */
-function newAccountFields(def: CollectionDef, profile: ProviderProfile): Record<string, unknown> {
+function newAccountFields(
+  def: CollectionDef,
+  profile: ProviderProfile,
+  hookFields: Record<string, unknown> = {},
+): Record<string, unknown> {
   const custom = {
     mode: 'schema' as const,
     fields: def.fields.filter((f) => !AUTH_MANAGED_FIELDS.has(f.name)),
   };
-  const picked = profileFields(def, profile);
+  const picked = { ...profileFields(def, profile), ...hookFields };
   // An undeclared display name is kept as it is, like a sign-up's.
   const displayName = custom.fields.some((f) => f.name === 'name') ? undefined : picked.name;
   if (displayName !== undefined) delete picked.name;
@@ -116,6 +121,23 @@ export function socialPart(
   }
   const callbackUrl = (provider: string) => `${config.publicUrl}/api/userAuth/social/${provider}/callback`;
 
+  /** beforeSignUp for a new social account; a refusal or failure reaches the app as `signup_refused`. */
+  async function socialSignUpHook(
+    project: Project,
+    def: CollectionDef,
+    email: string,
+    fields: Record<string, unknown>,
+    provider: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const set = await kit.hooks?.beforeSignUp(project, { email, fields, provider });
+      return set && checkedHookFields(def, set);
+    } catch (err) {
+      if (err instanceof ApiError) throw new ProviderError('signup_refused', err.message);
+      throw err;
+    }
+  }
+
   async function linkOrCreate(
     project: Project,
     def: CollectionDef,
@@ -143,7 +165,13 @@ export function socialPart(
       if (takeover) await kit.sessions.revokeAll(project.id, existing.user._id);
       return result.user;
     }
-    const fields = { ...newAccountFields(def, profile), email, emailVerified: true, identities: [identity] };
+    const set = await socialSignUpHook(project, def, email, profileFields(def, profile), provider);
+    const fields = {
+      ...newAccountFields(def, profile, set),
+      email,
+      emailVerified: true,
+      identities: [identity],
+    };
     const passwordHash = await hashPassword(randomToken(32));
     await assertRoomForUser(kit.users, kit.quota, project, fields, passwordHash);
     const result = await insertAnnounced(kit, project.id, def, fields, passwordHash);
