@@ -129,6 +129,12 @@ export interface HookBreakerSettings {
 export interface WebhookSettings {
   /** Plain http:// targets (https only otherwise; ALLOW_PRIVATE_HOSTS allows http too). */
   readonly allowHttp: boolean;
+  /**
+   * Webhook and HTTP hook targets on localhost and loopback addresses, over http too (a receiver
+   * on the developer's laptop); never private, link-local or metadata ones. On by default in the
+   * development profile only.
+   */
+  readonly allowLoopback: boolean;
   /** Delay before each retry; a delivery is attempted once plus once per entry. */
   readonly retryScheduleMs: readonly number[];
   readonly pollIntervalMs: number;
@@ -311,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webhooks: {
       allowHttp: r.bool('WEBHOOK_ALLOW_HTTP', false),
+      allowLoopback: r.bool('WEBHOOK_ALLOW_LOOPBACK', nodeEnv === 'development'),
       retryScheduleMs: r.durations('WEBHOOK_RETRY_SCHEDULE', '30s,2m,10m,1h,6h,24h'),
       pollIntervalMs: r.int('WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 60_000),
       leaseMs: r.int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),

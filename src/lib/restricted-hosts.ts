@@ -3,13 +3,21 @@
 // link-local, unique-local, unspecified, metadata and other special-purpose addresses are refused,
 // also behind IPv4-mapped/NAT64 IPv6 forms and behind DNS names (every resolved address counts).
 // ALLOW_PRIVATE_HOSTS lets private and loopback addresses through, never link-local ones or the
-// cloud metadata endpoints. Reasons stay generic: they reach developers (400 details, delivery
+// cloud metadata endpoints. The narrower 'loopback' allowance (WEBHOOK_ALLOW_LOOPBACK, on in the
+// development profile) lets localhost and loopback addresses through and nothing else. Reasons stay generic: they reach developers (400 details, delivery
 // logs), who must not learn internal names or addresses from them.
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup, promises as dnsPromises, type SrvRecord } from 'node:dns';
 import { promisify } from 'node:util';
 
 const lookupAll = promisify(dnsLookup);
+
+/**
+ * What may be reached besides public hosts: `false` nothing, `'loopback'` localhost and loopback
+ * addresses (a receiver on the developer's laptop), `true` (ALLOW_PRIVATE_HOSTS) every private
+ * range. Link-local and metadata addresses are refused under all three.
+ */
+export type HostAllowance = boolean | 'loopback';
 
 const blocked = new BlockList();
 for (const [network, prefix] of [
@@ -45,6 +53,11 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
+/** What the 'loopback' allowance lets through (also behind IPv4-mapped forms). */
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
 /** Refused under every setting: link-local (cloud metadata lives there) and metadata endpoints. */
 const alwaysBlocked = new BlockList();
 alwaysBlocked.addSubnet('169.254.0.0', 16, 'ipv4'); // AWS, GCP, Azure, DigitalOcean metadata
@@ -78,13 +91,19 @@ function embeddedIpv4(address: string): string | undefined {
 
 /**
  * True for an IP address (v4 or v6, without brackets) that must not be connected to; with
- * `allowPrivate` (ALLOW_PRIVATE_HOSTS) only the link-local and metadata addresses are.
+ * `allowPrivate` (ALLOW_PRIVATE_HOSTS) only the link-local and metadata addresses are, with
+ * 'loopback' every restricted address but loopback ones.
  */
-export function isRestrictedAddress(address: string, allowPrivate = false): boolean {
+export function isRestrictedAddress(address: string, allowPrivate: HostAllowance = false): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 0) return true; // not an address at all: refuse rather than guess
-  const list = allowPrivate ? alwaysBlocked : blocked;
+  if (allowPrivate === 'loopback' && inList(loopback, bare, family)) return false;
+  return inList(allowPrivate === true ? alwaysBlocked : blocked, bare, family);
+}
+
+/** Whether an address (family 4 or 6) is in a list, an IPv4 address embedded in IPv6 as itself. */
+function inList(list: BlockList, bare: string, family: number): boolean {
   if (family === 4) return list.check(bare, 'ipv4');
   const v4 = embeddedIpv4(bare);
   if (v4 !== undefined) return isIP(v4) !== 4 || list.check(v4, 'ipv4');
@@ -111,10 +130,27 @@ export function legacyIpv4(host: string): string | undefined {
   return dotted === host ? undefined : dotted;
 }
 
+const isLocalhostName = (name: string) => name === 'localhost' || name.endsWith('.localhost');
+
+/**
+ * True for `localhost`, `*.localhost` and loopback address literals (127.0.0.0/8, ::1, mapped
+ * forms): the targets the 'loopback' allowance admits, also over plain http.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  if (isLocalhostName(host)) return true;
+  const family = isIP(host);
+  return family !== 0 && inList(loopback, host, family);
+}
+
 /** True for a host name refused without resolving it (localhost, metadata service names). */
-export function isRestrictedName(hostname: string, allowPrivate = false): boolean {
+export function isRestrictedName(hostname: string, allowPrivate: HostAllowance = false): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (allowPrivate) return METADATA_NAMES.has(name);
+  if (allowPrivate === true) return METADATA_NAMES.has(name);
+  if (allowPrivate === 'loopback' && isLocalhostName(name)) return false;
   return RESTRICTED_NAMES.has(name) || name.endsWith('.localhost') || name.endsWith('.internal');
 }
 
@@ -137,7 +173,10 @@ const resolveAll: ResolveAll = (host) => lookupAll(host, { all: true, verbatim: 
  * The checks that need no resolution: restricted names, restricted or legacy-numeric address
  * literals. `ok: true, resolve: true` means the name must still be resolved and its addresses checked.
  */
-export function checkHostText(hostname: string, allowPrivate = false): HostCheck & { resolve?: boolean } {
+export function checkHostText(
+  hostname: string,
+  allowPrivate: HostAllowance = false,
+): HostCheck & { resolve?: boolean } {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (!host) return { ok: false, reason: 'empty host' };
   if (isIP(host)) return isRestrictedAddress(host, allowPrivate) ? NOT_ALLOWED : { ok: true };
@@ -152,11 +191,12 @@ export function checkHostText(hostname: string, allowPrivate = false): HostCheck
  * Checks a host name or IP literal: restricted names and addresses are refused, and a name is
  * resolved (all records) and refused when any address is restricted or when it does not resolve.
  * With `allowPrivate` (operator setting ALLOW_PRIVATE_HOSTS) only link-local and metadata
- * addresses are refused, and a name that does not resolve passes (the connection's lookup decides).
+ * addresses are refused, and a name that does not resolve passes (the connection's lookup decides);
+ * so it does under 'loopback' (a laptop without DNS), where no internal name is worth hiding.
  */
 export async function checkHost(
   hostname: string,
-  allowPrivate: boolean,
+  allowPrivate: HostAllowance,
   resolve: ResolveAll = resolveAll,
 ): Promise<HostCheck> {
   const text = checkHostText(hostname, allowPrivate);
@@ -166,10 +206,10 @@ export async function checkHost(
   try {
     addresses = await resolve(host);
   } catch {
-    return allowPrivate ? { ok: true } : DOES_NOT_RESOLVE;
+    return allowPrivate !== false ? { ok: true } : DOES_NOT_RESOLVE;
   }
   if (addresses.some((a) => isRestrictedAddress(a.address, allowPrivate))) return NOT_ALLOWED;
-  if (addresses.length === 0 && !allowPrivate) return DOES_NOT_RESOLVE;
+  if (addresses.length === 0 && allowPrivate === false) return DOES_NOT_RESOLVE;
   return { ok: true };
 }
 
@@ -188,11 +228,20 @@ export class RestrictedHostError extends Error {
 export const guardedLookup: LookupFunction = createGuardedLookup(dnsLookup);
 /** The same under ALLOW_PRIVATE_HOSTS: refuses link-local and metadata addresses only. */
 export const metadataGuardedLookup: LookupFunction = createGuardedLookup(dnsLookup, true);
-export const guardedLookupFor = (allowPrivate: boolean) =>
-  allowPrivate ? metadataGuardedLookup : guardedLookup;
+/** The same under the 'loopback' allowance: loopback addresses pass, other restricted ones do not. */
+export const loopbackGuardedLookup: LookupFunction = createGuardedLookup(dnsLookup, 'loopback');
+export const guardedLookupFor = (allowPrivate: HostAllowance) =>
+  allowPrivate === true
+    ? metadataGuardedLookup
+    : allowPrivate === 'loopback'
+      ? loopbackGuardedLookup
+      : guardedLookup;
 
 /** guardedLookup over another resolver (tests), or with ALLOW_PRIVATE_HOSTS's narrower rule. */
-export function createGuardedLookup(resolver: typeof dnsLookup, allowPrivate = false): LookupFunction {
+export function createGuardedLookup(
+  resolver: typeof dnsLookup,
+  allowPrivate: HostAllowance = false,
+): LookupFunction {
   return (hostname, options, callback) => {
     if (isRestrictedName(hostname, allowPrivate)) {
       callback(new RestrictedHostError(NOT_ALLOWED_REASON), '', 4);
@@ -201,7 +250,7 @@ export function createGuardedLookup(resolver: typeof dnsLookup, allowPrivate = f
     resolver(hostname, { ...options, all: true }, (err, addresses) => {
       // A name that does not resolve gets the refusal of a restricted one (see NOT_ALLOWED_REASON);
       // under ALLOW_PRIVATE_HOSTS internal names are allowed anyway, and the real error helps.
-      if (err && !allowPrivate && UNRESOLVED.has(err.code ?? '')) {
+      if (err && allowPrivate === false && UNRESOLVED.has(err.code ?? '')) {
         return callback(new RestrictedHostError(NOT_ALLOWED_REASON), '', 4);
       }
       if (err) return callback(err, '', 4);

@@ -52,10 +52,35 @@ describe('webhook signing and targets', () => {
   it('accepts https targets, http only when allowed, never credentials', () => {
     const strict = { allowHttp: false, allowPrivate: false };
     expect(urlProblem('https://a.example.com/x', strict)).to.equal(undefined);
-    expect(urlProblem('http://a.example.com/x', strict)).to.equal('must use https');
+    const https = /^use an https:\/\/ address; plain http is accepted only for localhost/;
+    expect(urlProblem('http://a.example.com/x', strict)).to.match(https);
+    expect(urlProblem('http://127.0.0.1:9999/hook', strict)).to.match(https);
     expect(urlProblem('http://a.example.com/x', { ...strict, allowHttp: true })).to.equal(undefined);
-    expect(urlProblem('https://u:p@a.example.com/', strict)).to.equal('must not contain credentials');
-    expect(urlProblem('ftp://a.example.com/', strict)).to.equal('must be an https URL');
+    expect(urlProblem('https://u:p@a.example.com/', strict)).to.match(/^remove the user name and password/);
+    expect(urlProblem('ftp://a.example.com/', strict)).to.equal(
+      'ftp addresses are not supported; use an https:// address',
+    );
+    expect(urlProblem('not a url', strict)).to.match(/^this is not a URL; enter a full address/);
+  });
+  it('takes plain http to localhost and loopback addresses only under the loopback allowance', () => {
+    const laptop = { allowHttp: false, allowPrivate: 'loopback' as const };
+    for (const url of [
+      'http://localhost:9999/hook',
+      'http://api.localhost/hook',
+      'http://127.0.0.1:9999/hook',
+      'http://127.9.9.9/hook',
+      'http://[::1]:9999/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+    ])
+      expect(urlProblem(url, laptop), url).to.equal(undefined);
+    for (const url of [
+      'http://10.0.0.1/hook',
+      'http://169.254.169.254/latest',
+      'http://[fe80::1]/hook',
+      'http://a.example.com/hook',
+      'http://localhost.example.com/hook',
+    ])
+      expect(urlProblem(url, laptop), url).to.match(/^use an https:\/\/ address/);
   });
   it('reads WEBHOOK_RETRY_SCHEDULE with units and refuses a lease not longer than the timeout', () => {
     expect(loadConfig(baseEnv).webhooks.retryScheduleMs).to.deep.equal([

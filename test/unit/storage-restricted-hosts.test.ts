@@ -5,6 +5,7 @@ import {
   checkHost,
   createGuardedLookup,
   guardedLookup,
+  isLoopbackHost,
   isRestrictedAddress,
   isRestrictedName,
   NOT_ALLOWED_REASON,
@@ -93,6 +94,7 @@ describe('restricted hosts', () => {
     'public.example': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
     'rebind.example': ['93.184.216.34', '10.0.0.5'],
     'mapped.example': ['::ffff:169.254.169.254'],
+    'laptop.example': ['127.0.0.1', '::1'],
   };
   const fakeResolve = async (host: string) => {
     const list = records[host];
@@ -159,6 +161,59 @@ describe('restricted hosts', () => {
     const lookup = createGuardedLookup(fakeDns, true);
     const err = await new Promise<Error | null>((done) => lookup('mapped.example', { family: 0 }, done));
     expect(err).to.include({ code: 'ERESTRICTEDHOST', message: NOT_ALLOWED_REASON });
+  });
+
+  it("the development profile's 'loopback' allowance lets localhost and loopback through, nothing else", async () => {
+    for (const ip of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) {
+      expect(isRestrictedAddress(ip, 'loopback'), ip).to.equal(false);
+      expect(isLoopbackHost(ip.includes(':') ? `[${ip}]` : ip), ip).to.equal(true);
+      expect(await checkHost(ip.includes(':') ? `[${ip}]` : ip, 'loopback'), ip).to.deep.equal({ ok: true });
+    }
+    for (const ip of [
+      '10.0.0.5',
+      '192.168.1.1',
+      '172.16.0.1',
+      '100.64.0.1',
+      'fd12:3456::1',
+      '0.0.0.0',
+      '::',
+      '169.254.169.254',
+      '::ffff:169.254.169.254',
+      'fd00:ec2::254',
+      'fe80::1',
+      '100.100.100.200',
+      '192.0.0.192',
+    ]) {
+      expect(isRestrictedAddress(ip, 'loopback'), ip).to.equal(true);
+      expect(isLoopbackHost(ip), ip).to.equal(false);
+      expect(await checkHost(ip, 'loopback'), ip).to.deep.equal({ ok: false, reason: NOT_ALLOWED_REASON });
+    }
+    for (const name of ['localhost', 'LOCALHOST.', 'api.localhost']) {
+      expect(isRestrictedName(name, 'loopback'), name).to.equal(false);
+      expect(isLoopbackHost(name), name).to.equal(true);
+    }
+    for (const name of ['metadata.google.internal', 'metadata', 'instance-data', 'db.internal'])
+      expect(await checkHost(name, 'loopback'), name).to.deep.equal({
+        ok: false,
+        reason: NOT_ALLOWED_REASON,
+      });
+    expect(isLoopbackHost('localhost.example.com')).to.equal(false);
+    // Names: every address must be public or loopback; one that does not resolve passes (no DNS on
+    // a laptop) and is resolved again, and checked, when a connection is made.
+    expect(await checkHost('laptop.example', 'loopback', fakeResolve)).to.deep.equal({ ok: true });
+    expect(await checkHost('rebind.example', 'loopback', fakeResolve)).to.deep.include({ ok: false });
+    expect(await checkHost('nothing.example', 'loopback', fakeResolve)).to.deep.equal({ ok: true });
+    const lookup = createGuardedLookup(fakeDns, 'loopback');
+    const resolve = (host: string) =>
+      new Promise<unknown>((ok, fail) =>
+        lookup(host, { family: 0 }, (err, address) => (err ? fail(err) : ok(address))),
+      );
+    expect(await resolve('laptop.example')).to.equal('127.0.0.1');
+    for (const host of ['rebind.example', 'mapped.example'])
+      await resolve(host).then(
+        () => expect.fail(host),
+        (err: Error) => expect(err, host).to.include({ code: 'ERESTRICTEDHOST' }),
+      );
   });
 
   it('refuses restricted addresses at connection time (DNS rebinding)', async () => {

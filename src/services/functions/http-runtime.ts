@@ -11,6 +11,7 @@ import {
   isRestrictedAddress,
   NOT_ALLOWED_REASON,
   RestrictedHostError,
+  type HostAllowance,
 } from '../../lib/restricted-hosts.js';
 import { signedHeaders } from '../webhooks/signing.js';
 import { urlProblem } from '../webhooks/http.js';
@@ -33,7 +34,7 @@ export interface HttpHookCall {
 
 export interface HttpRuntimeOptions {
   allowHttp: boolean;
-  allowPrivate: boolean;
+  allowPrivate: HostAllowance;
 }
 
 export function httpRuntime(options: HttpRuntimeOptions) {
@@ -67,7 +68,7 @@ export function httpRuntime(options: HttpRuntimeOptions) {
       durationMs: Date.now() - started,
     });
     const problem = urlProblem(input.url, options);
-    if (problem) return failed('error', `URL ${problem}`);
+    if (problem) return failed('error', `url: ${problem}`);
     const url = new URL(input.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && isRestrictedAddress(host, options.allowPrivate))

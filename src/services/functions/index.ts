@@ -13,6 +13,7 @@ import type { ProjectsService } from '../projects.js';
 import type { PlanLimits, Project } from '../types.js';
 import { hookBreakers } from './breaker.js';
 import { syncHooks, hookKey, type HookTable } from './hooks.js';
+import { targetAllowance } from '../webhooks/http.js';
 import { httpRuntime } from './http-runtime.js';
 import { functionInvoker, type HostedWiring, type InvokeDeps } from './invoke.js';
 import { activeVersionOf, functionsManager } from './manage.js';
@@ -39,7 +40,8 @@ export function functionServices(deps: FunctionsDeps) {
   const invocations = functionInvocationsRepo(platform);
   const key = deriveKey(config.encryptionKey, 'function-secret');
   const open = (sealed: string) => decrypt(key, sealed);
-  const hostRules = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts };
+  // The same targets as webhooks, the development profile's loopback allowance included.
+  const hostRules = { allowHttp: config.webhooks.allowHttp, allowPrivate: targetAllowance(config) };
   const breakers = hookBreakers(deps.sharedCache, config.hookBreaker);
   const http = httpRuntime(hostRules);
   let hosted: HostedWiring | undefined;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import { badRequest } from '../../http/errors.js';
-import { checkHost } from '../../lib/restricted-hosts.js';
+import { checkHost, type HostAllowance } from '../../lib/restricted-hosts.js';
 import { urlProblem } from '../webhooks/http.js';
 import type { PlanLimits } from '../types.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from './types.js';
 
 export const RESTRICTED_URL_MESSAGE =
-  'Hook URL is pointing to a restricted host, internal network, or unsupported URL format.';
+  'runtime.url: the address points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve); use a public https:// address, or localhost in the development profile';
 export const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 export const ENV_VALUE_BYTES = 4096;
 /** Runs of a cron expression looked at to find its shortest interval. */
@@ -28,13 +28,13 @@ const invalid = (path: string, message: string) =>
 
 export interface HostRules {
   allowHttp: boolean;
-  allowPrivate: boolean;
+  allowPrivate: HostAllowance;
 }
 
 /** The URL rules of webhooks: https (http where the operator allows it), no credentials, a public host. */
 export async function checkHookUrl(url: string, rules: HostRules): Promise<void> {
   const problem = urlProblem(url, rules);
-  if (problem) throw invalid('runtime.url', problem);
+  if (problem) throw badRequest(`runtime.url: ${problem}`, [{ path: 'body.runtime.url', message: problem }]);
   const host = await checkHost(new URL(url).hostname, rules.allowPrivate);
   if (!host.ok)
     throw badRequest(

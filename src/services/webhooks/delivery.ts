@@ -14,13 +14,15 @@ import type {
   WebhookDeliveriesRepo,
 } from '../../db/webhook-deliveries.js';
 import type { StoredWebhook, WebhooksRepo } from '../../db/webhooks.js';
+import type { HostAllowance } from '../../lib/restricted-hosts.js';
 import { postWebhook, type PostResult } from './http.js';
 import { laneAccounts } from './lanes.js';
 import { signedHeaders } from './signing.js';
 
 export interface DeliveryOptions {
   settings: WebhookSettings;
-  allowPrivateHosts: boolean;
+  /** What targets may reach besides public hosts (targetAllowance). */
+  allowPrivateHosts: HostAllowance;
   openSecret: (sealed: string) => string;
   random?: () => number;
   now?: () => Date;

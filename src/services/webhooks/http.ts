@@ -1,13 +1,17 @@
-// One webhook POST: https only unless the operator allows http, the restricted-host check at
+// One webhook POST: https only unless the operator allows http (or the target is on loopback under
+// the development profile's allowance), the restricted-host check at
 // connection time (IP literals checked first, names through the guarded lookup, so DNS cannot
 // point a saved URL inside), no redirects (a 3xx is an answer like any other), a time limit for
 // the whole exchange, and at most 1 KiB of the response kept.
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { Config } from '../../config.js';
 import {
   guardedLookupFor,
+  isLoopbackHost,
   isRestrictedAddress,
+  type HostAllowance,
   NOT_ALLOWED_REASON,
   RestrictedHostError,
 } from '../../lib/restricted-hosts.js';
@@ -16,8 +20,18 @@ export const RESPONSE_BYTES = 1024;
 
 export interface PostOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  allowPrivate: HostAllowance;
   allowHttp: boolean;
+}
+
+/**
+ * What webhook and HTTP hook targets may reach besides public hosts: every private range under
+ * ALLOW_PRIVATE_HOSTS, localhost and loopback addresses under WEBHOOK_ALLOW_LOOPBACK (on by
+ * default in the development profile, `npm start`), nothing otherwise.
+ */
+export function targetAllowance(config: Pick<Config, 'allowPrivateHosts' | 'webhooks'>): HostAllowance {
+  if (config.allowPrivateHosts) return true;
+  return config.webhooks.allowLoopback ? 'loopback' : false;
 }
 
 export interface PostResult {
@@ -40,17 +54,33 @@ export function targetHost(raw: string): string {
 
 export const isRetryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
 
-/** Why a URL may not be a webhook target, or undefined. Does not resolve names. */
-export function urlProblem(raw: string, options: Pick<PostOptions, 'allowHttp' | 'allowPrivate'>) {
+/**
+ * Why a URL may not be a webhook target, as a sentence saying what to do (the caller names the
+ * field), or undefined. Does not resolve names. `loopbackHint`: whether the development profile's
+ * http on loopback applies to this kind of target (webhooks and HTTP hooks, not ctx.fetch).
+ */
+export function urlProblem(
+  raw: string,
+  options: Pick<PostOptions, 'allowHttp' | 'allowPrivate'>,
+  loopbackHint = true,
+) {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'is not a URL';
+    return 'this is not a URL; enter a full address such as https://hooks.example.com/in';
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
-  if (url.protocol === 'http:' && !options.allowHttp && !options.allowPrivate) return 'must use https';
-  if (url.username || url.password) return 'must not contain credentials';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `${url.protocol.replace(/:$/, '')} addresses are not supported; use an https:// address`;
+  const http =
+    options.allowHttp ||
+    options.allowPrivate === true ||
+    (options.allowPrivate === 'loopback' && isLoopbackHost(url.hostname));
+  if (url.protocol === 'http:' && !http && !loopbackHint) return 'use an https:// address';
+  if (url.protocol === 'http:' && !http)
+    return 'use an https:// address; plain http is accepted only for localhost and loopback addresses in the development profile';
+  if (url.username || url.password)
+    return 'remove the user name and password from the address; credentials in a URL are not accepted';
   return undefined;
 }
 
@@ -66,7 +96,7 @@ export async function postWebhook(
     durationMs: Date.now() - started,
   });
   const problem = urlProblem(target, options);
-  if (problem) return done({ status: null, response: null, error: `URL ${problem}`, retryable: false });
+  if (problem) return done({ status: null, response: null, error: `url: ${problem}`, retryable: false });
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isRestrictedAddress(host, options.allowPrivate)) {

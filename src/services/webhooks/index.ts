@@ -15,6 +15,7 @@ import type { ProjectsService } from '../projects.js';
 import { webhooksManager } from './manage.js';
 import { generateSecret } from './signing.js';
 import { webhookDeliverer } from './delivery.js';
+import { targetAllowance } from './http.js';
 import type { UsageCounter } from '../usage/counter.js';
 import { webhookOutbox } from './outbox.js';
 import { intentRecovery, type DocumentReader } from './recovery.js';
@@ -80,7 +81,7 @@ export function webhookServices(
     deliverer: {
       ...webhookDeliverer(deliveries, repo, workerLog, {
         settings: config.webhooks,
-        allowPrivateHosts: config.allowPrivateHosts,
+        allowPrivateHosts: targetAllowance(config),
         openSecret: (sealed) => decrypt(key, sealed),
         onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
       }),

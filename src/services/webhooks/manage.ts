@@ -10,13 +10,13 @@ import type { StoredWebhook, WebhookFields, WebhookHealth, WebhooksRepo } from '
 import type { StoredDelivery, WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
 import type { PlanLimits, Project } from '../types.js';
 import type { EventName } from '../events.js';
-import { targetHost, urlProblem } from './http.js';
+import { targetAllowance, targetHost, urlProblem } from './http.js';
 import { messageId } from './delivery.js';
 import { PING_EVENT, pingPayload } from './payload.js';
 import { generateSecret } from './signing.js';
 
 export const RESTRICTED_URL_MESSAGE =
-  'Webhook URL is pointing to a restricted host, internal network, or unsupported URL format.';
+  'url: the address points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve); use a public https:// address, or localhost in the development profile';
 
 export interface WebhookInput {
   url: string;
@@ -77,7 +77,7 @@ export interface ManageDeps {
 const MANUAL_WINDOW_SECONDS = 60;
 
 export function webhooksManager({ config, repo, deliveries, limitsOf, seal, counters }: ManageDeps) {
-  const allow = { allowHttp: config.webhooks.allowHttp, allowPrivate: config.allowPrivateHosts };
+  const allow = { allowHttp: config.webhooks.allowHttp, allowPrivate: targetAllowance(config) };
 
   /**
    * A ping or a redelivery queues a delivery like an event does: it is refused once the project's
@@ -106,8 +106,8 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
 
   async function checkUrl(url: string): Promise<void> {
     const problem = urlProblem(url, allow);
-    if (problem) throw badRequest(`url ${problem}`, [{ path: 'body.url', message: problem }]);
-    const host = await checkHost(new URL(url).hostname, config.allowPrivateHosts);
+    if (problem) throw badRequest(`url: ${problem}`, [{ path: 'body.url', message: problem }]);
+    const host = await checkHost(new URL(url).hostname, allow.allowPrivate);
     if (!host.ok) {
       throw badRequest(
         RESTRICTED_URL_MESSAGE,
