@@ -134,6 +134,7 @@ describe('personal access tokens', () => {
     expect(after.status).to.equal(401);
     expect(after.body).to.include({ code: 'ACCESS_TOKEN_REVOKED' });
     expect((await asOwner().delete(`/api/user/me/tokens/${revoked.accessToken.id}`)).status).to.equal(404);
+    expect((await asOwner().delete('/api/user/me/tokens/not-an-id')).status).to.equal(400);
 
     const made = await bearer('mbp_' + 'A'.repeat(43)).get('/api/projects');
     expect(made.status).to.equal(401);

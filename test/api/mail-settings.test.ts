@@ -76,6 +76,11 @@ describe('mail settings and templates (dashboard)', () => {
       text: 'Hi {{name}}',
     });
     expect(replaced.status).to.equal(200);
+    const hugeReplace = await pro.dash.put(`${url}/order-shipped`, {
+      subject: 's',
+      html: '\u0001'.repeat(400_000),
+    });
+    expect(hugeReplace.status).to.equal(413);
     expect(replaced.body.data.template).to.include({
       subject: 'Shipped: {{order.id}}',
       text: 'Hi {{name}}',

@@ -97,6 +97,10 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
   },
   dashboard: {
+    createAccessToken: {
+      statuses: [400],
+      reason: "the projects must be the caller's own, and the expiry within a year of the server's clock",
+    },
     createCollectionIndex: {
       statuses: [400],
       reason: "index keys name the collection's own fields (a TTL index a Date field of it)",
