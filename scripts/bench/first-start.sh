@@ -40,14 +40,17 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*averages
 # One `npm start`, timed from the command to the dashboard's first 200; then stopped.
 timed_start() {
   local name=$1 log="$work/$1.log" started now code
-  started=$(date +%s.%N)
-  # Each line of its output with the seconds since the command, to see where the time goes.
-  (cd "$work/repo" && exec setsid bash -c 'start=$EPOCHREALTIME; npm start 2>&1 | while IFS= read -r line; do
-    printf "%6.1f %s\n" "$(bc <<<"$EPOCHREALTIME - $start")" "$line"; done') >"$log" 2>&1 &
+  started=$EPOCHREALTIME
+  # Each line of its output with the seconds since the command, to see where the time goes. The
+  # line stamper stays outside the process group that is stopped below: a stop must not close the
+  # service's stdout under it (a terminal's Ctrl-C does not either).
+  (cd "$work/repo" && exec setsid npm start) > >(
+    while IFS= read -r line; do printf '%6.1f %s\n' "$(bc <<<"$EPOCHREALTIME - $started")" "$line"; done >"$log"
+  ) 2>&1 &
   app=$!
   while :; do
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$DASHBOARD_PORT/" || true)
-    now=$(date +%s.%N)
+    now=$EPOCHREALTIME
     [ "$code" = 200 ] && break
     if ! kill -0 "$app" 2>/dev/null; then
       echo "$name: npm start ended before the dashboard answered; its log:" >&2
@@ -67,8 +70,15 @@ timed_start() {
   # start.sh stops the service and the embedded database on its way out: wait for all of it.
   for _ in $(seq 150); do kill -0 -- "-$app" 2>/dev/null || break; sleep 0.2; done
   app=""
-  # Its output pipe dies with the group here (unlike a terminal's Ctrl-C), which can cut its
-  # stop short: make sure, so the next start starts the database as a user's would.
+  # Anything of the clone still running after that is a failed stop: said, then ended.
+  local left="" p
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/cwd" 2>/dev/null)" = "$work/repo" ] && left="$left ${p#/proc/}"
+  done
+  if [ -n "$left" ]; then
+    echo "$name: still running 30 s after the stop:$left" >&2
+    kill -9 $left 2>/dev/null || true
+  fi
   (cd "$work/repo" && bash scripts/stack.sh stop dev >/dev/null 2>&1) || true
   # What the start printed, minus the service's own lines.
   grep -E '^ *[0-9.]+ \[(install|runtime|stack|start|build:web)\]' "$log" | sed 's/^/    /' || true
