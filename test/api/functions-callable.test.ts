@@ -153,6 +153,19 @@ describe('functions: callable functions and the secret-key operations', () => {
       expect((await apps.public.client.request(method, path, { body })).status).to.equal(401);
     }
     expect((await secret.get('/api/functions/missing')).status).to.equal(404);
+    for (const method of ['GET', 'PATCH', 'DELETE'])
+      expect(
+        (
+          await secret.request(method, '/api/functions/bad name', {
+            body: method === 'PATCH' ? { enabled: true } : undefined,
+          })
+        ).status,
+        method,
+      ).to.equal(400);
+    expect((await secret.patch('/api/functions/greet', {})).status).to.equal(400);
+    const renamed = await secret.patch('/api/functions/greet', { name: 'admin' });
+    expect(renamed.status).to.equal(409);
+    expect(renamed.body.code).to.equal('FUNCTION_EXISTS');
     expect((await secret.patch('/api/functions/missing', { enabled: true })).status).to.equal(404);
     const dup = await secret.post('/api/functions', {
       name: 'greet',

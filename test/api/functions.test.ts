@@ -196,6 +196,20 @@ describe('functions: management (dashboard)', () => {
     const moved = await dash.patch(`${base()}/${other.body.data.function.id}`, { trigger: httpHook.trigger });
     expect(moved.status).to.equal(409);
     expect(moved.body.code).to.equal('HOOK_EXISTS');
+    // Rolling back to a version whose trigger another hook holds now is the same conflict.
+    const movedAway = await dash.patch(`${base()}/${other.body.data.function.id}`, {
+      trigger: { type: 'afterCreate', collection: 'comments' },
+    });
+    expect(movedAway.status, movedAway.text).to.equal(200);
+    const taker = await dash.post(base(), {
+      ...httpHook,
+      name: 'taker',
+      trigger: { type: 'beforeCreate', collection: 'comments' },
+    });
+    expect(taker.status).to.equal(201);
+    const rollback = await dash.post(`${base()}/${other.body.data.function.id}/versions/1/activate`);
+    expect(rollback.status).to.equal(409);
+    expect(rollback.body.code).to.equal('HOOK_EXISTS');
     const afters = await Promise.all(
       ['a1', 'a2'].map((name) =>
         dash.post(base(), { ...httpHook, name, trigger: { type: 'afterCreate', collection: 'posts' } }),
@@ -241,6 +255,8 @@ describe('functions: management (dashboard)', () => {
       ['DELETE', `/${id}`],
       ['GET', `/${id}/versions`],
       ['POST', `/${id}/versions/1/activate`],
+      ['GET', `/${id}/invocations`],
+      ['POST', `/${id}/test`, { event: {} }],
     ];
     for (const [method, path, body] of calls) {
       expect(
