@@ -2,13 +2,14 @@
 // the collection, access or cron it needs), the runtime (an HTTP URL, or JavaScript in the editor),
 // failure policy, enabled, privileged, and secrets to add (values are write-only). Checked with
 // the API's schema before sending; refusals land under the field they name.
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense } from 'react';
 import { Controller, useFieldArray, useForm, type Resolver } from 'react-hook-form';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import { Field, FieldError, Progress } from '../../components/ui';
 import { useCollections } from '../../data/collections';
 import type { FunctionInput, HostedFunction, TriggerType } from '../../data/functions';
-import { needs, TRIGGERS } from './words';
+import { needs } from './words';
+import { TriggerFields } from './trigger-fields';
 
 // CodeMirror is most of a megabyte: loaded only when a form shows the editor.
 const CodeEditor = lazy(() => import('./code-editor').then((m) => ({ default: m.CodeEditor })));
@@ -20,7 +21,7 @@ export default async (event, ctx) => {
 };
 `;
 
-interface Values {
+export interface Values {
   name: string;
   triggerType: TriggerType;
   collection: string;
@@ -133,13 +134,7 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
   });
   const secrets = useFieldArray({ control: form.control, name: 'secrets' });
   const { errors, isSubmitting } = form.formState;
-  const [triggerType, runtimeType] = form.watch(['triggerType', 'runtimeType']);
-  const need = needs(triggerType);
-  // A new form picks the first collection once the list is in.
-  const first = names[0];
-  useEffect(() => {
-    if (need === 'collection' && !form.getValues('collection') && first) form.setValue('collection', first);
-  }, [need, first, form]);
+  const runtimeType = form.watch('runtimeType');
   const submit = form.handleSubmit(async (values) => {
     try {
       await onSubmit(bodyOf(values));
@@ -160,62 +155,7 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
         {...form.register('name')}
         error={errors.name?.message}
       />
-      <div className="field">
-        <label htmlFor={id('trigger')}>Trigger</label>
-        <select id={id('trigger')} {...form.register('triggerType')}>
-          {TRIGGERS.map((t) => (
-            <option key={t.type} value={t.type}>
-              {t.type} — {t.words}
-            </option>
-          ))}
-        </select>
-        <FieldError message={errors.triggerType?.message} />
-      </div>
-      {need === 'collection' && (
-        <div className="field">
-          <label htmlFor={id('collection')}>Collection</label>
-          <select id={id('collection')} {...form.register('collection')}>
-            {names.length === 0 && <option value="">No collection yet: create one first</option>}
-            {names.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-          <FieldError message={errors.collection?.message} />
-        </div>
-      )}
-      {need === 'access' && (
-        <div className="field">
-          <label htmlFor={id('access')}>Who may call it</label>
-          <select id={id('access')} {...form.register('access')}>
-            <option value="public">public — either key</option>
-            <option value="user">user — a signed-in end user</option>
-            <option value="secret">secret — the secret key only</option>
-          </select>
-          <FieldError message={errors.access?.message} />
-        </div>
-      )}
-      {need === 'access' && (
-        <Field
-          id={id('rate')}
-          label="Calls a minute (optional)"
-          hint="A limit of this function’s own, on top of the project’s; empty for none."
-          inputMode="numeric"
-          {...form.register('rateLimit')}
-          error={errors.rateLimit?.message}
-        />
-      )}
-      {need === 'cron' && (
-        <Field
-          id={id('cron')}
-          label="Schedule (cron, UTC)"
-          hint="Five fields: minute hour day month weekday."
-          className="mono"
-          {...form.register('cron')}
-          error={errors.cron?.message}
-        />
-      )}
+      <TriggerFields form={form} id={id} names={names} />
       <fieldset>
         <legend>Runtime</legend>
         <label className="check">
