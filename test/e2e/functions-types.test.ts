@@ -46,7 +46,9 @@ export const guard: Handler<BeforeDeleteEvent> = (event) =>
     : { refuse: { status: 403, code: 'TOO_MANY', message: 'At most ten at once' } };
 
 export const signUp: Handler<BeforeSignUpEvent> = async (event) =>
-  event.email.endsWith('@example.com') ? { fields: { ...event.fields, team: 'example' } } : null;
+  event.email.endsWith('@example.com') || event.provider === 'github'
+    ? { fields: { ...event.fields, team: 'example' } }
+    : null;
 
 export const claims: Handler<TokenClaimsEvent> = async (event, ctx) => {
   const [member] = await ctx.db.list<{ role: string }>('members', { userId: event.userId });

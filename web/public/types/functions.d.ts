@@ -80,13 +80,14 @@ export interface AfterEvent extends CollectionEvent {
   [key: string]: Json | Caller | undefined;
 }
 
-/** Before a password sign-up: the client's profile fields (never the password). */
+/** Before a sign-up: the client's profile fields (never the password), or a social profile's. */
 export interface BeforeSignUpEvent extends BaseEvent {
   trigger: 'beforeSignUp';
   caller: Caller;
   email: string;
   fields: JsonObject;
-  provider: 'password';
+  /** `password`, or the social provider's name (`google`, `github`). */
+  provider: 'password' | 'google' | 'github' | (string & {});
 }
 
 /** Whenever an access token is issued (sign-up and log-in are `login`). */
