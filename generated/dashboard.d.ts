@@ -1725,13 +1725,13 @@ export interface paths {
         };
         /**
          * The project's webhooks (members)
-         * @description Every webhook of the project, oldest first; secrets are never shown again.
+         * @description Every webhook of the project, oldest first; secrets are never shown again. `loopbackTargets` says whether this installation runs the development profile that accepts localhost targets.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Subscribe a URL to events (admins)
-         * @description Events of the project (`document.created`, `document.updated`, `document.deleted`, `document.restored`, `user.created`), optionally of some collections only, are POSTed to `url`, signed per Standard Webhooks. The answer shows the signing secret once. The URL must be `https://` (plain http only when the operator allows it) and pass the restricted-host check (400). The plan limits webhooks per project (Free 2, Pro 25): 403 `PLAN_LIMIT` past it.
+         * @description Events of the project (`document.created`, `document.updated`, `document.deleted`, `document.restored`, `user.created`), optionally of some collections only, are POSTed to `url`, signed per Standard Webhooks. The answer shows the signing secret once. The URL must be `https://` (plain http only when the operator allows it, or to localhost and loopback addresses in the development profile) and pass the restricted-host check (400 naming `url` and saying what to do). The plan limits webhooks per project (Free 2, Pro 25): 403 `PLAN_LIMIT` past it.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -3587,6 +3587,8 @@ export interface components {
             success: true;
             data: {
                 webhooks: components["schemas"]["Webhook"][];
+                /** @description True when the development profile (`WEBHOOK_ALLOW_LOOPBACK`, on by default under `npm start`) accepts `localhost` and loopback targets, plain http included, for webhooks and HTTP hooks; never private, link-local or metadata addresses. */
+                loopbackTargets: boolean;
             };
             message: string;
         };

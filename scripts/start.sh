@@ -45,6 +45,9 @@ if [ "$embedded_db" = 1 ]; then
   # GET /api/health (data.engine) and on the dashboard.
   export EMBEDDED_DATABASE=1
 fi
+# The development profile unless told otherwise: among its defaults, webhook and HTTP hook targets
+# on localhost (WEBHOOK_ALLOW_LOOPBACK, docs/webhooks.md), said in the banner and on the Webhooks page.
+export NODE_ENV="${NODE_ENV:-development}"
 
 node dist/main.js "${ROLE:-all}" &
 app=$!

@@ -38,6 +38,7 @@ async function main() {
     storageDir: config.storageDir,
     smtpUrl: config.smtpUrl,
     mailOutboxDir: config.mailOutboxDir,
+    loopbackTargets: config.webhooks.allowLoopback && !config.allowPrivateHosts,
   };
   // On a terminal one banner says it all once the service listens; JSON has an event per fact.
   if (format === 'json') announceDefaults(banner, log);

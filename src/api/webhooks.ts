@@ -11,7 +11,8 @@ export function webhookHandlers({ projects, webhooks }: Services) {
 
   const listWebhooks: Handler<Ops['listWebhooks']> = async ({ params }, ctx) => {
     const project = await projects.requireAccess(ctx, params.projectId, 'member');
-    return { status: 200, body: ok({ webhooks: await webhooks.manage.list(project) }) };
+    const list = await webhooks.manage.list(project);
+    return { status: 200, body: ok({ webhooks: list, loopbackTargets: webhooks.manage.loopbackTargets }) };
   };
 
   const createWebhook: Handler<Ops['createWebhook']> = async ({ params, body }, ctx) => {

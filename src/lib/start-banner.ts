@@ -13,6 +13,8 @@ export interface BannerInput {
   storageDir: string;
   smtpUrl?: string;
   mailOutboxDir: string;
+  /** The development profile's loopback webhook and HTTP hook targets (WEBHOOK_ALLOW_LOOPBACK). */
+  loopbackTargets?: boolean;
 }
 
 /** One default in use: what runs now, and the settings that replace it. */
@@ -40,6 +42,13 @@ export function defaultsInUse(input: BannerInput): DefaultInUse[] {
     });
   if (!input.smtpUrl)
     out.push({ name: 'mail', now: `written to the folder ${input.mailOutboxDir}`, replacedBy: 'SMTP_URL' });
+  // Shown because it is a development default that production must not keep.
+  if (input.loopbackTargets)
+    out.push({
+      name: 'webhooks',
+      now: 'development profile: http://localhost and loopback targets accepted (webhooks, HTTP hooks)',
+      replacedBy: 'WEBHOOK_ALLOW_LOOPBACK=false',
+    });
   return out;
 }
 

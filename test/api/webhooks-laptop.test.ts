@@ -73,6 +73,12 @@ describe('webhooks: targets on a laptop (development profile)', () => {
     expect(apps.dashboard.deps.config.webhooks.allowLoopback).to.equal(true);
   });
 
+  it('tells the dashboard that the development profile is on (listWebhooks.loopbackTargets)', async () => {
+    const res = await dash.get(hooks());
+    expect(res.status).to.equal(200);
+    expect(res.body.data.loopbackTargets).to.equal(true);
+  });
+
   it('accepts http://127.0.0.1 and http://localhost, and a test ping reaches the loopback receiver signed', async () => {
     const created = await dash.post(hooks(), { url: receiver.url('/hook'), events: ['document.created'] });
     expect(created.status, created.text).to.equal(201);
@@ -141,6 +147,7 @@ describe('webhooks: targets in production', () => {
 
   it('refuses loopback targets for webhooks and HTTP hooks, with sentences naming the field', async () => {
     expect(apps.dashboard.deps.config.webhooks.allowLoopback).to.equal(false);
+    expect((await dash.get(hooks())).body.data.loopbackTargets).to.equal(false);
     const cases: [string, RegExp][] = [
       ['http://127.0.0.1:9999/hook', /use an https:\/\/ address; plain http is accepted only for localhost/],
       ['http://localhost:9999/hook', /use an https:\/\/ address/],

@@ -92,4 +92,31 @@ describe('development log on a terminal', function () {
     });
     expect(configured.split('\n')).to.have.length(3);
   });
+
+  it('says when the development profile accepts loopback webhook and HTTP hook targets', () => {
+    const input: BannerInput = {
+      node: 'v24.21.0',
+      urls: { dashboard: 'http://localhost:3001' },
+      worker: true,
+      embeddedDatabase: false,
+      redisUrl: 'redis://r',
+      s3: true,
+      smtpUrl: 'smtp://m',
+      storageDir: '.data/storage',
+      mailOutboxDir: '.data/outbox',
+      loopbackTargets: true,
+    };
+    const lines = startBanner(input).split('\n');
+    expect(
+      lines
+        .at(-1)!
+        .trim()
+        .split(/\s{2,}/),
+    ).to.deep.equal([
+      'webhooks',
+      'development profile: http://localhost and loopback targets accepted (webhooks, HTTP hooks)',
+      'set WEBHOOK_ALLOW_LOOPBACK=false to replace',
+    ]);
+    expect(startBanner({ ...input, loopbackTargets: false })).not.to.include('webhooks');
+  });
 });

@@ -164,6 +164,8 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
     },
 
     list: async (project: Project) => (await repo.list(project.id)).map(webhookView),
+    /** Whether the development profile's localhost targets are on (the Webhooks page says so). */
+    loopbackTargets: allow.allowPrivate === 'loopback',
 
     get: async (project: Project, id: string) => webhookView(await require(project, id)),
 
