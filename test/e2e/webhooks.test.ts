@@ -82,8 +82,8 @@ describe('web dashboard: webhooks', function () {
     await page.getByRole('link', { name: 'Search indexer' }).click();
     await page.getByRole('heading', { name: 'Webhook Search indexer' }).waitFor();
     await page.getByText('No deliveries yet.').waitFor();
-    await page.getByRole('button', { name: 'Send test' }).click();
-    await page.getByRole('status').filter({ hasText: 'Test sent' }).waitFor();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByRole('status').filter({ hasText: 'Test event queued' }).waitFor();
     const row = page.getByRole('row').filter({ hasText: 'The test you sent' });
     await row.getByRole('cell', { name: 'Failed' }).waitFor({ timeout: 15_000 });
     expect(await row.getByRole('rowheader').textContent()).to.include('webhook.ping');

@@ -15,13 +15,20 @@ const keys = {
     ['webhooks', projectId, webhookId, 'deliveries', page] as const,
 };
 
+const listQuery = (projectId: string) => ({
+  queryKey: keys.all(projectId),
+  queryFn: async ({ signal }: { signal: AbortSignal }) =>
+    (await call(api.GET('/api/projects/{projectId}/webhooks', { params: { path: { projectId } }, signal })))
+      .data,
+});
+
 export function useWebhooks(projectId: string) {
-  return useQuery({
-    queryKey: keys.all(projectId),
-    queryFn: async ({ signal }) =>
-      (await call(api.GET('/api/projects/{projectId}/webhooks', { params: { path: { projectId } }, signal })))
-        .data.webhooks,
-  });
+  return useQuery({ ...listQuery(projectId), select: (data) => data.webhooks });
+}
+
+/** Whether the development profile accepts localhost targets (the same request as the list). */
+export function useLoopbackTargets(projectId: string) {
+  return useQuery({ ...listQuery(projectId), select: (data) => data.loopbackTargets }).data ?? false;
 }
 
 export function useWebhook(projectId: string, webhookId: string) {

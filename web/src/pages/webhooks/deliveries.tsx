@@ -147,3 +147,43 @@ export function Deliveries({
     </section>
   );
 }
+
+/**
+ * The test event just sent, as the log sees it: pending until the worker has tried it, then its
+ * status, HTTP answer and time (or why no answer came). Reads the log's first page, which is
+ * polled while a delivery is pending.
+ */
+export function TestResult({
+  projectId,
+  webhookId,
+  deliveryId,
+}: {
+  projectId: string;
+  webhookId: string;
+  deliveryId: string;
+}) {
+  const log = useDeliveries(projectId, webhookId, 1);
+  const delivery = log.data?.deliveries.find((d) => d.id === deliveryId);
+  const last = delivery?.attempts.at(-1);
+  let text = 'Test event: waiting for the delivery…';
+  if (delivery?.status === 'pending')
+    text = last
+      ? `Test event: pending, attempt ${last.number} failed (${last.error ?? 'no answer'}); retrying`
+      : 'Test event: pending, not tried yet…';
+  else if (delivery && last)
+    text =
+      `Test event ${STATUS[delivery.status].toLowerCase()}: ` +
+      `${last.status === null ? 'no answer' : `HTTP ${last.status}`} in ${last.durationMs} ms` +
+      (last.error && delivery.status !== 'succeeded' ? ` — ${last.error}` : '');
+  else if (delivery) text = `Test event ${STATUS[delivery.status].toLowerCase()}.`;
+  return (
+    <p
+      className={delivery?.status === 'failed' ? 'error' : 'notice'}
+      role="status"
+      data-testid="test-result"
+      data-status={delivery?.status ?? 'waiting'}
+    >
+      {text}
+    </p>
+  );
+}

@@ -1,7 +1,7 @@
 // Webhooks of a project (admins): the list with each one's state, and the form to add one (its
 // signing secret is shown once). Each webhook's page (webhook.tsx) edits it and shows its log.
 import { useState } from 'react';
-import { useWebhookActions, useWebhooks, type Webhook } from '../../data/webhooks';
+import { useLoopbackTargets, useWebhookActions, useWebhooks, type Webhook } from '../../data/webhooks';
 import { ErrorBox, Link, Progress } from '../../components/ui';
 import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
@@ -24,6 +24,7 @@ export const stateOf = (hook: Webhook) =>
 
 export function WebhooksPage({ project }: ProjectPageProps) {
   const hooks = useWebhooks(project.id);
+  const loopback = useLoopbackTargets(project.id);
   const { create, update } = useWebhookActions(project.id);
   const [secret, setSecret] = useState('');
   const base = `/projects/${project.id}/webhooks`;
@@ -35,6 +36,7 @@ export function WebhooksPage({ project }: ProjectPageProps) {
       <p className="muted">
         Each event is POSTed to the target, signed (Standard Webhooks), and retried when it fails.
       </p>
+      {loopback && <DevelopmentProfile />}
       <ErrorBox error={hooks.error} />
       {hooks.isPending && <Progress label="Loading webhooks…" />}
       <ErrorBox error={update.error} />
@@ -96,6 +98,7 @@ export function WebhooksPage({ project }: ProjectPageProps) {
         )}
         {secret && <SecretOnce secret={secret} />}
         <WebhookForm
+          loopbackTargets={loopback}
           submitLabel="Add webhook"
           onSubmit={async (body) => {
             setSecret('');
@@ -104,5 +107,18 @@ export function WebhooksPage({ project }: ProjectPageProps) {
         />
       </section>
     </>
+  );
+}
+
+/** The development profile (npm start): what it opens, and what stays closed (docs/webhooks.md). */
+export function DevelopmentProfile() {
+  return (
+    <p className="notice" role="status" data-testid="development-profile">
+      <strong>Development profile:</strong> targets on this machine are accepted, plain http included (
+      <span className="mono">http://localhost:PORT/…</span>,{' '}
+      <span className="mono">http://127.0.0.1:PORT/…</span>), so a local receiver can be tried with “Send a
+      test event”. Private, link-local and metadata addresses stay refused, and production accepts public
+      https:// targets only.
+    </p>
   );
 }

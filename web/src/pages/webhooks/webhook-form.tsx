@@ -37,13 +37,15 @@ const fieldOf = (path: string) => path.split('.')[0];
 
 interface Props {
   webhook?: Webhook;
+  /** The development profile: localhost targets are accepted, over http too. */
+  loopbackTargets?: boolean;
   submitLabel: string;
   /** Sends the body; a refusal is put under the fields it names. */
   onSubmit: (body: WebhookInput) => Promise<unknown>;
   onCancel?: () => void;
 }
 
-export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: Props) {
+export function WebhookForm({ webhook, loopbackTargets, submitLabel, onSubmit, onCancel }: Props) {
   const operation: OperationId = webhook ? 'updateWebhook' : 'createWebhook';
   const defaults: Values = {
     url: webhook?.url ?? '',
@@ -74,6 +76,11 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: Props)
         label="Target URL"
         type="url"
         placeholder="https://hooks.example.com/baas"
+        hint={
+          loopbackTargets
+            ? 'An https:// address; in this development profile also http://localhost:PORT/… or http://127.0.0.1:PORT/…'
+            : 'An https:// address on a public host.'
+        }
         {...form.register('url')}
         error={errors.url?.message}
       />

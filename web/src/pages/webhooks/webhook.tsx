@@ -3,18 +3,19 @@
 import { useState } from 'react';
 import { errorText } from '../../api';
 import { navigate } from '../../router';
-import { useWebhook, useWebhookActions } from '../../data/webhooks';
+import { useLoopbackTargets, useWebhook, useWebhookActions } from '../../data/webhooks';
 import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
-import { Deliveries } from './deliveries';
-import { stateOf } from '.';
+import { Deliveries, TestResult } from './deliveries';
+import { DevelopmentProfile, stateOf } from '.';
 import type { ProjectPageProps } from '../project-shell';
 
 export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhookId: string }) {
   const hook = useWebhook(project.id, webhookId);
   const actions = useWebhookActions(project.id);
+  const loopback = useLoopbackTargets(project.id);
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState('');
   const [tested, setTested] = useState<string>();
@@ -54,17 +55,18 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
         {h.collections.length > 0 && ` · only ${h.collections.join(', ')}`} · <strong>{stateOf(h)}</strong>
       </p>
       {!h.enabled && h.pausedReason && <Notice>{h.pausedReason}</Notice>}
+      {loopback && <DevelopmentProfile />}
       <div className="row">
         <button
           type="button"
           onClick={() =>
             act(actions.ping.mutateAsync(h.id), (delivery) => {
               setTested(delivery.id);
-              return 'Test sent: its delivery is at the top of the log below.';
+              return 'Test event queued: its delivery is shown below as it happens, and at the top of the log.';
             })
           }
         >
-          Send test
+          Send a test event
         </button>
         <button
           type="button"
@@ -128,12 +130,14 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
         ) : (
           <Notice>{notice.text}</Notice>
         ))}
+      {tested && <TestResult projectId={project.id} webhookId={h.id} deliveryId={tested} />}
       {secret && <SecretOnce secret={secret} />}
       {editing && (
         <section className="card" aria-labelledby="edit-webhook">
           <h2 id="edit-webhook">Edit</h2>
           <WebhookForm
             webhook={h}
+            loopbackTargets={loopback}
             submitLabel="Save webhook"
             onCancel={() => setEditing(false)}
             onSubmit={async (body) => {
