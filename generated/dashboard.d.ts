@@ -7451,7 +7451,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -7552,7 +7552,7 @@ export interface operations {
                          * @example 0 * * * *
                          */
                         cron?: string;
-                    };
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown);
                     runtime: {
                         /** @enum {string} */
                         type: "http";
@@ -7632,7 +7632,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -7752,7 +7752,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -7892,7 +7892,7 @@ export interface operations {
                          * @example 0 * * * *
                          */
                         cron?: string;
-                    };
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown);
                     runtime?: {
                         /** @enum {string} */
                         type: "http";
@@ -7967,7 +7967,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -8086,7 +8086,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -8187,7 +8187,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";

@@ -3072,7 +3072,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -3167,7 +3167,7 @@ export interface operations {
                          * @example 0 * * * *
                          */
                         cron?: string;
-                    };
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown);
                     runtime: {
                         /** @enum {string} */
                         type: "http";
@@ -3247,7 +3247,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -3362,7 +3362,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
@@ -3442,7 +3442,7 @@ export interface operations {
                  *       "cart": "c_123"
                  *     }
                  */
-                "application/json": unknown;
+                "application/json": Record<string, never> | unknown[];
             };
         };
         responses: {
@@ -3562,7 +3562,7 @@ export interface operations {
                          * @example 0 * * * *
                          */
                         cron?: string;
-                    };
+                    } & (unknown & unknown & unknown & unknown & unknown & unknown);
                     runtime?: {
                         /** @enum {string} */
                         type: "http";
@@ -3637,7 +3637,7 @@ export interface operations {
                                      * @example 0 * * * *
                                      */
                                     cron?: string;
-                                };
+                                } & (unknown & unknown & unknown & unknown & unknown & unknown);
                                 runtime: {
                                     /** @enum {string} */
                                     type: "http";
