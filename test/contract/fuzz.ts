@@ -15,7 +15,7 @@ import { startTestApps } from '../helpers/app.js';
 import { startFixtureAiProvider } from '../helpers/ai-provider.js';
 import { randomToken, sha256 } from '../../src/lib/secrets.js';
 import { SESSION_TTL_MS } from '../../src/services/accounts.js';
-import { CHECKS_LEFT_OUT, EXCLUDED, STATE_RULES, type Role } from './fuzz-rules.js';
+import { CHECKS_LEFT_OUT, CHECKS_OFF, EXCLUDED, STATE_RULES, type Role } from './fuzz-rules.js';
 import { testEnv } from '../helpers/env.js';
 
 const { signUpConfirmed } = createRequire(import.meta.url)('../../scripts/mailed-link.cjs') as {
@@ -270,6 +270,11 @@ function config(role: Role, f: Fixtures): string {
     `include-operation-id = ${q(id)}`,
     `checks.positive_data_acceptance.expected-statuses = ${q([...POSITIVE_STATUSES, ...rule.statuses.map(String)])}`,
   ]);
+  const checksOff = Object.entries(CHECKS_OFF[role]).flatMap(([id, rule]) => [
+    `[[operations]]`,
+    `include-operation-id = ${q(id)}`,
+    ...rule.checks.map((check) => `checks.${check}.enabled = false`),
+  ]);
   const common = [
     `workers = 1`,
     `max-redirects = 0`,
@@ -312,6 +317,7 @@ function config(role: Role, f: Fixtures): string {
         userId: f.doomedUserIds[0]!,
       }),
       ...stateRules,
+      ...checksOff,
     ].join('\n');
   }
   return [
@@ -339,6 +345,7 @@ function config(role: Role, f: Fixtures): string {
       },
     ),
     ...stateRules,
+    ...checksOff,
   ].join('\n');
 }
 
@@ -394,6 +401,8 @@ try {
     console.log(`\n== fuzz: ${role} API (${apps[role].url}) ==`);
     for (const [what, reason] of Object.entries({ ...EXCLUDED[role], ...CHECKS_LEFT_OUT }))
       console.log(`left out: ${what}: ${reason}`);
+    for (const [id, rule] of Object.entries(CHECKS_OFF[role]))
+      console.log(`left out: ${rule.checks.join(', ')} on ${id}: ${rule.reason}`);
     const code = await run(
       [
         '--config-file',
