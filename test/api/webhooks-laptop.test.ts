@@ -5,7 +5,7 @@
 // says what to do.
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { startTestApps } from '../helpers/app.js';
+import { startTestApp, startTestApps } from '../helpers/app.js';
 import { testEnv } from '../helpers/env.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
@@ -169,6 +169,52 @@ describe('webhooks: targets in production', () => {
       expect(fn.body.message, url)
         .to.match(/^runtime\.url: /)
         .and.match(message);
+    }
+  });
+
+  it('refuses at delivery time a loopback target saved under the development profile', async () => {
+    // The same platform database seen by a development dashboard (a webhook saved on a laptop,
+    // then the database moved, or a restore): the production worker must still refuse to connect.
+    const laptop = await startTestApp('dashboard', 'wh_laptop_prod', {
+      NODE_ENV: 'development',
+      PLATFORM_DB: apps.public.deps.config.platformDb,
+    });
+    const worker = await startTestWorker(apps.public.deps.config.platformDb, { NODE_ENV: 'production' });
+    const receiver = await startReceiver();
+    try {
+      const own = await project({ dashboard: laptop } as unknown as Apps);
+      const at = `/api/projects/${own.fx.project.id}/webhooks`;
+      const port = new URL(receiver.url('/')).port;
+      const ids: string[] = [];
+      for (const url of [receiver.url('/plain'), `https://localhost:${port}/tls`]) {
+        const saved = await own.dash.post(at, {
+          url,
+          events: ['document.created'],
+        });
+        expect(saved.status, saved.text).to.equal(201);
+        ids.push(saved.body.data.webhook.id);
+        expect((await own.dash.post(`${at}/${saved.body.data.webhook.id}/test`)).status).to.equal(202);
+      }
+      const errors: string[] = [];
+      for (const id of ids) {
+        const deadline = Date.now() + 10_000;
+        let delivery: any;
+        while (Date.now() < deadline) {
+          delivery = (await own.dash.get(`${at}/${id}/deliveries`)).body.data.deliveries[0];
+          if (delivery?.status === 'failed') break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(delivery?.status, JSON.stringify(delivery)).to.equal('failed');
+        expect(delivery.attempts, 'not retried').to.have.length(1);
+        errors.push(delivery.attempts[0].error);
+      }
+      expect(errors[0]).to.match(/^url: use an https:\/\/ address/);
+      expect(errors[1]).to.match(/^restricted host/);
+      expect(receiver.received, 'nothing reached the receiver').to.have.length(0);
+    } finally {
+      await worker.stop();
+      await laptop.close();
+      await receiver.close();
     }
   });
 });
