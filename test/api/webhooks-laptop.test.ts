@@ -10,6 +10,7 @@ import { testEnv } from '../helpers/env.js';
 import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { startHookReceiver } from '../helpers/hook-receiver.js';
 import { startTestWorker } from '../helpers/worker.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
@@ -127,9 +128,24 @@ describe('webhooks: targets on a laptop (development profile)', () => {
     }
   });
 
-  it('accepts an HTTP hook on loopback through the same rule', async () => {
-    const res = await dash.post(`/api/projects/${fx.project.id}/functions`, hook(receiver.url('/h')));
-    expect(res.status, res.text).to.equal(201);
+  it('accepts an HTTP hook on http://127.0.0.1 through the same rule, and calls it', async () => {
+    const hookReceiver = await startHookReceiver();
+    try {
+      const res = await dash.post(`/api/projects/${fx.project.id}/functions`, hook(hookReceiver.url('/h')));
+      expect(res.status, res.text).to.equal(201);
+      hookReceiver.secret('/h', res.body.data.signingSecret);
+      hookReceiver.answer('/h', (event) => ({
+        json: { document: { ...event.documents[0], title: String(event.documents[0].title).toUpperCase() } },
+      }));
+      const data = apps.public.client.with({ 'x-api-key': fx.secretKey });
+      const created = await data.post('/api/data/posts', { title: 'from the laptop' });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.data.title).to.equal('FROM THE LAPTOP');
+      const [call] = hookReceiver.on('/h');
+      expect(call!.verified, call!.verifyError).to.equal(true);
+    } finally {
+      await hookReceiver.close();
+    }
   });
 });
 
