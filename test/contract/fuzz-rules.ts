@@ -40,12 +40,12 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     createProjectFunction: {
       statuses: [400],
       reason:
-        "a trigger's collection must be one the project registered, the code within the plan's size and a cron no tighter than the plan's interval",
+        "a trigger's collection must be one the project registered, the code within the plan's size, a cron no tighter than the plan's interval, and secret names capitals, digits and _ (OpenAPI 3.0 has no propertyNames)",
     },
     updateProjectFunction: {
       statuses: [400],
       reason:
-        "a trigger's collection must be one the project registered, the code within the plan's size and a cron no tighter than the plan's interval",
+        "a trigger's collection must be one the project registered, the code within the plan's size, a cron no tighter than the plan's interval, and secret names capitals, digits and _ (OpenAPI 3.0 has no propertyNames)",
     },
     importProjectCollection: {
       statuses: [400],
@@ -115,12 +115,12 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     createFunction: {
       statuses: [400],
       reason:
-        "a trigger's collection must be one the project registered, the code within the plan's size and a cron no tighter than the plan's interval",
+        "a trigger's collection must be one the project registered, the code within the plan's size, a cron no tighter than the plan's interval, and secret names capitals, digits and _ (OpenAPI 3.0 has no propertyNames)",
     },
     updateFunction: {
       statuses: [400],
       reason:
-        "a trigger's collection must be one the project registered, the code within the plan's size and a cron no tighter than the plan's interval",
+        "a trigger's collection must be one the project registered, the code within the plan's size, a cron no tighter than the plan's interval, and secret names capitals, digits and _ (OpenAPI 3.0 has no propertyNames)",
     },
     createAccessToken: {
       statuses: [400],
