@@ -191,13 +191,25 @@ describe('sandbox pool under abuse', function () {
   });
 
   it('a runner that stops answering (SIGSTOP) is killed by the parent at deadline + grace', async () => {
-    const call = pool.run(job(fn("await ctx.db.get('posts', '1'); for (let i = 0; i < 1e6; i++); return 1")));
-    await new Promise((r) => setTimeout(r, 50));
-    const busy = pool.runnerStates().find((r) => r.busy)!;
-    process.kill(busy.pid, 'SIGSTOP');
+    const call = pool.run(job(fn("await ctx.db.get('posts', '1'); for (let i = 0; i < 1e9; i++); return 1")));
+    // The call is taken by a runner within a few ms; on a loaded machine it may take longer.
+    let busy: { pid: number } | undefined;
+    for (let i = 0; i < 200 && !busy; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      busy = pool.runnerStates().find((r) => r.busy);
+    }
+    expect(busy, 'a runner took the call').to.not.equal(undefined);
+    process.kill(busy!.pid, 'SIGSTOP');
     const out = await call;
     expect(out.status).to.equal('timeout');
     expect(out.durationMs).to.be.within(DEADLINE, DEADLINE + 250);
+    // Killed, then replaced once its exit is seen.
+    for (let i = 0; i < 200 && pool.runnerStates().some((r) => r.pid === busy!.pid); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(
+      pool.runnerStates().map((r) => r.pid),
+      'the stopped runner is gone',
+    ).to.not.include(busy!.pid);
   });
 
   it('a runner killed mid-call fails that call as crashed; the pool keeps serving', async () => {
