@@ -7,6 +7,7 @@ import { isDuplicateKey } from './errors.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
 import type { StoredFunction } from '../services/functions/types.js';
+import { countedSlots } from './counted-slots.js';
 
 registerPlatformIndexes('functions', [
   { key: { projectId: 1, name: 1 }, name: 'project_name', unique: true },
@@ -18,11 +19,6 @@ interface FunctionDoc extends Omit<StoredFunction, 'id' | 'projectId'> {
   projectId: ObjectId;
   /** `<trigger>:<collection>` for synchronous hooks (one each), else the function's own id. */
   slot: string;
-}
-
-interface CountDoc {
-  _id: string;
-  count: number;
 }
 
 /** Which unique index a duplicate-key error broke. */
@@ -47,7 +43,7 @@ export type NewFunction = Omit<StoredFunction, 'id' | 'projectId' | 'createdAt' 
 
 export function functionsRepo(db: Db) {
   const functions = db.collection<FunctionDoc>('functions');
-  const counts = db.collection<CountDoc>('function_counts');
+  const slots = countedSlots(db, 'function_counts');
   const scope = (projectId: string) => ({ projectId: toObjectId(projectId) ?? new ObjectId(0) });
   const one = (projectId: string, id: string) => {
     const _id = toObjectId(id);
@@ -59,26 +55,8 @@ export function functionsRepo(db: Db) {
   };
 
   return {
-    /** Takes one of the project's `limit` function slots; false when all are taken. */
-    async reserveSlot(projectId: string, limit: number): Promise<boolean> {
-      if (limit <= 0) return false;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          await counts.findOneAndUpdate(
-            { _id: projectId, count: { $lt: limit } },
-            { $inc: { count: 1 } },
-            { upsert: true },
-          );
-          return true;
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
-      }
-      return false;
-    },
-    async releaseSlot(projectId: string): Promise<void> {
-      await counts.updateOne({ _id: projectId, count: { $gt: 0 } }, { $inc: { count: -1 } });
-    },
+    reserveSlot: slots.reserveSlot,
+    releaseSlot: slots.releaseSlot,
 
     async create(projectId: string, fn: NewFunction, slot: (id: string) => string): Promise<StoredFunction> {
       const now = new Date();
@@ -142,7 +120,7 @@ export function functionsRepo(db: Db) {
     },
     async deleteAll(projectId: string): Promise<void> {
       await functions.deleteMany(scope(projectId));
-      await counts.deleteOne({ _id: projectId });
+      await slots.remove(projectId);
     },
   };
 }

@@ -3,10 +3,10 @@
 // is created only after its slot was taken by one conditional increment, so two concurrent
 // creations can never pass the limit.
 import type { Db } from 'mongodb';
-import { isDuplicateKey } from './errors.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
 import { replaceInProject } from './restored.js';
+import { countedSlots } from './counted-slots.js';
 
 registerPlatformIndexes('webhooks', [{ key: { projectId: 1, createdAt: 1 }, name: 'projectId' }]);
 
@@ -58,11 +58,6 @@ interface WebhookDoc extends WebhookFields, Partial<WebhookHealth> {
   updatedAt: Date;
 }
 
-interface CountDoc {
-  _id: string;
-  count: number;
-}
-
 const toWebhook = (doc: WebhookDoc): StoredWebhook => ({
   id: doc._id.toHexString(),
   projectId: doc.projectId.toHexString(),
@@ -84,7 +79,7 @@ const toWebhook = (doc: WebhookDoc): StoredWebhook => ({
 
 export function webhooksRepo(db: Db) {
   const webhooks = db.collection<WebhookDoc>('webhooks');
-  const counts = db.collection<CountDoc>('webhook_counts');
+  const slots = countedSlots(db, 'webhook_counts');
   const scope = (projectId: string) => ({ projectId: toObjectId(projectId) ?? new ObjectId(0) });
   const one = (projectId: string, id: string) => {
     const _id = toObjectId(id);
@@ -92,26 +87,8 @@ export function webhooksRepo(db: Db) {
   };
 
   return {
-    /** Takes one of the project's `limit` webhook slots; false when all are taken. */
-    async reserveSlot(projectId: string, limit: number): Promise<boolean> {
-      if (limit <= 0) return false;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-          await counts.findOneAndUpdate(
-            { _id: projectId, count: { $lt: limit } },
-            { $inc: { count: 1 } },
-            { upsert: true },
-          );
-          return true;
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
-      }
-      return false;
-    },
-    async releaseSlot(projectId: string): Promise<void> {
-      await counts.updateOne({ _id: projectId, count: { $gt: 0 } }, { $inc: { count: -1 } });
-    },
+    reserveSlot: slots.reserveSlot,
+    releaseSlot: slots.releaseSlot,
 
     async create(projectId: string, fields: WebhookFields, secretEnc: string): Promise<StoredWebhook> {
       const now = new Date();
@@ -213,7 +190,7 @@ export function webhooksRepo(db: Db) {
     },
     async deleteAll(projectId: string): Promise<void> {
       await webhooks.deleteMany(scope(projectId));
-      await counts.deleteOne({ _id: projectId });
+      await slots.remove(projectId);
     },
   };
 }
