@@ -1,8 +1,5 @@
 // Builds every service once from the process dependencies.
 import type { Deps } from '../deps.js';
-import { developersRepo } from '../db/developers.js';
-import { projectsRepo } from '../db/projects.js';
-import { collectionsRepo } from '../db/collections.js';
 import { healthService } from './health.js';
 import { accountsService } from './accounts.js';
 import { signupService } from './signup.js';
@@ -10,7 +7,8 @@ import { developerSignupsRepo } from '../db/developer-signups.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
-import { projectCache, invalidating } from './project-cache.js';
+import { projectCache } from './project-cache.js';
+import { platformRepos } from './repos.js';
 import { membersService } from './members.js';
 import { invitationsService } from './invitations.js';
 import { invitationsRepo } from '../db/invitations.js';
@@ -59,48 +57,16 @@ import { accessTokensService } from './access-tokens.js';
 import { accessTokensRepo } from '../db/access-tokens.js';
 import { functionServices } from './functions/index.js';
 import { authHooks } from './functions/auth-hooks.js';
-import { hostedRuntime } from './functions/hosted-runtime.js';
-import { hostedWiring, MAX_WRITES_PER_INVOCATION } from './functions/host.js';
-import { hostResolver } from '../lib/restricted-hosts.js';
+import { processHostedRuntime } from './functions/hosted-wiring.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
   // Every write to a project or its collections marks the project changed for the cache.
   const cached = projectCache(deps.cache);
-  const developers = developersRepo(platform, deps.config.plans);
-  const repos = {
-    developers: {
-      ...developers,
-      /** A plan change reaches the cached limits of the developer's projects in every process. */
-      async setPlan(...args: Parameters<typeof developers.setPlan>) {
-        const developer = await developers.setPlan(...args);
-        if (developer) {
-          for (const project of await repos.projects.listForDeveloper(developer.id))
-            if (project.ownerId === developer.id) await cached.changed(project.id);
-        }
-        return developer;
-      },
-    },
-    projects: invalidating(
-      projectsRepo(platform),
-      [
-        'update',
-        'setKey',
-        'setLimits',
-        'setRestoring',
-        'clearRestoring',
-        'addMember',
-        'changeMember',
-        'delete',
-      ],
-      cached,
-    ),
-    collections: invalidating(
-      collectionsRepo(platform),
-      ['create', 'update', 'addIndex', 'removeIndex', 'delete', 'deleteAll'],
-      cached,
-    ),
-  };
+  const repos = platformRepos(platform, deps.config.plans, cached);
+  /** A project as this process keeps it under its version (the API keys' path reads it too). */
+  const cachedProject = (projectId: string) =>
+    cached.ofProject(projectId, 'project', () => repos.projects.findById(projectId));
   /** The limits of a project with its owner's plan kept under the project's version (writes read them). */
   const cachedLimitsOf = async (project: Project) =>
     limitsOf(
@@ -109,7 +75,7 @@ export function createServices(deps: Deps) {
       await cached.ofProject(
         project.id,
         'plan',
-        async () => (await repos.developers.findById(project.ownerId))?.plan ?? 'free',
+        async () => (await repos.developers.findById(project.ownerId))?.plan ?? deps.config.plans.defaultPlan,
       ),
     );
   const definition = (projectId: string, name: string) =>
@@ -195,8 +161,7 @@ export function createServices(deps: Deps) {
     definitions: definition,
     limitsOf: projects.limitsOf,
     isRevoked: revocations.isRevoked,
-    currentProject: (projectId) =>
-      cached.ofProject(projectId, 'project', () => repos.projects.findById(projectId)),
+    currentProject: cachedProject,
     log: deps.log,
     settings: deps.config.realtime,
   });
@@ -247,24 +212,10 @@ export function createServices(deps: Deps) {
     // A project on its own database is on real MongoDB, whatever runs the platform's.
     onEmbedded: deps.config.embeddedDatabase ? async (id) => !(await isExternal(id)) : undefined,
   });
-  // Hosted JavaScript (docs/functions.md, "Hosted runtime"): runner processes start with the
-  // first hosted call of this process, so roles that never run one pay nothing.
-  const hosted = hostedRuntime(deps.config.sandbox, deps.log.child({ component: 'sandbox' }));
-  functions.useHostedRuntime(
-    hostedWiring({
-      runtime: hosted,
-      data,
-      projectById: (projectId) => repos.projects.findById(projectId),
-      fetch: {
-        allowHttp: deps.config.webhooks.allowHttp,
-        allowPrivate: deps.config.allowPrivateHosts,
-        timeoutMs: deps.config.webhooks.timeoutMs,
-        resolver: hostResolver(deps.config.dnsServers),
-      },
-      maxWrites: MAX_WRITES_PER_INVOCATION,
-      log: deps.log,
-    }),
+  const { runtime: hosted, wiring } = processHostedRuntime(deps.config, deps.log, data, (projectId) =>
+    repos.projects.findById(projectId),
   );
+  functions.useHostedRuntime(wiring);
   const archives = places.internal;
   const planOf = async (project: Project) =>
     (await repos.developers.findById(project.ownerId))?.plan ?? deps.config.plans.defaultPlan;
@@ -294,9 +245,7 @@ export function createServices(deps: Deps) {
       findProject: (projectId) => repos.projects.findById(projectId),
       quota,
       projectDb: dbFor,
-      hooks: authHooks(functions.hooks, (projectId) =>
-        cached.ofProject(projectId, 'project', () => repos.projects.findById(projectId)),
-      ),
+      hooks: authHooks(functions.hooks, cachedProject),
     }),
     health: healthService(deps),
     rateLimits: apiRateLimits(
@@ -391,9 +340,7 @@ export function createServices(deps: Deps) {
       projects,
       reaches: async (projectId, developerId, tokenProjects) => {
         if (!isObjectId(projectId) || (tokenProjects && !tokenProjects.includes(projectId))) return false;
-        const project = await cached.ofProject(projectId, 'project', () =>
-          repos.projects.findById(projectId),
-        );
+        const project = await cachedProject(projectId);
         return Boolean(project?.members.some((m) => m.developerId === developerId));
       },
       settings: deps.config.requestLog,
