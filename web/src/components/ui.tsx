@@ -111,3 +111,15 @@ export function FieldError({ message, id }: { message?: string; id?: string }) {
     </small>
   );
 }
+
+/** A page's notice after an action (useNotice): an alert for a failure, a notice otherwise. */
+export function NoticeLine({ notice }: { notice: { text: string; error?: boolean } | undefined }) {
+  if (!notice) return null;
+  return notice.error ? (
+    <div className="error" role="alert">
+      {notice.text}
+    </div>
+  ) : (
+    <Notice>{notice.text}</Notice>
+  );
+}

@@ -2,10 +2,10 @@
 // the breaker of an HTTP hook), its actions (enable or disable, edit, delete), its secrets, the
 // Test panel, its versions with rollback, and its invocation log.
 import { useState } from 'react';
-import { errorText } from '../../api';
 import { navigate } from '../../router';
 import { useFunction, useFunctionActions } from '../../data/functions';
-import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
+import { ErrorBox, Link, NoticeLine, Progress } from '../../components/ui';
+import { useNotice } from '../../hooks';
 import { Confirm } from '../../components/confirm';
 import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
@@ -22,16 +22,8 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
   const actions = useFunctionActions(project.id);
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState('');
-  const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const { notice, setNotice, act, fail } = useNotice();
   const list = `/projects/${project.id}/functions`;
-
-  const act = <T,>(promise: Promise<T>, words: (result: T) => string) => {
-    setNotice(undefined);
-    promise.then(
-      (result) => setNotice({ text: words(result) }),
-      (err: unknown) => setNotice({ text: errorText(err), error: true }),
-    );
-  };
 
   if (fn.error) {
     return (
@@ -107,7 +99,7 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
           onConfirm={() =>
             actions.remove.mutate(f.id, {
               onSuccess: () => navigate(list),
-              onError: (err) => setNotice({ text: errorText(err), error: true }),
+              onError: fail,
             })
           }
           trigger={
@@ -119,14 +111,7 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
           <p>{f.name} runs no more; its versions, secrets and invocation log go. This cannot be undone.</p>
         </Confirm>
       </div>
-      {notice &&
-        (notice.error ? (
-          <div className="error" role="alert">
-            {notice.text}
-          </div>
-        ) : (
-          <Notice>{notice.text}</Notice>
-        ))}
+      <NoticeLine notice={notice} />
       {secret && <SigningSecret secret={secret} onDismiss={() => setSecret('')} />}
       {editing && (
         <section className="card" aria-labelledby="edit-function">

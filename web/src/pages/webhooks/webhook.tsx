@@ -1,10 +1,10 @@
 // One webhook (admins): its state and actions (send a test, enable or disable, rotate the secret,
 // edit, delete) and its delivery log. A test's delivery is pointed out in the log.
 import { useState } from 'react';
-import { errorText } from '../../api';
 import { navigate } from '../../router';
 import { useLoopbackTargets, useWebhook, useWebhookActions } from '../../data/webhooks';
-import { ErrorBox, Link, Notice, Progress } from '../../components/ui';
+import { ErrorBox, Link, Notice, NoticeLine, Progress } from '../../components/ui';
+import { useNotice } from '../../hooks';
 import { Confirm } from '../../components/confirm';
 import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
@@ -19,19 +19,13 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
   const [editing, setEditing] = useState(false);
   const [secret, setSecret] = useState('');
   const [tested, setTested] = useState<string>();
-  const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const notices = useNotice();
+  const { notice, setNotice, fail } = notices;
   const list = `/projects/${project.id}/webhooks`;
 
-  const act = <T,>(promise: Promise<T>, words: (result: T) => string) => {
-    setNotice(undefined);
-    promise.then(
-      (result) => {
-        setNotice({ text: words(result) });
-        void hook.refetch();
-      },
-      (err: unknown) => setNotice({ text: errorText(err), error: true }),
-    );
-  };
+  // Each action's result is read back: the webhook's state moves (enabled, paused, secret).
+  const act = <T,>(promise: Promise<T>, words: (result: T) => string) =>
+    notices.act(promise, words, () => void hook.refetch());
 
   if (hook.error) {
     return (
@@ -110,7 +104,7 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
           onConfirm={() =>
             actions.remove.mutate(h.id, {
               onSuccess: () => navigate(list),
-              onError: (err) => setNotice({ text: errorText(err), error: true }),
+              onError: fail,
             })
           }
           trigger={
@@ -122,14 +116,7 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
           <p>No more events are sent to {h.url}, and its delivery log goes. This cannot be undone.</p>
         </Confirm>
       </div>
-      {notice &&
-        (notice.error ? (
-          <div className="error" role="alert">
-            {notice.text}
-          </div>
-        ) : (
-          <Notice>{notice.text}</Notice>
-        ))}
+      <NoticeLine notice={notice} />
       {tested && <TestResult projectId={project.id} webhookId={h.id} deliveryId={tested} />}
       {secret && <SecretOnce secret={secret} />}
       {editing && (
