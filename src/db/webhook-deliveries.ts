@@ -22,6 +22,19 @@ registerPlatformIndexes(DELIVERIES, [
   { key: { expiresAt: 1 }, name: 'ttl_expiresAt', expireAfterSeconds: 0 },
 ]);
 
+/**
+ * What an entry is delivered to: a webhook (`webhookId` names it), or a function's after-trigger
+ * (`webhookId` names the function; docs/functions.md), run with `runAs`'s rights.
+ */
+export type DeliveryTarget = 'webhook' | 'function';
+
+export interface DeliveryRunAs {
+  keyKind: 'publishable' | 'secret';
+  userId: string | null;
+  /** The writer's function depth (0: a client's write). */
+  depth: number;
+}
+
 /** `intent`: written before the change it announces, not yet deliverable (webhook-intents.ts). */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 type StoredStatus = DeliveryStatus | 'intent';
@@ -43,6 +56,9 @@ export interface StoredDelivery {
   webhookId: string;
   event: string;
   body: string;
+  target: DeliveryTarget;
+  /** A function target's caller: the writer of the change. */
+  runAs: DeliveryRunAs | null;
   status: DeliveryStatus;
   attempts: DeliveryAttempt[];
   /** Failed attempts since the delivery was queued or redelivered; picks the next retry delay. */
@@ -52,7 +68,10 @@ export interface StoredDelivery {
   updatedAt: Date;
 }
 
-export interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | 'webhookId' | 'status'> {
+export interface DeliveryDoc extends Omit<
+  StoredDelivery,
+  'id' | 'projectId' | 'webhookId' | 'status' | 'target' | 'runAs'
+> {
   _id: ObjectId;
   projectId: ObjectId;
   webhookId: ObjectId;
@@ -67,6 +86,9 @@ export interface DeliveryDoc extends Omit<StoredDelivery, 'id' | 'projectId' | '
   intentFailures?: number;
   /** The target's host name (the per-host cap); absent on entries written before it existed. */
   host?: string | null;
+  /** Absent: a webhook. */
+  target?: 'function';
+  runAs?: DeliveryRunAs | null;
   leaseUntil: Date;
   leaseToken: string | null;
   /** Set when the delivery finishes; the TTL index and the expiry sweep remove it then. */
@@ -98,6 +120,8 @@ export const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
   webhookId: doc.webhookId.toHexString(),
   event: doc.event,
   body: doc.body,
+  target: doc.target ?? 'webhook',
+  runAs: doc.runAs ?? null,
   status: doc.status === 'intent' ? 'pending' : doc.status,
   attempts: doc.attempts ?? [],
   round: doc.round ?? 0,
@@ -112,7 +136,7 @@ export const toDelivery = (doc: DeliveryDoc): StoredDelivery => ({
  */
 export function newDeliveryUpsert(
   item: { projectId: string; webhookId: string; eventKey: string; event: string },
-  fields: Pick<DeliveryDoc, 'body' | 'collection' | 'documentId' | 'host'> & {
+  fields: Pick<DeliveryDoc, 'body' | 'collection' | 'documentId' | 'host' | 'target' | 'runAs'> & {
     status: DeliveryDoc['status'];
     eventAt?: Date;
   },

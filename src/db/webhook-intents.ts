@@ -6,7 +6,13 @@
 import type { Db } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { toObjectId } from './ids.js';
-import { DELIVERIES, EPOCH, newDeliveryUpsert, type DeliveryDoc } from './webhook-deliveries.js';
+import {
+  DELIVERIES,
+  EPOCH,
+  newDeliveryUpsert,
+  type DeliveryDoc,
+  type DeliveryRunAs,
+} from './webhook-deliveries.js';
 
 export interface NewIntent {
   projectId: string;
@@ -17,8 +23,10 @@ export interface NewIntent {
   documentId: string;
   /** The event's time, which the change writes into the document (updatedAt, deletedAt). */
   eventAt: Date;
-  /** The target's host name (the per-host cap). */
-  host: string;
+  /** The target's host name (the per-host cap); null for a hosted function. */
+  host: string | null;
+  /** A function's after-trigger, run as `runAs` (webhook-deliveries.ts); absent: a webhook. */
+  function?: { runAs: DeliveryRunAs };
 }
 
 export interface IntentRef {
@@ -62,6 +70,7 @@ export function webhookIntentsRepo(db: Db) {
               documentId: item.documentId,
               eventAt: item.eventAt,
               host: item.host,
+              ...(item.function ? { target: 'function' as const, runAs: item.function.runAs } : {}),
             },
             now,
           ),

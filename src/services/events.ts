@@ -19,12 +19,27 @@ export interface ServiceEvent {
   /** For a delete: the document as moved to the trash, so listeners can tell who could read it. */
   removed?: Record<string, unknown>;
   at: Date;
+  /**
+   * Who made a change through the data API (absent for imports, restores and sign-ups): the
+   * after-triggers run with these rights, one function deeper (docs/functions.md).
+   */
+  actor?: EventActor;
+}
+
+export interface EventActor {
+  keyKind: 'publishable' | 'secret';
+  userId: string | null;
+  /** The writer's function depth: 0 for a client, 1 when a function's ctx.db wrote. */
+  depth: number;
 }
 
 export type Listener = (event: ServiceEvent) => Promise<void> | void;
 
 /** What a change is about to cause: its event time is the one the change writes. */
-export type EventIntent = Pick<ServiceEvent, 'name' | 'projectId' | 'collection' | 'documentId' | 'at'>;
+export type EventIntent = Pick<
+  ServiceEvent,
+  'name' | 'projectId' | 'collection' | 'documentId' | 'at' | 'actor'
+>;
 
 /** A listener whose work must not be lost between the change and the event (the webhook outbox). */
 export interface DurableListener<T = unknown> {

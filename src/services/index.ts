@@ -144,9 +144,7 @@ export function createServices(deps: Deps) {
     deps.log,
     deps.config.slowQueryMs,
   );
-  projects.onDelete(async (projectId) => {
-    await slowQueriesRepo(platform).clear(projectId);
-  });
+  projects.onDelete(async (projectId) => void (await slowQueriesRepo(platform).clear(projectId)));
   const quota = databaseQuota(repos.projects, cachedLimitsOf, isExternal);
   // Whoever reads the counter through this process (usage report, recount, roll-up, upload and
   // quota checks) first gets back what this process's leases hold for the project, so it reads
@@ -172,6 +170,18 @@ export function createServices(deps: Deps) {
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
     backupBytes: (projectId) => backupJobsRepo(platform).keptBytes(projectId),
   });
+  const functions = functionServices({
+    config: deps.config,
+    log: deps.log,
+    platform,
+    sharedCache: deps.cache,
+    cache: cached,
+    projects,
+    projectById: cachedProject,
+    limitsOf: cachedLimitsOf,
+    count: usage.counter.add,
+    collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
+  });
   const webhooks = webhookServices(
     deps.config,
     deps.log,
@@ -187,18 +197,8 @@ export function createServices(deps: Deps) {
     },
     deps.cache,
     usage.counter,
+    functions.after,
   );
-  const functions = functionServices({
-    config: deps.config,
-    log: deps.log,
-    platform,
-    sharedCache: deps.cache,
-    cache: cached,
-    projects,
-    limitsOf: cachedLimitsOf,
-    count: (projectId, metric, n) => usage.counter.add(projectId, metric, n),
-    collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
-  });
   const data = dataService({
     documents,
     projects: repos.projects,
@@ -212,9 +212,7 @@ export function createServices(deps: Deps) {
     // A project on its own database is on real MongoDB, whatever runs the platform's.
     onEmbedded: deps.config.embeddedDatabase ? async (id) => !(await isExternal(id)) : undefined,
   });
-  const { runtime: hosted, wiring } = processHostedRuntime(deps.config, deps.log, data, (projectId) =>
-    repos.projects.findById(projectId),
-  );
+  const { runtime: hosted, wiring } = processHostedRuntime(deps.config, deps.log, data, cachedProject);
   functions.useHostedRuntime(wiring);
   const archives = places.internal;
   const planOf = async (project: Project) =>

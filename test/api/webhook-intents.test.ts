@@ -4,55 +4,16 @@
 // delivers the event. Killed before the write instead, the intent is dropped and nothing is sent.
 // An end user's sign-up (`user.created`) goes the same way, and its recovered event carries no
 // password hash.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { startTestWorker } from '../helpers/worker.js';
 import { USER_BASE_FIELDS } from '../helpers/user-auth.js';
-import { repoPath } from '../../src/lib/paths.js';
+import { postAndDie, startCrashingPublic } from '../helpers/crash-child.js';
 
 type Apps = Awaited<ReturnType<typeof startTestApps>>;
-
-function startCrashingPublic(
-  platformDb: string,
-  crashAt: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', repoPath('test/helpers/public-crash-child.ts')], {
-    env: { ...process.env, PLATFORM_DB: platformDb, CRASH_AT: crashAt },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const match = /ready (\S+)/.exec(chunk.toString());
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.once('exit', (code, signal) => reject(new Error(`public child exited with ${code ?? signal}`)));
-  });
-}
-
-/** Posts to the child, which dies before answering; resolves with how it died. */
-async function postAndDie(
-  url: string,
-  apiKey: string,
-  child: ChildProcess,
-  body: unknown,
-  path = '/api/data/posts',
-) {
-  const exited = new Promise<string | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
-  );
-  const answer = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body: JSON.stringify(body),
-  }).then(
-    (res) => res.status,
-    () => 'no answer',
-  );
-  return { answer, signal: await exited };
-}
 
 describe('webhooks: a crash between the document write and its event', () => {
   let apps: Apps;

@@ -6,6 +6,7 @@ import { isObjectId } from '../../db/ids.js';
 import type { RequestContext } from '../context.js';
 import type { CollectionDef, KeyKind, Project } from '../types.js';
 import type { Condition } from './filters.js';
+import type { EventActor } from '../events.js';
 
 export const USERS_COLLECTION = 'users';
 export const OWNER_IMMUTABLE = 'Owner field immutable';
@@ -33,6 +34,13 @@ export function callerOf(ctx: RequestContext): Caller {
   const userId = endUser?.projectId === project.id ? endUser.id : undefined;
   return { project, keyKind, userId, ...(ctx.functionDepth ? { functionDepth: ctx.functionDepth } : {}) };
 }
+
+/** Who a change's events name as its maker: the after-triggers run with these rights. */
+export const actorOf = (caller: Caller): EventActor => ({
+  keyKind: caller.keyKind,
+  userId: caller.userId ?? null,
+  depth: caller.functionDepth ?? 0,
+});
 
 export function usersBlocked(): never {
   throw forbidden(

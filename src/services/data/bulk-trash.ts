@@ -6,7 +6,14 @@ import { toObjectId } from '../../db/ids.js';
 import type { DocumentsRepo, StoredDocument } from '../../db/documents.js';
 import type { RequestContext } from '../context.js';
 import type { EventBus, EventIntent, ServiceEvent } from '../events.js';
-import { documentId, openCollection, writeOwner, type DefinitionLookup, type Target } from './access.js';
+import {
+  actorOf,
+  documentId,
+  openCollection,
+  writeOwner,
+  type DefinitionLookup,
+  type Target,
+} from './access.js';
 import type { DatabaseQuota } from './quota.js';
 import { toApi } from './serialize.js';
 import { MAX_BULK } from './writes.js';
@@ -170,6 +177,7 @@ export function bulkTrash(
       collection: target.ref.collection,
       documentId: doc._id,
       at,
+      actor: actorOf(target.caller),
     }));
     const intentOf = new Map(intents.map((intent) => [intent.documentId, intent]));
     const announcement = await events.announce(intents);

@@ -16,6 +16,7 @@ import {
   documentId,
   openCollection,
   writeOwner,
+  actorOf,
   type DefinitionLookup,
   type Target,
 } from './access.js';
@@ -61,6 +62,7 @@ export function documentWrites(
     collection: target.ref.collection,
     documentId,
     at,
+    actor: actorOf(target.caller),
   });
   const happened = (announced: EventIntent, document: ApiDocument | null, removed?: ApiDocument) => ({
     ...announced,

@@ -20,6 +20,7 @@ import { activeVersionOf, functionsManager } from './manage.js';
 import type { StoredFunction } from './types.js';
 import { functionRuns, runnable } from './runs.js';
 import { callableFunctions } from './callable.js';
+import { afterTriggers } from './after-triggers.js';
 
 export interface FunctionsDeps {
   config: Config;
@@ -28,6 +29,8 @@ export interface FunctionsDeps {
   sharedCache: Cache;
   cache: ProjectCache;
   projects: ProjectsService;
+  /** The cached project (the after-triggers' runs read it). */
+  projectById: (projectId: string) => Promise<Project | null | undefined>;
   /** The cached limits (every hooked write asks). */
   limitsOf: (project: Project) => Promise<PlanLimits>;
   collectionNames: (projectId: string) => Promise<string[]>;
@@ -89,6 +92,14 @@ export function functionServices(deps: FunctionsDeps) {
     invoker,
     callable: callableFunctions({ table, invoker, cache: deps.sharedCache, limitsOf: deps.limitsOf }),
     hooks: syncHooks({ table, invoker, limitsOf: deps.limitsOf, log: deps.log }),
+    /** Queued by the webhook outbox, run by the worker (after-triggers.ts). */
+    after: afterTriggers({
+      table,
+      invoker,
+      projectById: deps.projectById,
+      limitsOf: deps.limitsOf,
+      log: deps.log,
+    }),
     /** The sandbox's seam: the hosted runtime this process runs JavaScript functions on. */
     useHostedRuntime(wiring: HostedWiring | undefined) {
       hosted = wiring;

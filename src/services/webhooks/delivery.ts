@@ -4,7 +4,8 @@
 // take projects in turn, each at most WEBHOOK_LANES_PER_PROJECT at once and each target host at
 // most WEBHOOK_LANES_PER_HOST, and the time a project holds a lane is charged to its turn
 // (lanes.ts), so slow endpoints hold only their share of the lanes. A webhook whose deliveries
-// keep failing is paused.
+// keep failing is paused. An entry for a function's after-trigger is run by the functions service
+// (functions/after-triggers.ts) in the same turns, and retried on the same schedule.
 import type { WebhookSettings } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type {
@@ -18,6 +19,7 @@ import type { HostAllowance } from '../../lib/restricted-hosts.js';
 import { postWebhook, type PostResult } from './http.js';
 import { laneAccounts } from './lanes.js';
 import { signedHeaders } from './signing.js';
+import type { AfterTriggers } from '../functions/after-triggers.js';
 
 export interface DeliveryOptions {
   settings: WebhookSettings;
@@ -28,6 +30,8 @@ export interface DeliveryOptions {
   now?: () => Date;
   /** Told of every request sent to an endpoint, whatever its answer (usage accounting). */
   onAttempt?: (projectId: string) => void;
+  /** Runs the after-triggers queued beside the webhooks (absent: they fail, not retried). */
+  functions?: Pick<AfterTriggers, 'deliver'>;
 }
 
 export const messageId = (deliveryId: string) => `msg_${deliveryId}`;
@@ -43,6 +47,7 @@ export function webhookDeliverer(
     random = Math.random,
     now = () => new Date(),
     onAttempt,
+    functions,
   }: DeliveryOptions,
 ) {
   function nextStep(
@@ -118,6 +123,14 @@ export function webhookDeliverer(
 
   async function deliver(claim: Claim): Promise<void> {
     const { delivery } = claim;
+    if (delivery.target === 'function') {
+      const at = now();
+      const result: PostResult = functions
+        ? await functions.deliver(delivery)
+        : { status: null, durationMs: 0, response: null, error: 'no functions here', retryable: false };
+      await finish(claim, at, result);
+      return;
+    }
     const webhook = await webhooks.findById(delivery.webhookId);
     const at = now();
     let result: PostResult;
@@ -135,6 +148,17 @@ export function webhookDeliverer(
       });
       onAttempt?.(delivery.projectId);
     }
+    const next = await finish(claim, at, result);
+    // Only answers of a live endpoint count towards pausing it (pings included: they are tries).
+    if (!next || !webhook || (!webhook.enabled && delivery.event !== 'webhook.ping')) return;
+    if (next.status === 'succeeded' && webhook.consecutiveFailures > 0)
+      await webhooks.recordSuccess(webhook.projectId, webhook.id);
+    else if (next.status === 'failed') await countFailure(webhook, delivery, at);
+  }
+
+  /** Records the attempt and what follows it; undefined when the lease was lost meanwhile. */
+  async function finish(claim: Claim, at: Date, result: PostResult) {
+    const { delivery } = claim;
     const attempt: DeliveryAttempt = {
       number: delivery.attempts.length + 1,
       at,
@@ -154,13 +178,9 @@ export function webhookDeliverer(
     const kept = await repo.record(claim, attempt, { ...next, expiresAt });
     if (!kept) {
       log.warn({ deliveryId: delivery.id }, 'webhook delivery lease lost before its attempt was recorded');
-      return;
+      return undefined;
     }
-    // Only answers of a live endpoint count towards pausing it (pings included: they are tries).
-    if (!webhook || (!webhook.enabled && delivery.event !== 'webhook.ping')) return;
-    if (next.status === 'succeeded' && webhook.consecutiveFailures > 0)
-      await webhooks.recordSuccess(webhook.projectId, webhook.id);
-    else if (next.status === 'failed') await countFailure(webhook, delivery, at);
+    return next;
   }
 }
 

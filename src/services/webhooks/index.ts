@@ -19,6 +19,7 @@ import { targetAllowance } from './http.js';
 import type { UsageCounter } from '../usage/counter.js';
 import { webhookOutbox } from './outbox.js';
 import { intentRecovery, type DocumentReader } from './recovery.js';
+import type { AfterTriggers } from '../functions/after-triggers.js';
 
 export const WEBHOOK_EVENTS = [
   'document.created',
@@ -38,6 +39,8 @@ export function webhookServices(
   readDocument: DocumentReader,
   counters: Pick<Cache, 'incr'>,
   counter?: Pick<UsageCounter, 'add'>,
+  /** The functions' after-triggers, queued and delivered through this outbox. */
+  functions?: AfterTriggers,
 ) {
   // Webhook changes mark the project changed, so every process sees them in its cached list.
   const repo = invalidating(
@@ -58,7 +61,7 @@ export function webhookServices(
   });
 
   events.onDurable(
-    webhookOutbox({ settings: config.webhooks, log, cache, webhooks: repo, deliveries, intents }),
+    webhookOutbox({ settings: config.webhooks, log, cache, webhooks: repo, deliveries, intents, functions }),
   );
 
   projects.onDelete(async (projectId) => {
@@ -84,6 +87,7 @@ export function webhookServices(
         allowPrivateHosts: targetAllowance(config),
         openSecret: (sealed) => decrypt(key, sealed),
         onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
+        functions,
       }),
       settleIntent: recovery.settleNext,
     },

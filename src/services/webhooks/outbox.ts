@@ -4,6 +4,8 @@
 // old intents, see recovery.ts). Bounded: a project's outbox takes at most
 // WEBHOOK_MAX_PENDING_PER_PROJECT waiting entries, the event past it is dropped, counted on the
 // webhooks it was for and logged; a payload over WEBHOOK_MAX_PAYLOAD_BYTES goes without its document.
+// The functions' after-triggers ride the same outbox: an announced change also writes one entry
+// per after-function of its collection (functions/after-triggers.ts), with the writer's rights.
 import type { WebhookSettings } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import type { StoredWebhook, WebhooksRepo } from '../../db/webhooks.js';
@@ -11,6 +13,7 @@ import type { WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
 import type { IntentRef, NewIntent, WebhookIntentsRepo } from '../../db/webhook-intents.js';
 import type { DurableListener, EventIntent, ServiceEvent } from '../events.js';
 import type { ProjectCache } from '../project-cache.js';
+import type { AfterTriggers } from '../functions/after-triggers.js';
 import { targetHost } from './http.js';
 import { eventKey, eventPayload } from './payload.js';
 
@@ -32,6 +35,8 @@ export interface OutboxDeps {
   webhooks: WebhooksRepo;
   deliveries: WebhookDeliveriesRepo;
   intents: WebhookIntentsRepo;
+  /** The after-functions a change runs (none when absent). */
+  functions?: Pick<AfterTriggers, 'targets'>;
 }
 
 export function webhookOutbox({
@@ -41,6 +46,7 @@ export function webhookOutbox({
   webhooks,
   deliveries,
   intents,
+  functions,
 }: OutboxDeps): DurableListener<IntentRef[] | undefined> {
   const waiting = new Map<string, { at: number; count: number }>();
   const warned = new Map<string, number>();
@@ -51,7 +57,7 @@ export function webhookOutbox({
     );
 
   /** Whether the project's outbox takes `entries` more; a refusal is counted and logged. */
-  async function admit(event: EventIntent, targets: StoredWebhook[]): Promise<boolean> {
+  async function admit(event: EventIntent, targets: { id: string }[]): Promise<boolean> {
     const { projectId } = event;
     const bound = settings.maxPendingPerProject;
     const now = Date.now();
@@ -88,8 +94,22 @@ export function webhookOutbox({
       const items: NewIntent[] = [];
       for (const intent of announced) {
         const targets = await targetsOf(intent);
-        if (!targets.length || !(await admit(intent, targets))) continue;
+        const runs = (await functions?.targets(intent)) ?? [];
+        if (!(targets.length + runs.length) || !(await admit(intent, [...targets, ...runs]))) continue;
         const key = eventKey(intent);
+        for (const fn of runs) {
+          items.push({
+            projectId: intent.projectId,
+            webhookId: fn.id,
+            eventKey: key,
+            event: intent.name,
+            collection: intent.collection,
+            documentId: intent.documentId,
+            eventAt: intent.at,
+            host: fn.runtime.type === 'http' ? targetHost(fn.runtime.url) : null,
+            function: { runAs: intent.actor! },
+          });
+        }
         for (const webhook of targets) {
           items.push({
             projectId: intent.projectId,

@@ -74,10 +74,20 @@ export interface BeforeDeleteEvent extends CollectionEvent {
   documentIds: string[];
 }
 
-/** The after-triggers are registered but not run yet (docs/functions.md); their shape may grow. */
+/**
+ * After a change, run by the worker at least once (retried on failure with the same `id`: use it
+ * to de-duplicate). `event` names the change (a restore from the trash runs `afterUpdate` with
+ * `document.restored`); `document` is the document after it (null after a delete, and when it
+ * was over the payload cap, then `truncated` is true: read it by `documentId`).
+ */
 export interface AfterEvent extends CollectionEvent {
   trigger: 'afterCreate' | 'afterUpdate' | 'afterDelete';
-  [key: string]: Json | Caller | undefined;
+  event: 'document.created' | 'document.updated' | 'document.restored' | 'document.deleted';
+  documentId: string;
+  /** When the change was written (ISO 8601). */
+  timestamp: string;
+  document: JsonObject | null;
+  truncated?: true;
 }
 
 /** Before a sign-up: the client's profile fields (never the password), or a social profile's. */
