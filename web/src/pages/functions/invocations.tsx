@@ -29,7 +29,8 @@ export function Invocations({ fn, projectId }: { fn: HostedFunction; projectId: 
       <ErrorBox error={log.error} />
       {log.data && items.length === 0 && <p>No invocations yet.</p>}
       {items.length > 0 && (
-        <div className="table-wrap">
+        // Focusable, as its errors' excerpts, so a keyboard scrolls them when nothing in them takes focus.
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Invocations table">
           <table>
             <caption className="sr-only">Invocations</caption>
             <thead>
@@ -49,7 +50,11 @@ export function Invocations({ fn, projectId }: { fn: HostedFunction; projectId: 
                   <td>{inv.durationMs} ms</td>
                   <td>v{inv.version}</td>
                   <td>
-                    {inv.error && <pre className="excerpt">{errorWords(inv.error)}</pre>}
+                    {inv.error && (
+                      <pre className="excerpt" tabIndex={0}>
+                        {errorWords(inv.error)}
+                      </pre>
+                    )}
                     {inv.logs.length > 0 ? (
                       <details>
                         <summary>

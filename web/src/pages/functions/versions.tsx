@@ -26,7 +26,8 @@ export function Versions({ fn, projectId }: { fn: HostedFunction; projectId: str
           <Notice>{notice.text}</Notice>
         ))}
       {versions.data && (
-        <div className="table-wrap">
+        // Focusable, so a keyboard can scroll it at phone width when no button in it takes focus.
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Versions table">
           <table>
             <caption className="sr-only">Versions</caption>
             <thead>
