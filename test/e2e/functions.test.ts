@@ -2,13 +2,23 @@
 // editor (checked before sending), see it listed, test-run it on a sample event, edit the code (a
 // new version with a new SHA-256), roll back to version 1 through the dialog, see the invocation a
 // real write through the public API logged, remove a secret, and an HTTP hook whose signing
-// secret is shown once and whose breaker opens after failures. Every screen: axe and 390 px.
+// secret is shown once and whose breaker opens after failures. Every screen: axe and 390 px. A
+// member reads it all (the code in a read-only editor) with none of the controls, which an admin
+// keeps.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
-import { createCollectionFixture } from '../helpers/fixtures.js';
+import {
+  axeViolations,
+  shootFailures,
+  sidewaysOverflow,
+  startDashboardE2E,
+  type DashboardE2E,
+} from '../helpers/dashboard-e2e.js';
+import { createCollectionFixture, createDeveloper } from '../helpers/fixtures.js';
+import { repoPath } from '../../src/lib/paths.js';
 
 const code = (tag: string) => `export default async (event, ctx) => {
   ctx.log('stamping', event.documents.length);
@@ -235,6 +245,172 @@ describe('web dashboard: functions', function () {
     await page.getByRole('link', { name: '← Functions' }).click();
     const row = page.getByRole('row').filter({ hasText: 'guardDelete' });
     expect(await row.getByRole('cell').last().textContent()).to.match(/^Open/);
+  });
+
+  /** The controls only an admin can use, by their accessible names. */
+  const ADMIN_BUTTONS = [
+    'Add function',
+    'Enable',
+    'Disable',
+    'Edit',
+    'Delete',
+    'Run test',
+    'Activate version 1',
+    'Activate version 2',
+    'Remove HOOK_TOKEN',
+    'Add a secret',
+    'Save function',
+  ];
+  const MEMBER_WORDS =
+    'Only admins can add, change, test or delete functions. As a member, you can read them and their logs.';
+
+  it('shows a member every function read-only, with none of the controls, at desktop and phone width', async () => {
+    const { services } = e2e.dashboard;
+    const project = e2e.owner.project;
+    const guard = (await services.functions.manage.list(project)).find((f) => f.name === 'guardDelete')!;
+    await services.functions.manage.update(project, guard.id, { env: { HOOK_TOKEN: 'hook-token-value' } });
+    const member = await createDeveloper(services);
+    await services.members.add(project, member.developer.email, 'member');
+    const context = await e2e.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const refused: string[] = [];
+    try {
+      const [name, value] = member.cookie.split('=') as [string, string];
+      await context.addCookies([{ name, value, url: e2e.origin }]);
+      const m = await context.newPage();
+      m.on('console', (msg) => {
+        if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+          errors.push(msg.text());
+      });
+      m.on('pageerror', (err) => errors.push(err.message));
+      m.on('response', (res) => {
+        if (res.status() >= 400) refused.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+      });
+      const main = m.getByRole('main');
+      const noControls = async (where: string) => {
+        for (const button of ADMIN_BUTTONS)
+          expect(
+            await main.getByRole('button', { name: button, exact: true }).count(),
+            `${button} on ${where}`,
+          ).to.equal(0);
+        // Nothing to press at all: every control of these pages changes something.
+        expect(await main.getByRole('button').allTextContents(), where).to.deep.equal([]);
+        expect(await main.getByTestId('member-note').textContent()).to.equal(MEMBER_WORDS);
+        expect(await axeViolations(m), `axe on ${where}`).to.deep.equal([]);
+        expect(await sidewaysOverflow(m), `sideways scroll on ${where}`).to.be.at.most(0);
+      };
+      const shot = (name: string) =>
+        m.screenshot({ path: path.join(repoPath('screenshots'), `${name}.png`), fullPage: true });
+
+      for (const width of [1280, 390]) {
+        const phone = width === 390 ? 'phone-' : '';
+        await m.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await m.goto(`${e2e.origin}${e2e.projectPath}/functions`);
+        await main.getByText(MEMBER_WORDS).waitFor();
+        // Reached from the member's menu too (behind the toggle at phone width).
+        const menu = m.getByRole('navigation', { name: 'Project' });
+        if (phone) await menu.getByRole('button', { name: 'Menu: Functions' }).click();
+        await menu.getByRole('link', { name: 'Functions' }).waitFor();
+        if (phone) await menu.getByRole('button', { name: 'Close menu' }).click();
+        const row = main.getByRole('row').filter({ hasText: 'stampTitle' });
+        expect(await row.getByRole('cell').allTextContents()).to.deep.equal([
+          'beforeCreate on posts',
+          'JavaScript',
+          'Enabled',
+          'v1 of 2',
+          '—',
+        ]);
+        expect(await main.getByRole('row').filter({ hasText: 'guardDelete' }).textContent()).to.include(
+          'Open',
+        );
+        expect(await main.getByRole('heading', { name: 'Add a function' }).count()).to.equal(0);
+        expect(await main.getByRole('textbox').count(), 'no form').to.equal(0);
+        await noControls(`the list at ${width} px`);
+        await shot(`${phone}functions-member`);
+
+        // A hosted function: its facts, its code in a read-only editor, versions and log.
+        await main.getByRole('link', { name: 'stampTitle' }).click();
+        await main.getByRole('heading', { name: 'Function stampTitle' }).waitFor();
+        await main.getByText('v1 of 2').waitFor();
+        const codeBox = main.getByRole('region', { name: 'Code' }).getByRole('textbox', { name: 'Code' });
+        await codeBox.waitFor();
+        expect(await codeBox.getAttribute('aria-readonly')).to.equal('true');
+        const shown = await codeBox.innerText();
+        expect(shown).to.include("ctx.log('stamping'").and.include('(v1)');
+        await codeBox.click();
+        await m.keyboard.press('ControlOrMeta+End');
+        await m.keyboard.type('x');
+        await m.keyboard.press('Backspace');
+        expect(await codeBox.innerText(), 'typing changes nothing').to.equal(shown);
+        const versions = main.getByRole('table', { name: 'Versions' });
+        await versions.getByRole('row').nth(2).waitFor();
+        expect(await versions.getByRole('row').nth(1).getByRole('cell').last().textContent()).to.equal('—');
+        expect(await versions.getByRole('row').nth(2).getByRole('cell').last().textContent()).to.equal(
+          'Active',
+        );
+        await main.getByRole('table', { name: 'Invocations' }).getByRole('cell', { name: 'OK' }).waitFor();
+        expect(await main.getByRole('heading', { name: 'Test' }).count(), 'no Test panel').to.equal(0);
+        await main
+          .getByRole('region', { name: 'Secrets' })
+          .getByText('No secrets; the code would read')
+          .waitFor();
+        await noControls(`a hosted function at ${width} px`);
+        await shot(`${phone}function-member`);
+
+        // An HTTP hook: its breaker, and its secret's name with no Remove.
+        await main.getByRole('link', { name: '← Functions' }).click();
+        await main.getByRole('link', { name: 'guardDelete' }).click();
+        await main.getByRole('heading', { name: 'Function guardDelete' }).waitFor();
+        expect(await main.getByTestId('breaker').textContent()).to.match(/^Open: calls fail at once/);
+        const secrets = main.getByRole('region', { name: 'Secrets' });
+        expect(await secrets.getByRole('listitem').textContent()).to.equal('HOOK_TOKENvalue hidden');
+        expect(await main.getByRole('region', { name: 'Code' }).count(), 'an HTTP hook has no code').to.equal(
+          0,
+        );
+        await main
+          .getByRole('table', { name: 'Invocations' })
+          .getByRole('cell', { name: 'Error' })
+          .first()
+          .waitFor();
+        await noControls(`an HTTP hook at ${width} px`);
+        await shot(`${phone}function-http-member`);
+      }
+      // The pages only read: no call the API refused (a member's write would be a 403), no script error.
+      expect(refused).to.deep.equal([]);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('still shows an admin the controls, at desktop and phone width', async () => {
+    const main = page.getByRole('main');
+    try {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`${e2e.origin}${e2e.projectPath}/functions`);
+        await main.getByRole('button', { name: 'Add function' }).waitFor();
+        expect(await main.getByTestId('member-note').count()).to.equal(0);
+        const newCode = main.getByRole('textbox', { name: 'Code' });
+        await newCode.waitFor();
+        expect(await newCode.getAttribute('aria-readonly'), 'the form’s editor is editable').to.equal(null);
+        await main.getByRole('link', { name: 'stampTitle' }).click();
+        await main.getByRole('heading', { name: 'Function stampTitle' }).waitFor();
+        for (const button of ['Disable', 'Edit', 'Delete', 'Run test', 'Activate version 2'])
+          expect(await main.getByRole('button', { name: button, exact: true }).isVisible(), button).to.equal(
+            true,
+          );
+        await main.getByRole('link', { name: '← Functions' }).click();
+        await main.getByRole('link', { name: 'guardDelete' }).click();
+        await main.getByRole('button', { name: 'Remove HOOK_TOKEN' }).waitFor();
+        expect(await main.getByRole('button', { name: 'Run test' }).isVisible()).to.equal(true);
+        expect(await main.getByTestId('member-note').count()).to.equal(0);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    await main.getByRole('link', { name: '← Functions' }).click();
+    await main.getByLabel('Name').waitFor();
   });
 
   it('puts a refused cron under its field, and shows a callable’s thrown error and a timeout', async () => {

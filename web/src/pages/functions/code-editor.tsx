@@ -9,7 +9,8 @@ import { javascript } from '@codemirror/lang-javascript';
 
 interface Props {
   value: string;
-  onChange: (value: string) => void;
+  /** Left out for a read-only view (a member's): the code can be read and copied, not changed. */
+  onChange?: (value: string) => void;
   /** What a screen reader announces for the editable area. */
   label: string;
   /** A problem of the code, in words (announced with the editor; shown under it by the form). */
@@ -46,6 +47,7 @@ const typeOverSelection = EditorView.domEventHandlers({
 });
 
 export function CodeEditor({ value, onChange, label, problem }: Props) {
+  const readOnly = !onChange;
   const host = useRef<HTMLDivElement>(null);
   const [shadow, setShadow] = useState<ShadowRoot>();
   useEffect(() => {
@@ -72,6 +74,7 @@ export function CodeEditor({ value, onChange, label, problem }: Props) {
           <CodeMirror
             value={value}
             onChange={onChange}
+            readOnly={readOnly}
             root={shadow}
             extensions={extensions}
             basicSetup={{ foldGutter: false, highlightActiveLine: false }}

@@ -1,6 +1,6 @@
-// One hook or function (admins): what it is (trigger, runtime, active version and its SHA-256,
-// the breaker of an HTTP hook), its actions (enable or disable, edit, delete), its secrets, the
-// Test panel, its versions with rollback, and its invocation log.
+// One hook or function: what it is (trigger, runtime, active version and its SHA-256, the breaker
+// of an HTTP hook), its secrets' names, its versions and its invocation log. Admins also get its
+// actions (enable or disable, edit, delete), the Test panel and rollback; a member reads the code.
 import { useState } from 'react';
 import { navigate } from '../../router';
 import { useFunction, useFunctionActions } from '../../data/functions';
@@ -15,7 +15,8 @@ import { TestPanel } from './test-panel';
 import { Versions } from './versions';
 import { Invocations } from './invocations';
 import './functions.css';
-import { breakerWords, runtimeWords, shortSha, triggerWords } from './words';
+import { CodeView } from './code-view';
+import { breakerWords, MEMBER_WORDS, runtimeWords, shortSha, triggerWords } from './words';
 
 export function FunctionPage({ project, functionId }: ProjectPageProps & { functionId: string }) {
   const fn = useFunction(project.id, functionId);
@@ -24,6 +25,7 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
   const [secret, setSecret] = useState('');
   const { notice, setNotice, act, fail } = useNotice();
   const list = `/projects/${project.id}/functions`;
+  const admin = project.role === 'admin';
 
   if (fn.error) {
     return (
@@ -42,6 +44,7 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
         <Link to={list}>← Functions</Link>
       </p>
       <h1>Function {f.name}</h1>
+      {!admin && <p data-testid="member-note">{MEMBER_WORDS}</p>}
       <dl className="facts fn-facts">
         <dt>Trigger</dt>
         <dd>{triggerWords(f)}</dd>
@@ -71,46 +74,48 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
           </>
         )}
       </dl>
-      <div className="row">
-        <button
-          type="button"
-          className="secondary"
-          onClick={() =>
-            act(actions.update.mutateAsync({ functionId: f.id, body: { enabled: !f.enabled } }), (now) =>
-              now.function.enabled
-                ? 'Function enabled.'
-                : 'Function disabled: it runs no more until enabled.',
-            )
-          }
-        >
-          {f.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => setEditing(!editing)}
-          aria-expanded={editing}
-        >
-          Edit
-        </button>
-        <Confirm
-          title="Delete this function?"
-          action="Delete function"
-          onConfirm={() =>
-            actions.remove.mutate(f.id, {
-              onSuccess: () => navigate(list),
-              onError: fail,
-            })
-          }
-          trigger={
-            <button type="button" className="danger">
-              Delete
-            </button>
-          }
-        >
-          <p>{f.name} runs no more; its versions, secrets and invocation log go. This cannot be undone.</p>
-        </Confirm>
-      </div>
+      {admin && (
+        <div className="row">
+          <button
+            type="button"
+            className="secondary"
+            onClick={() =>
+              act(actions.update.mutateAsync({ functionId: f.id, body: { enabled: !f.enabled } }), (now) =>
+                now.function.enabled
+                  ? 'Function enabled.'
+                  : 'Function disabled: it runs no more until enabled.',
+              )
+            }
+          >
+            {f.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => setEditing(!editing)}
+            aria-expanded={editing}
+          >
+            Edit
+          </button>
+          <Confirm
+            title="Delete this function?"
+            action="Delete function"
+            onConfirm={() =>
+              actions.remove.mutate(f.id, {
+                onSuccess: () => navigate(list),
+                onError: fail,
+              })
+            }
+            trigger={
+              <button type="button" className="danger">
+                Delete
+              </button>
+            }
+          >
+            <p>{f.name} runs no more; its versions, secrets and invocation log go. This cannot be undone.</p>
+          </Confirm>
+        </div>
+      )}
       <NoticeLine notice={notice} />
       {secret && <SigningSecret secret={secret} onDismiss={() => setSecret('')} />}
       {editing && (
@@ -141,9 +146,10 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
           />
         </section>
       )}
-      <Secrets fn={f} projectId={project.id} />
-      <TestPanel fn={f} projectId={project.id} />
-      <Versions fn={f} projectId={project.id} />
+      {!admin && <CodeView fn={f} />}
+      <Secrets fn={f} projectId={project.id} admin={admin} />
+      {admin && <TestPanel fn={f} projectId={project.id} />}
+      <Versions fn={f} projectId={project.id} admin={admin} />
       <Invocations fn={f} projectId={project.id} />
     </>
   );

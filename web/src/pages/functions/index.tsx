@@ -1,6 +1,6 @@
-// Hooks and functions of a project (admins): the list with each one's trigger, runtime, state,
-// active version and, for HTTP hooks, the circuit breaker; and the form to add one (an HTTP
-// hook's signing secret is shown once). Each one's page (function.tsx) edits, tests and logs it.
+// Hooks and functions of a project: the list with each one's trigger, runtime, state, active
+// version and, for HTTP hooks, the circuit breaker; for admins, the form to add one (an HTTP
+// hook's signing secret is shown once). Each one's page (function.tsx) shows, edits, tests and logs it.
 import { useState } from 'react';
 import { useFunctionActions, useFunctions } from '../../data/functions';
 import { ErrorBox, Link, Progress } from '../../components/ui';
@@ -10,7 +10,7 @@ import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
 import { SigningSecret } from './signing-secret';
 import './functions.css';
-import { breakerWords, triggerWords } from './words';
+import { breakerWords, MEMBER_WORDS, triggerWords } from './words';
 
 export function FunctionsPage({ project }: ProjectPageProps) {
   const fns = useFunctions(project.id);
@@ -18,6 +18,7 @@ export function FunctionsPage({ project }: ProjectPageProps) {
   const [made, setMade] = useState<{ id: string; name: string; secret: string }>();
   const base = `/projects/${project.id}/functions`;
   const limit = project.limits.functionsPerProject;
+  const admin = project.role === 'admin';
 
   return (
     <>
@@ -26,9 +27,10 @@ export function FunctionsPage({ project }: ProjectPageProps) {
         Your own logic: hooks that check or change writes, functions called by clients or on a schedule. Each
         runs as hosted JavaScript or on your own HTTP endpoint.
       </p>
+      {!admin && <p data-testid="member-note">{MEMBER_WORDS}</p>}
       <ErrorBox error={fns.error} />
       {fns.isPending && <Progress label="Loading functions…" />}
-      {fns.data?.length === 0 && <p>No functions yet. Add one below.</p>}
+      {fns.data?.length === 0 && <p>{admin ? 'No functions yet. Add one below.' : 'No functions yet.'}</p>}
       {fns.data && fns.data.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -69,25 +71,27 @@ export function FunctionsPage({ project }: ProjectPageProps) {
           <SigningSecret secret={made.secret} onDismiss={() => navigate(`${base}/${made.id}`)} />
         </section>
       )}
-      <section className="card" aria-labelledby="new-function">
-        <h2 id="new-function">Add a function</h2>
-        {fns.data && isLimit(limit) && (
-          <p className="muted">
-            {fns.data.length} of {limit} functions of this project’s plan.
-          </p>
-        )}
-        <FunctionForm
-          projectId={project.id}
-          submitLabel="Add function"
-          onSubmit={async (body) => {
-            setMade(undefined);
-            const { function: fn, signingSecret } = await create.mutateAsync(body);
-            // The secret must be copied before leaving; without one, go straight to the new page.
-            if (signingSecret) setMade({ id: fn.id, name: fn.name, secret: signingSecret });
-            else navigate(`${base}/${fn.id}`);
-          }}
-        />
-      </section>
+      {admin && (
+        <section className="card" aria-labelledby="new-function">
+          <h2 id="new-function">Add a function</h2>
+          {fns.data && isLimit(limit) && (
+            <p className="muted">
+              {fns.data.length} of {limit} functions of this project’s plan.
+            </p>
+          )}
+          <FunctionForm
+            projectId={project.id}
+            submitLabel="Add function"
+            onSubmit={async (body) => {
+              setMade(undefined);
+              const { function: fn, signingSecret } = await create.mutateAsync(body);
+              // The secret must be copied before leaving; without one, go straight to the new page.
+              if (signingSecret) setMade({ id: fn.id, name: fn.name, secret: signingSecret });
+              else navigate(`${base}/${fn.id}`);
+            }}
+          />
+        </section>
+      )}
     </>
   );
 }

@@ -1,5 +1,6 @@
 // The kept versions (the last 20, newest first), each with its SHA-256 and, for JavaScript, its
-// code's hash; "Activate" makes an older one active again (a rollback writes no new version).
+// code's hash; for admins, "Activate" makes an older one active again (a rollback writes no new
+// version).
 import { useState } from 'react';
 import { errorText } from '../../api';
 import { useFunctionActions, useFunctionVersions, type HostedFunction } from '../../data/functions';
@@ -7,7 +8,14 @@ import { ErrorBox, Notice } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { runtimeWords, shortSha, triggerWords } from './words';
 
-export function Versions({ fn, projectId }: { fn: HostedFunction; projectId: string }) {
+interface Props {
+  fn: HostedFunction;
+  projectId: string;
+  /** The project's role is admin (as the API answers it); a member gets no control to press. */
+  admin: boolean;
+}
+
+export function Versions({ fn, projectId, admin }: Props) {
   // Keyed by the active version, so a save or an activation shows the new list.
   const versions = useFunctionVersions(projectId, fn.id);
   const { activate } = useFunctionActions(projectId);
@@ -54,6 +62,8 @@ export function Versions({ fn, projectId }: { fn: HostedFunction; projectId: str
                   <td>
                     {v.active ? (
                       <strong>Active</strong>
+                    ) : !admin ? (
+                      <span className="muted">—</span>
                     ) : (
                       <Confirm
                         title={`Activate version ${v.version}?`}

@@ -53,3 +53,7 @@ export const errorWords = (error: { message: string; stack?: string }) =>
   error.stack && !error.stack.includes(error.message)
     ? `${error.message}\n${error.stack}`
     : (error.stack ?? error.message);
+
+/** Shown to a member (the role the API answers with the project), who may read but not change. */
+export const MEMBER_WORDS =
+  'Only admins can add, change, test or delete functions. As a member, you can read them and their logs.';

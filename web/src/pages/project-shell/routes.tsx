@@ -31,7 +31,7 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
   { path: '/files', label: 'Files' },
   { path: '/logs', label: 'Request log' },
   { path: '/webhooks', label: 'Webhooks', adminOnly: true },
-  { path: '/functions', label: 'Functions', adminOnly: true },
+  { path: '/functions', label: 'Functions' },
   { path: '/mail', label: 'Mail', adminOnly: true },
   { path: '/storage', label: 'Storage', adminOnly: true },
   { path: '/database', label: 'Database', adminOnly: true },
