@@ -80,8 +80,8 @@ export function MembersPage({ project }: ProjectPageProps) {
     <>
       <h1>Members</h1>
       <p className="muted">
-        Admins manage settings, keys and members. Members manage collections, documents and files, and read
-        end users.
+        Admins manage settings, keys, functions and members. Members manage collections, documents and files,
+        and read end users and functions.
       </p>
       <ErrorBox error={members.error} />
       {members.isPending && <Progress label="Loading members…" />}
