@@ -3849,6 +3849,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The project uses its own database (external database connection) and it did not answer within the deadline (`EXTERNAL_DB_TIMEOUT_MS`, 5 s by default): code `EXTERNAL_DB_TIMEOUT`. The platform is up; the project's deployment is not answering. A write's outcome is unknown (it may have been applied): read the document before retrying it; its webhook events are settled by the worker once the database answers. On a write: `HOOK_TIMEOUT` when the collection's before-hook did not answer within its deadline under the failure policy `closed` (nothing was written). */
+        ExternalDatabaseTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected failure; the body carries a generic message and the request id. */
         InternalError: {
             headers: {
@@ -6370,6 +6379,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getProjectUser: {
@@ -6406,6 +6416,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteProjectUser: {
@@ -6446,6 +6457,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     updateProjectUser: {
@@ -6494,6 +6506,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     disableProjectUser: {
@@ -6531,6 +6544,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     enableProjectUser: {
@@ -6568,6 +6582,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     revokeProjectUserSessions: {
@@ -6605,6 +6620,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listProjectMembers: {

@@ -4524,6 +4524,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getUser: {
@@ -4557,6 +4558,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteUser: {
@@ -4593,6 +4595,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     updateUser: {
@@ -4637,6 +4640,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     disableUser: {
@@ -4670,6 +4674,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     enableUser: {
@@ -4703,6 +4708,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     revokeUserSessions: {
@@ -4736,6 +4742,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     signupEndUser: {
@@ -4786,6 +4793,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     loginEndUser: {
@@ -4828,6 +4836,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     refreshEndUserToken: {
@@ -4868,6 +4877,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     logoutEndUser: {
@@ -4934,6 +4944,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     updateEndUserProfile: {
@@ -4972,6 +4983,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     changeEndUserPassword: {
@@ -5017,6 +5029,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     verifyEndUserEmail: {
@@ -5056,6 +5069,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     resendEndUserVerification: {
@@ -5093,6 +5107,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     requestEndUserPasswordReset: {
@@ -5130,6 +5145,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     resetEndUserPassword: {
@@ -5171,6 +5187,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getEndUserPublicProfile: {
@@ -5201,6 +5218,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     startSocialLogin: {
@@ -5339,6 +5357,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     sendMail: {

@@ -1,7 +1,9 @@
 // End users of a project: documents of the `users` collection in the project's database, with the
 // same system fields as every document (isDeleted, deletedAt, createdAt, updatedAt). The password
-// hash is split off here and only the auth service sees it.
-import { BSON, type Db, type Document as MongoDocument } from 'mongodb';
+// hash is split off here and only the auth service sees it. On a project's own database every
+// operation runs under its deadline (external-deadline.ts): a 504 EXTERNAL_DB_TIMEOUT past it.
+import { BSON, type Collection, type Db, type Document as MongoDocument } from 'mongodb';
+import { abortable, underDeadline } from './external-deadline.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { duplicateKeyField, isDuplicateKey } from './errors.js';
 import { uniqueIndexSpec } from './project-indexes.js';
@@ -79,13 +81,15 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
   // enough (a project that moves to its own database gets them there too).
   const indexed = new Map<string, Promise<void>>();
 
-  async function users(projectId: string) {
-    return (await projectDb(projectId)).collection(USERS_COLLECTION);
+  /** Runs `op` on the project's users, under its own database's deadline when it has one. */
+  async function onUsers<T>(projectId: string, op: (users: Collection, options: object) => Promise<T>) {
+    const db = await projectDb(projectId);
+    const users = db.collection(USERS_COLLECTION);
+    return underDeadline(db, (signal) => op(users, abortable(signal)));
   }
 
   async function ensureIndexes(projectId: string): Promise<void> {
-    const collection = await users(projectId);
-    const key = `${projectId}:${collection.dbName}`;
+    const key = `${projectId}:${(await projectDb(projectId)).databaseName}`;
     let done = indexed.get(key);
     if (!done) {
       done = (async () => {
@@ -95,7 +99,9 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
           [{ 'identities.provider': 1, 'identities.id': 1 }, { name: 'identities' }],
         ] as const) {
           try {
-            await collection.createIndex(key, options);
+            await onUsers(projectId, (users, deadline) =>
+              users.createIndex(key, { ...options, ...deadline }),
+            );
           } catch (err) {
             // 85/86: an index on these keys exists already under other options (the collections
             // service may have made `email` unique itself); it serves the same purpose.
@@ -111,8 +117,18 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
   }
 
   async function findOne(projectId: string, filter: MongoDocument) {
-    const doc = await (await users(projectId)).findOne({ ...filter, ...ACTIVE });
+    const doc = await onUsers(projectId, (users, deadline) =>
+      users.findOne({ ...filter, ...ACTIVE }, deadline),
+    );
     return doc ? toRecord(doc) : undefined;
+  }
+
+  /** A user document's size exactly as stored (read raw); 0 when there is none. */
+  async function storedSize(projectId: string, _id: ObjectId): Promise<number> {
+    const [before] = await onUsers(projectId, (users, deadline) =>
+      users.find({ _id }, { raw: true, ...deadline }).toArray(),
+    );
+    return before ? (before as unknown as Uint8Array).length : 0;
   }
 
   async function writeResult(
@@ -149,7 +165,7 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
       const doc = newUser(fields, passwordHash, known);
       const result = await writeResult(
         async () => {
-          await (await users(projectId)).insertOne(doc);
+          await onUsers(projectId, (users, deadline) => users.insertOne(doc, deadline));
           return doc;
         },
         (written) => BSON.calculateObjectSize(written),
@@ -168,19 +184,19 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
 
     /** A page of users for the management endpoints (one more than `limit` tells whether more follow). */
     async list(projectId: string, query: UserListQuery): Promise<UserRecord[]> {
-      const docs = await (
-        await users(projectId)
-      )
-        .find(listFilter(query), { projection: { password: 0 } })
-        .sort({ _id: -1 })
-        .skip(query.skip)
-        .limit(query.limit)
-        .toArray();
+      const docs = await onUsers(projectId, (users, deadline) =>
+        users
+          .find(listFilter(query), { projection: { password: 0 }, ...deadline })
+          .sort({ _id: -1 })
+          .skip(query.skip)
+          .limit(query.limit)
+          .toArray(),
+      );
       return docs.map((doc) => toRecord(doc).user);
     },
 
     count: async (projectId: string, query: Pick<UserListQuery, 'emailPrefix' | 'disabled'>) =>
-      (await users(projectId)).countDocuments(listFilter(query)),
+      onUsers(projectId, (users, deadline) => users.countDocuments(listFilter(query), deadline)),
 
     /**
      * Disables (with the time) or enables a user, with how much that changed the stored size
@@ -197,13 +213,10 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
       const update = disabled
         ? { $set: { disabled: true, disabledAt: now, updatedAt: now } }
         : { $set: { updatedAt: now }, $unset: { disabled: '', disabledAt: '' } };
-      const [before] = await (await users(projectId)).find({ _id }, { raw: true }).toArray();
-      const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
-      const doc = await (
-        await users(projectId)
-      ).findOneAndUpdate({ _id, ...ACTIVE }, update, {
-        returnDocument: 'after',
-      });
+      const sizeBefore = await storedSize(projectId, _id);
+      const doc = await onUsers(projectId, (users, deadline) =>
+        users.findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after', ...deadline }),
+      );
       return doc
         ? { user: toRecord(doc).user, bytes: BSON.calculateObjectSize(doc) - sizeBefore }
         : undefined;
@@ -215,7 +228,8 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
      */
     async remove(projectId: string, id: string): Promise<{ user: UserRecord; bytes: number } | undefined> {
       const _id = toObjectId(id);
-      const doc = _id && (await (await users(projectId)).findOneAndDelete({ _id }));
+      const doc =
+        _id && (await onUsers(projectId, (users, deadline) => users.findOneAndDelete({ _id }, deadline)));
       return doc ? { user: toRecord(doc).user, bytes: BSON.calculateObjectSize(doc) } : undefined;
     },
 
@@ -236,11 +250,12 @@ export function usersRepo(projectDb: (projectId: string) => Db | Promise<Db>) {
       if (changes.addIdentity) update.$push = { identities: changes.addIdentity };
       // The size before is read first (raw, so exactly as stored); a write of the same user
       // racing in between blurs the difference, which the usage recount corrects.
-      const [before] = await (await users(projectId)).find({ _id }, { raw: true }).toArray();
-      const sizeBefore = before ? (before as unknown as Uint8Array).length : 0;
+      const sizeBefore = await storedSize(projectId, _id);
       return writeResult(
-        async () =>
-          (await users(projectId)).findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after' }),
+        () =>
+          onUsers(projectId, (users, deadline) =>
+            users.findOneAndUpdate({ _id, ...ACTIVE }, update, { returnDocument: 'after', ...deadline }),
+          ),
         (after) => BSON.calculateObjectSize(after) - sizeBefore,
       );
     },

@@ -1,16 +1,26 @@
 // A project whose own database accepts connections and never answers a query (the fake replica
 // set made silent: it still says hello, so the pool opens and server selection succeeds). Its
 // clients get a 504 EXTERNAL_DB_TIMEOUT within the deadline on every data operation while a
-// project on the managed database keeps being served; in the worker, another project's webhook
+// project on the managed database keeps being served, and on every operation on its end users'
+// accounts (public and dashboard); in the worker, another project's webhook
 // is delivered, a backup runs, and the TTL sweep and the trash purge finish while the silent
 // project's tasks are stuck; the silent project's unconfirmed webhook intents are checked, each
 // failure counted, and dropped after WEBHOOK_INTENT_MAX_FAILURES.
 import { expect } from 'chai';
 import { ObjectId } from 'mongodb';
 import { startTestApps } from '../helpers/app.js';
-import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createCollectionFixture,
+  createProjectFixture,
+  userToken,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import { startFakeReplicaSet, type FakeReplicaSet } from '../helpers/fake-replica-set.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { USER_FIELDS } from '../helpers/user-auth.js';
+import { codeOf, mailbox } from '../helpers/mail.js';
+import { authTokensRepo } from '../../src/db/auth-tokens.js';
+import { sha256 } from '../../src/lib/secrets.js';
 import { startTestWorker } from '../helpers/worker.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 import { ttlSweepJob } from '../../src/jobs/ttl-sweep.js';
@@ -82,6 +92,11 @@ describe('external database that never answers', function () {
       await createCollectionFixture(services, fx.project.id, { name: 'posts' });
       await createCollectionFixture(services, fx.project.id, { name: 'events', indexes: TTL_INDEX });
     }
+    await createCollectionFixture(services, silent.project.id, {
+      name: 'users',
+      mode: 'schema',
+      fields: USER_FIELDS,
+    });
     await hook(silent, '/silent');
     await hook(third, '/third');
     const db = apps.public.deps.db.project(managed.project.id);
@@ -158,6 +173,96 @@ describe('external database that never answers', function () {
     expect(rs.commands, 'the silent server did receive the operations').to.be.greaterThan(calls.length - 1);
   });
 
+  it("answers every operation on the end users' accounts with 504 EXTERNAL_DB_TIMEOUT within the deadline", async () => {
+    const { services } = apps.public;
+    const key = apps.public.client.with({ 'x-api-key': silent.secretKey });
+    const userId = new ObjectId().toHexString();
+    const bearer = key.with({
+      authorization: `Bearer ${await userToken(services, silent.project.id, userId)}`,
+    });
+    const dash = apps.dashboard.client.with({ cookie: silent.cookie });
+    const users = `/api/projects/${silent.project.id}/users`;
+    const email = 'someone@example.com';
+    const password = 'Correct-Horse-9';
+    // What the platform holds lets these reach the account: a session, two mailed codes and a
+    // social log-in's exchange code (only the account lives in the silent database).
+    const { refreshToken } = await services.userAuth.sessions.start(silent.project.id, userId);
+    const codes: Record<string, { email: string; otp: string }> = {};
+    for (const purpose of ['verify-email', 'password-reset'] as const) {
+      const address = `${purpose}-${new ObjectId().toHexString()}@example.com`;
+      const inbox = mailbox(address);
+      await services.userAuth.codes.issue(silent.project, purpose, address, apps.public.deps.log);
+      codes[purpose] = { email: address, otp: codeOf(await inbox.next()) };
+    }
+    const exchangeCode = 'exchange-' + new ObjectId().toHexString();
+    await authTokensRepo(apps.public.deps.db.platform).putGrant(
+      sha256(exchangeCode),
+      { kind: 'exchange', projectId: silent.project.id, userId },
+      60_000,
+    );
+    const calls: [string, () => Promise<{ status: number; text: string; body: any }>][] = [
+      ['signupEndUser', () => key.post('/api/userAuth/signup', { email, password })],
+      ['loginEndUser', () => key.post('/api/userAuth/login', { email, password })],
+      ['getEndUserProfile', () => bearer.get('/api/userAuth/me')],
+      ['updateEndUserProfile', () => bearer.put('/api/userAuth/update-profile', { name: 'Ada' })],
+      [
+        'changeEndUserPassword',
+        () =>
+          bearer.put('/api/userAuth/change-password', {
+            currentPassword: password,
+            newPassword: `${password}!`,
+          }),
+      ],
+      ['refreshEndUserToken', () => key.post('/api/userAuth/refresh-token', { refreshToken })],
+      ['requestEndUserPasswordReset', () => key.post('/api/userAuth/request-password-reset', { email })],
+      ['resendEndUserVerification', () => key.post('/api/userAuth/resend-verification-otp', { email })],
+      ['verifyEndUserEmail', () => key.post('/api/userAuth/verify-email', codes['verify-email'])],
+      [
+        'resetEndUserPassword',
+        () =>
+          key.post('/api/userAuth/reset-password', {
+            ...codes['password-reset'],
+            newPassword: `${password}!`,
+          }),
+      ],
+      [
+        'exchangeSocialLoginCode',
+        () => key.post('/api/userAuth/social/exchange', { code: exchangeCode, codeVerifier: 'v'.repeat(43) }),
+      ],
+      ['getEndUserPublicProfile', () => key.get('/api/userAuth/public/ada')],
+      ['listUsers', () => key.get('/api/users')],
+      ['getUser', () => key.get(`/api/users/${userId}`)],
+      ['updateUser', () => key.patch(`/api/users/${userId}`, { name: 'Ada' })],
+      ['deleteUser', () => key.delete(`/api/users/${userId}`)],
+      ['disableUser', () => key.post(`/api/users/${userId}/disable`)],
+      ['enableUser', () => key.post(`/api/users/${userId}/enable`)],
+      ['revokeUserSessions', () => key.post(`/api/users/${userId}/revoke-sessions`)],
+      ['listProjectUsers', () => dash.get(users)],
+      ['getProjectUser', () => dash.get(`${users}/${userId}`)],
+      ['updateProjectUser', () => dash.patch(`${users}/${userId}`, { name: 'Ada' })],
+      ['deleteProjectUser', () => dash.delete(`${users}/${userId}`)],
+      ['disableProjectUser', () => dash.post(`${users}/${userId}/disable`)],
+      ['enableProjectUser', () => dash.post(`${users}/${userId}/enable`)],
+      ['revokeProjectUserSessions', () => dash.post(`${users}/${userId}/revoke-sessions`)],
+    ];
+    const timings: Record<string, number> = {};
+    await Promise.all(
+      calls.map(async ([name, call]) => {
+        const started = Date.now();
+        const res = await call();
+        timings[name] = Date.now() - started;
+        expect(res.status, `${name}: ${res.text}`).to.equal(504);
+        expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
+      }),
+    );
+    for (const [name, ms] of Object.entries(timings)) {
+      expect(ms, `${name} answered after ${ms} ms`).to.be.within(DEADLINE_MS - 50, DEADLINE_MS + 3000);
+    }
+    console.log(
+      `      end users: 504 after ${Math.min(...Object.values(timings))} to ${Math.max(...Object.values(timings))} ms`,
+    );
+  });
+
   it('keeps the worker serving other projects and gives up the silent project’s intents after the failure limit', async () => {
     // The 504 create and bulk create left their intents: the write may have landed.
     const intents = (await outbox(silent.project.id)).filter((row) => row.status === 'intent');
@@ -224,7 +329,8 @@ describe('external database that never answers', function () {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(left, 'intents dropped').to.equal(0);
-      expect([...failuresSeen].sort()).to.include.members([1, MAX_FAILURES - 1]);
+      // Counted on the intents as they fail (how many of the counts a 100 ms poll sees depends on
+      // the machine's pace), and never past the limit: the next failure drops them.
       expect(Math.max(...failuresSeen)).to.equal(MAX_FAILURES - 1);
       expect(receiver.on('/silent'), 'nothing sent for an unknown outcome').to.have.length(0);
     } finally {

@@ -107,6 +107,7 @@ export function userAuthService({
     },
 
     sessions: kit.sessions,
+    codes: kit.codes,
     guard: kit.guard,
   };
 }
