@@ -31,10 +31,12 @@ export async function runInvocation(
   quickjs: QuickJSWASMModule,
   msg: RunMessage,
   hostCall: HostCall,
+  /** Told of each line as it is kept (the runner streams them to the parent). */
+  onLog?: (line: LogLine) => void,
 ): Promise<Omit<DoneMessage, 't' | 'id'>> {
   const started = Date.now();
   const deadline = started + msg.limits.deadlineMs;
-  const logs = new LogSink(msg.limits.maxLogBytes, started);
+  const logs = new LogSink(msg.limits.maxLogBytes, started, onLog);
   const rt = quickjs.newRuntime();
   rt.setMemoryLimit(msg.limits.memoryBytes);
   rt.setMaxStackSize(msg.limits.stackBytes);
@@ -246,6 +248,7 @@ class LogSink {
   constructor(
     private readonly maxBytes: number,
     private readonly started: number,
+    private readonly onLine?: (line: LogLine) => void,
   ) {}
 
   write(level: LogLevel, message: string): void {
@@ -253,19 +256,20 @@ class LogSink {
     const size = Buffer.byteLength(message);
     if (this.bytes + size > this.maxBytes) {
       this.truncated = true;
-      this.lines.push({
-        level: 'warn',
-        message: `[log truncated at ${this.maxBytes} bytes]`,
-        atMs: this.at(),
-      });
+      this.keep({ level: 'warn', message: `[log truncated at ${this.maxBytes} bytes]`, atMs: this.at() });
       return;
     }
     this.bytes += size;
-    this.lines.push({
+    this.keep({
       level: ['log', 'info', 'warn', 'error'].includes(level) ? level : 'log',
       message,
       atMs: this.at(),
     });
+  }
+
+  private keep(line: LogLine): void {
+    this.lines.push(line);
+    this.onLine?.(line);
   }
 
   private at(): number {

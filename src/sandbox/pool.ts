@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { FromRunner, HostCallMessage, ToRunner } from './protocol.js';
+import type { FromRunner, HostCallMessage, LogLine, ToRunner } from './protocol.js';
 import { failed, hostError, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
 import { redactor } from './redact.js';
@@ -17,6 +17,8 @@ export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 /** Niceness of runner processes (0 normal, 19 lowest). */
 const RUNNER_NICENESS = 10;
+/** Room past a call's log cap for the runner's own "[log truncated]" line. */
+const LOG_SLACK_BYTES = 256;
 const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
 
 interface Waiting {
@@ -32,6 +34,9 @@ interface Active extends Waiting {
   killTimer: NodeJS.Timeout;
   dbCalls: number;
   fetches: number;
+  /** The call's console lines as the runner sent them, and their size (capped here too). */
+  logs: LogLine[];
+  logBytes: number;
 }
 
 interface Runner {
@@ -178,6 +183,7 @@ export class SandboxPool {
       this.startFailures = 0;
       this.dispatch();
     } else if (msg.t === 'host') void this.hostCall(runner, msg);
+    else if (msg.t === 'log' && runner.active?.id === msg.run) this.keepLog(runner.active, msg.line);
     else if (msg.t === 'done' && runner.active?.id === msg.id)
       this.finish(
         runner,
@@ -209,7 +215,7 @@ export class SandboxPool {
         true,
       );
     }, job.limits.deadlineMs + this.options.graceMs);
-    runner.active = { ...waiting, id, startedAt, killTimer, dbCalls: 0, fetches: 0 };
+    runner.active = { ...waiting, id, startedAt, killTimer, dbCalls: 0, fetches: 0, logs: [], logBytes: 0 };
     const message: ToRunner = {
       t: 'run',
       id,
@@ -241,7 +247,8 @@ export class SandboxPool {
     active.resolve({
       ...outcome,
       queuedMs: active.startedAt - active.submittedAt,
-      logs: outcome.logs.map((line) => ({ ...line, message: redact(line.message) })),
+      // The lines streamed during the call: a call killed here (deadline, memory) keeps them too.
+      logs: [...active.logs, ...outcome.logs].map((line) => ({ ...line, message: redact(line.message) })),
       ...(outcome.error
         ? {
             error: {
@@ -253,6 +260,15 @@ export class SandboxPool {
     });
     if (retire || (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes) this.retire(runner);
     this.dispatch();
+  }
+
+  /** One streamed console line, within the call's cap (the runner keeps to it; this holds if not). */
+  private keepLog(active: Active, line: LogLine): void {
+    const size = typeof line?.message === 'string' ? Buffer.byteLength(line.message) : Infinity;
+    if (active.logBytes + size > active.job.limits.maxLogBytes + LOG_SLACK_BYTES) return;
+    active.logBytes += size;
+    const level = ['log', 'info', 'warn', 'error'].includes(line.level) ? line.level : 'log';
+    active.logs.push({ level, message: line.message, atMs: Number(line.atMs) || 0 });
   }
 
   private retire(runner: Runner): void {

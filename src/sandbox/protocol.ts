@@ -58,6 +58,16 @@ export interface HostCallMessage {
   arg: string;
 }
 
+/**
+ * Runner -> parent: one line of the call's console, sent as it is written, so that a call the
+ * parent kills (deadline, memory) keeps what it logged until then. Within the call's log cap.
+ */
+export interface LogMessage {
+  t: 'log';
+  run: number;
+  line: LogLine;
+}
+
 export interface DoneMessage {
   t: 'done';
   id: number;
@@ -65,6 +75,7 @@ export interface DoneMessage {
   /** JSON text of the returned value (status 'ok'; `null` for undefined). */
   value?: string;
   error?: { message: string; stack?: string };
+  /** Empty from a runner: its lines went ahead as LogMessages (runInvocation's own answer has them). */
   logs: LogLine[];
   logsTruncated: boolean;
   /** The runner's state is suspect (a host-side stack overflow, a failed dispose): replace it. */
@@ -72,4 +83,4 @@ export interface DoneMessage {
 }
 
 export type ToRunner = RunMessage | HostReplyMessage;
-export type FromRunner = { t: 'ready' } | HostCallMessage | DoneMessage;
+export type FromRunner = { t: 'ready' } | HostCallMessage | LogMessage | DoneMessage;

@@ -25,10 +25,12 @@ async function run(msg: RunMessage): Promise<void> {
       invocation.calls.set(call, { resolve, reject });
       send({ t: 'host', run: msg.id, call, kind, arg });
     });
-  const done = await runInvocation(quickjs, msg, hostCall);
+  // Each line goes out as it is written (an IPC write is attempted at once, even while the code
+  // spins after it), so a call killed by the parent keeps its lines; `done` carries none again.
+  const done = await runInvocation(quickjs, msg, hostCall, (line) => send({ t: 'log', run: msg.id, line }));
   current = undefined;
   // With `recycle` set the pool retires this process rather than send it another call.
-  send({ t: 'done', id: msg.id, ...done });
+  send({ t: 'done', id: msg.id, ...done, logs: [] });
 }
 
 process.on('message', (msg: ToRunner) => {

@@ -212,6 +212,40 @@ describe('sandbox pool under abuse', function () {
     ).to.not.include(busy!.pid);
   });
 
+  it('a call the parent ends keeps what it logged until then, redacted: past the deadline, and killed', async () => {
+    // The host call comes after the line on the same channel: once it is seen, the line is in.
+    for (const [signal, status] of [
+      ['SIGSTOP', 'timeout'],
+      ['SIGKILL', 'crashed'],
+    ] as const) {
+      await pool.warm();
+      let reached!: () => void;
+      const inLoop = new Promise<void>((resolve) => (reached = resolve));
+      const call = pool.run({
+        ...job(
+          fn(
+            "console.log('started with', ctx.env.TOKEN); console.warn('second'); await ctx.db.get('posts', '1'); while (true) {}",
+          ),
+          { deadlineMs: signal === 'SIGSTOP' ? DEADLINE : 5000 },
+        ),
+        env: { TOKEN: 'tok-secret-1234' },
+        host: { db: async () => (reached(), null), fetch: () => new Promise(() => undefined) },
+      });
+      await inLoop;
+      const busy = pool.runnerStates().find((r) => r.busy)!;
+      process.kill(busy.pid, signal);
+      const out = await call;
+      expect(out.status, signal).to.equal(status);
+      expect(
+        out.logs.map((l) => [l.level, l.message]),
+        signal,
+      ).to.deep.equal([
+        ['log', 'started with [redacted]'],
+        ['warn', 'second'],
+      ]);
+    }
+  });
+
   it('a runner killed mid-call fails that call as crashed; the pool keeps serving', async () => {
     const call = pool.run(job(fn('while (true) {}'), { deadlineMs: 5000 }));
     await new Promise((r) => setTimeout(r, 100));
