@@ -1,49 +1,130 @@
-// Benchmark of hosted functions over HTTP on the local test stack: one public process (a child
-// process, so that the client does not share its event loop) with a project that has a plain
-// collection, the same collection with a hosted `beforeCreate` that returns the document
-// unchanged, and a hosted callable that returns a constant. Prints the p50 and p99 of creates on
-// each collection at concurrency 16 (their difference is what the hook adds) and the callable's
-// requests per second.
+// Benchmark of hosted functions over HTTP on the local test stack: the public role in a process of
+// its own (compiled, `node dist/main.js public`, as `npm start` runs it; `--tsx` runs src/main.ts
+// under tsx instead), a project with a plain collection, the same collection with a hosted
+// `beforeCreate` that returns the document unchanged, and a hosted callable that returns a
+// constant. Prints the p50 and p99 of creates on each collection at concurrency 16 (their
+// difference is what the hook adds), the callable's requests per second, and the CPU time per
+// request of the API process and of its runner processes.
 //
-//   npx tsx scripts/bench/functions.ts [--requests 2000] [--seconds 5]
-import { fork, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import { fileURLToPath } from 'node:url';
+//   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 2] [--tsx]
+//                                                       [--log-level info] [--profile dir] [--only hooked]
+//
+// Load the test stack's environment first (`set -a; . ./.env.test; set +a`). SANDBOX_* settings
+// of the bench's own environment reach the API process.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { closeDeps, createDeps } from '../../src/deps.js';
+import { createServices } from '../../src/services/index.js';
+import { createCollectionFixture, createProjectFixture } from '../../test/helpers/fixtures.js';
+import { cpuMillis, httpLoad, median, type Measure } from './load.js';
+import { freePort, startApi, start, stop, up } from './setup.js';
 
-interface Served {
-  url: string;
-  secretKey: string;
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    /** Measures of each, alternated (plain, hooked, callable); the report shows medians. */
+    rounds: { type: 'string', default: '2' },
+    /** src/main.ts under tsx rather than the compiled dist/main.js. */
+    tsx: { type: 'boolean', default: false },
+    /** The API's log level (its output is discarded either way). */
+    'log-level': { type: 'string', default: 'info' },
+    /** Writes a CPU profile of the API process (node --cpu-prof) into this folder. */
+    profile: { type: 'string' },
+    /** Only the measures whose name (plain, hooked, callable) is listed, comma-separated. */
+    only: { type: 'string', default: 'plain,hooked,callable' },
+  },
+});
+const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
+const ROUNDS = Math.min(Math.max(Math.floor(Number(values.rounds)) || 1, 1), 9);
+const CONCURRENCY = 16;
+const loadBefore = os.loadavg()[0]!;
+
+const platformDb = `bench_fn_${randomBytes(4).toString('hex')}`;
+const deps = await createDeps(
+  loadConfig({ ...process.env, PLATFORM_DB: platformDb }),
+  createLogger('silent'),
+);
+const services = createServices(deps);
+const fx = await createProjectFixture(services, 'Bench');
+await services.repos.projects.setLimits(fx.project.id, {
+  databaseBytes: 1024 ** 4,
+  requestsPerMinute: 1e9,
+  functionConcurrency: 10_000,
+  functionsPerProject: 50,
+  functionInvocationsPerMonth: 1e9,
+});
+for (const name of ['plain', 'hooked']) await createCollectionFixture(services, fx.project.id, { name });
+
+const port = await freePort();
+const env = { LOG_LEVEL: values['log-level'] };
+const nodeFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+const api = values.tsx
+  ? await start(
+      'src/main.ts',
+      ['public'],
+      { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
+      up(`http://127.0.0.1:${port}/api/health`),
+      nodeFlags,
+    )
+  : await startApi(platformDb, port, nodeFlags, env);
+const url = `http://127.0.0.1:${port}`;
+
+/** The runner processes are the API's children; their CPU counts with the hosted calls. */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+const cpu = () => {
+  const own = cpuMillis(api.pid) ?? 0;
+  const runners = childPids(api.pid!).reduce((sum, pid) => sum + (cpuMillis(pid) ?? 0), 0);
+  return { own, runners };
+};
+
+async function create(body: unknown) {
+  const res = await fetch(`${url}/api/functions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': fx.secretKey },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`createFunction answered ${res.status}: ${await res.text()}`);
 }
 
-/** The child: a public app on the test stack, a project with the collections and functions. */
-async function serve(): Promise<void> {
-  const { startTestApp } = await import('../../test/helpers/app.js');
-  const { createCollectionFixture, createProjectFixture } = await import('../../test/helpers/fixtures.js');
-  // SANDBOX_* settings of the bench's own environment reach the app (runners, per-project share).
-  const sandbox = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SANDBOX_')));
-  const app = await startTestApp('public', 'bench_functions', {
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_IP_PER_MINUTE: '0',
-    ...sandbox,
+type Row = Measure & { runnerMicros?: number };
+
+async function measure(path: string, seconds: number): Promise<Row> {
+  const before = cpu();
+  const body = JSON.stringify({ title: 'hello', views: 3 });
+  const m: Row = await httpLoad({
+    url: `${url}${path}`,
+    headers: { 'x-api-key': fx.secretKey },
+    connections: CONCURRENCY,
+    seconds,
+    request: () => ({ method: 'POST', path: '', body }),
+    expect: (status) => status < 300,
   });
-  const fx = await createProjectFixture(app.services, 'Bench');
-  await app.services.repos.projects.setLimits(fx.project.id, {
-    databaseBytes: 1024 ** 4,
-    requestsPerMinute: 1e9,
-    functionConcurrency: 10_000,
-    functionsPerProject: 50,
-  });
-  for (const name of ['plain', 'hooked'])
-    await createCollectionFixture(app.services, fx.project.id, { name });
-  const create = async (body: unknown) => {
-    const res = await fetch(`${app.url}/api/functions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': fx.secretKey },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 201) throw new Error(`createFunction answered ${res.status}: ${await res.text()}`);
-  };
+  const after = cpu();
+  // autocannon stops with requests in flight: let them end, so that they do not count against
+  // the project's share of the runners in the next measure.
+  await new Promise((r) => setTimeout(r, 500));
+  if (m.requests > 0) {
+    m.cpuMicros = ((after.own - before.own) * 1000) / m.requests;
+    m.runnerMicros = ((after.runners - before.runners) * 1000) / m.requests;
+  }
+  return m;
+}
+
+try {
   await create({
     name: 'unchanged',
     trigger: { type: 'beforeCreate', collection: 'hooked' },
@@ -57,107 +138,44 @@ async function serve(): Promise<void> {
     trigger: { type: 'callable', access: 'secret' },
     runtime: { type: 'javascript', code: 'export default async () => ({ answer: 42 })' },
   });
-  process.send!({ url: app.url, secretKey: fx.secretKey } satisfies Served);
-  process.on('message', async () => {
-    await app.deps.db
-      .project(fx.project.id)
-      .dropDatabase()
-      .catch(() => undefined);
-    await app.close();
-    process.exit(0);
-  });
-}
-
-async function bench(): Promise<void> {
-  const { values } = parseArgs({
-    options: { requests: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '5' } },
-  });
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const served = await new Promise<Served>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Served));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const post = (path: string, body: unknown) =>
-    new Promise<number>((resolve, reject) => {
-      const data = JSON.stringify(body);
-      const req = http.request(
-        `${served.url}${path}`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(data),
-            'x-api-key': served.secretKey,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(data);
-    });
-
-  /** `n` requests (or until `untilMs`) at concurrency 16: latencies sorted, failures, requests per second. */
-  async function load(path: string, n: number, untilMs = Infinity) {
-    const times: number[] = [];
-    let sent = 0;
-    let failed = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (sent < n && performance.now() - started < untilMs) {
-          sent++;
-          const t = performance.now();
-          const status = await post(path, { title: 'hello', views: 3 });
-          times.push(performance.now() - t);
-          if (status >= 300) failed++;
-        }
-      }),
-    );
-    times.sort((a, b) => a - b);
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-    return {
-      p50: at(0.5),
-      p99: at(0.99),
-      failed,
-      perSecond: times.length / ((performance.now() - started) / 1000),
+  const only = values.only.split(',');
+  const paths = Object.entries({
+    plain: '/api/data/plain',
+    hooked: '/api/data/hooked',
+    callable: '/api/functions/constant',
+  }).filter(([name]) => only.includes(name));
+  for (const [, path] of paths) await measure(path, 2);
+  const rows: Record<string, Row[]> = {};
+  // Alternated, so that a change in the machine's load falls on every side alike.
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [name, path] of paths) (rows[name] ??= []).push(await measure(path, SECONDS));
+  const result = (name: string) =>
+    rows[name] && {
+      ...median(rows[name]),
+      runnerMicros: rows[name].map((m) => m.runnerMicros ?? 0).sort((a, b) => a - b)[rows[name].length >> 1],
     };
-  }
-
-  try {
-    const n = Number(values.requests);
-    await load('/api/data/plain', 300);
-    await load('/api/data/hooked', 300);
-    // Interleaved halves, so that a change in the machine's load falls on both sides alike.
-    const plain = [await load('/api/data/plain', n / 2), await load('/api/data/plain', n / 2)];
-    const hooked = [await load('/api/data/hooked', n / 2), await load('/api/data/hooked', n / 2)];
-    const p50 = (rs: { p50: number }[]) => rs.reduce((s, r) => s + r.p50, 0) / rs.length;
-    const p99 = (rs: { p99: number }[]) => rs.reduce((s, r) => s + r.p99, 0) / rs.length;
-    console.log(`create, no hook: p50 ${p50(plain).toFixed(2)} ms, p99 ${p99(plain).toFixed(2)} ms`);
-    console.log(
-      `create, hosted beforeCreate (unchanged): p50 ${p50(hooked).toFixed(2)} ms, p99 ${p99(hooked).toFixed(2)} ms`,
-    );
-    console.log(`the hook adds at p50: ${(p50(hooked) - p50(plain)).toFixed(2)} ms (concurrency 16)`);
-    const seconds = Number(values.seconds);
-    await load('/api/functions/constant', 500);
-    const callable = await load('/api/functions/constant', Infinity, seconds * 1000);
-    console.log(
-      `callable returning a constant: ${Math.round(callable.perSecond)} requests/s over ${seconds} s, p50 ${callable.p50.toFixed(2)} ms, ${callable.failed} failed`,
-    );
-    const failed = [...plain, ...hooked].reduce((s, r) => s + r.failed, 0);
-    if (failed) console.log(`${failed} creates failed`);
-  } finally {
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
-  }
+  const [plain, hooked, callable] = ['plain', 'hooked', 'callable'].map(result);
+  const line = (name: string, m: NonNullable<typeof plain>) =>
+    `${name}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, ${Math.round(m.rps)} requests/s, ` +
+    `CPU per request ${Math.round(m.cpuMicros ?? 0)} µs API + ${Math.round(m.runnerMicros ?? 0)} µs runners` +
+    (m.unexpected ? `, ${m.unexpected} unexpected (${JSON.stringify(m.statuses)})` : '');
+  console.log(
+    `${values.tsx ? 'tsx' : 'compiled'}, log level ${values['log-level']}, ${ROUNDS} x ${SECONDS} s each, ` +
+      `concurrency ${CONCURRENCY}, load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`,
+  );
+  if (plain) console.log(line('create, no hook', plain));
+  if (hooked) console.log(line('create, hosted beforeCreate (unchanged)', hooked));
+  if (plain && hooked) console.log(`the hook adds at p50: ${(hooked.p50 - plain.p50).toFixed(2)} ms`);
+  if (callable) console.log(line('callable returning a constant', callable));
+} finally {
+  await stop(api);
+  await deps.db
+    .project(fx.project.id)
+    .dropDatabase()
+    .catch(() => undefined);
+  await deps.db.platform.dropDatabase().catch(() => undefined);
+  await services.quota.stop();
+  await services.requestLog.close();
+  await services.hosted.close();
+  await closeDeps(deps);
 }
-
-if (process.argv.includes('--serve')) await serve();
-else await bench();
