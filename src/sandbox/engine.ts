@@ -73,9 +73,7 @@ export async function runInvocation(
       const json = own(vm.getProp(vm.global, 'JSON'));
       const parse = own(vm.getProp(json, 'parse'));
       const stringify = own(vm.getProp(json, 'stringify'));
-      const api = own(buildApi(own));
-      const ctxHandle = own(vm.getProp(api, 'ctx'));
-      vm.setProp(vm.global, 'console', own(vm.getProp(api, 'console')));
+      const ctxHandle = lazyApi(own);
       const exports = own(await pump(own(settle(vm.evalCode(msg.code, FUNCTION_FILE, { type: 'module' })))));
       const fn = own(vm.getProp(exports, 'default'));
       if (vm.typeof(fn) !== 'function') {
@@ -94,6 +92,46 @@ export async function runInvocation(
     } finally {
       for (const h of owned) if (h.alive) h.dispose();
     }
+  }
+
+  /**
+   * A frozen `ctx` and a global `console` whose members are built on first use: most hooks touch
+   * neither, and evaluating the prelude costs more than the rest of a call. Until then they are
+   * accessors over host functions; `console` may be replaced like a plain global.
+   */
+  function lazyApi(own: (h: QuickJSHandle) => QuickJSHandle): QuickJSHandle {
+    let api: { ctx: QuickJSHandle; console: QuickJSHandle } | undefined;
+    const built = () => {
+      if (!api) {
+        try {
+          const made = own(buildApi(own));
+          api = { ctx: own(vm.getProp(made, 'ctx')), console: own(vm.getProp(made, 'console')) };
+        } catch (err) {
+          // Out of memory or past the deadline while building: an exception where it was used
+          // (only its name and message cross into the interpreter).
+          const message =
+            err instanceof Outcome ? (err.done.error?.message ?? err.done.status) : 'ctx failed';
+          throw new Error(message, { cause: err });
+        }
+      }
+      return api;
+    };
+    const ctx = own(vm.newObject());
+    for (const key of ['db', 'fetch', 'env', 'log'])
+      vm.defineProp(ctx, key, { enumerable: true, get: () => vm.getProp(built().ctx, key) });
+    const freeze = own(vm.getProp(own(vm.getProp(vm.global, 'Object')), 'freeze'));
+    own(settle(vm.callFunction(freeze, vm.undefined, ctx)));
+    let replaced: QuickJSHandle | undefined;
+    vm.defineProp(vm.global, 'console', {
+      configurable: true,
+      enumerable: true,
+      get: () => (replaced ?? built().console).dup(),
+      set: (value: QuickJSHandle) => {
+        replaced?.dispose();
+        replaced = own(value.dup());
+      },
+    });
+    return ctx;
   }
 
   /** The prelude's frozen { ctx, console } over the two host functions of this invocation. */

@@ -122,6 +122,44 @@ describe('sandbox pool', function () {
     expect(pool.runnerStates().map((r) => r.pid)).to.deep.equal(pids);
   });
 
+  it('builds ctx and console on first use: frozen, the same members on every read, console replaceable', async () => {
+    const out = await pool.run(
+      job(
+        `console.info('at load');
+        export default async (e, ctx) => {
+          const shape = [Object.isFrozen(ctx), Object.keys(ctx), ctx.db === ctx.db, typeof ctx.db.get,
+            ctx.env.KEY, Object.isFrozen(ctx.env), Object.isFrozen(console), typeof ctx.log];
+          ctx.log('through ctx.log');
+          let refused = false;
+          try { ctx.db = null; } catch (err) { refused = err instanceof TypeError; }
+          const before = console;
+          globalThis.console = { log: () => {} };
+          console.log('swallowed');
+          before.warn('kept');
+          return [...shape, refused];
+        }`,
+        { env: { KEY: 'v' } },
+      ),
+    );
+    expect(out.status).to.equal('ok');
+    expect(out.value).to.deep.equal([
+      true,
+      ['db', 'fetch', 'env', 'log'],
+      true,
+      'function',
+      'v',
+      true,
+      true,
+      'function',
+      true,
+    ]);
+    expect(out.logs.map((l) => [l.level, l.message])).to.deep.equal([
+      ['info', 'at load'],
+      ['log', 'through ctx.log'],
+      ['warn', 'kept'],
+    ]);
+  });
+
   it('refuses a module without a default function', async () => {
     const out = await pool.run(job('export const x = 1;'));
     expect(out.status).to.equal('error');
