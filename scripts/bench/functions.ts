@@ -8,6 +8,7 @@
 //
 //   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 2] [--tsx]
 //                                                       [--log-level info] [--profile dir] [--only hooked]
+//                                                       [--entry other/dist/main.js]
 //
 // Load the test stack's environment first (`set -a; . ./.env.test; set +a`). SANDBOX_* settings
 // of the bench's own environment reach the API process.
@@ -21,7 +22,7 @@ import { closeDeps, createDeps } from '../../src/deps.js';
 import { createServices } from '../../src/services/index.js';
 import { createCollectionFixture, createProjectFixture } from '../../test/helpers/fixtures.js';
 import { cpuMillis, httpLoad, median, type Measure } from './load.js';
-import { freePort, startApi, start, stop, up } from './setup.js';
+import { freePort, start, stop, up } from './setup.js';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +31,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     /** src/main.ts under tsx rather than the compiled dist/main.js. */
     tsx: { type: 'boolean', default: false },
+    /** Another compiled entry point (a build of an earlier commit, to compare). */
+    entry: { type: 'string', default: 'dist/main.js' },
     /** The API's log level (its output is discarded either way). */
     'log-level': { type: 'string', default: 'info' },
     /** Writes a CPU profile of the API process (node --cpu-prof) into this folder. */
@@ -62,15 +65,13 @@ for (const name of ['plain', 'hooked']) await createCollectionFixture(services, 
 const port = await freePort();
 const env = { LOG_LEVEL: values['log-level'] };
 const nodeFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
-const api = values.tsx
-  ? await start(
-      'src/main.ts',
-      ['public'],
-      { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
-      up(`http://127.0.0.1:${port}/api/health`),
-      nodeFlags,
-    )
-  : await startApi(platformDb, port, nodeFlags, env);
+const api = await start(
+  values.tsx ? 'src/main.ts' : values.entry,
+  ['public'],
+  { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
+  up(`http://127.0.0.1:${port}/api/health`),
+  nodeFlags,
+);
 const url = `http://127.0.0.1:${port}`;
 
 /** The runner processes are the API's children; their CPU counts with the hosted calls. */
@@ -160,7 +161,7 @@ try {
     `CPU per request ${Math.round(m.cpuMicros ?? 0)} µs API + ${Math.round(m.runnerMicros ?? 0)} µs runners` +
     (m.unexpected ? `, ${m.unexpected} unexpected (${JSON.stringify(m.statuses)})` : '');
   console.log(
-    `${values.tsx ? 'tsx' : 'compiled'}, log level ${values['log-level']}, ${ROUNDS} x ${SECONDS} s each, ` +
+    `${values.tsx ? 'tsx' : values.entry}, log level ${values['log-level']}, ${ROUNDS} x ${SECONDS} s each, ` +
       `concurrency ${CONCURRENCY}, load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`,
   );
   if (plain) console.log(line('create, no hook', plain));
