@@ -73,6 +73,8 @@ async function main() {
     await services.requestLog.close().catch((err) => log.error({ err }, 'request log flush failed'));
     // The unused rest of the database quota's open leases goes back to the projects' counters.
     await services.quota.stop().catch((err) => log.error({ err }, 'database quota give-back failed'));
+    // The invocation log's buffered entries are written; unused monthly invocations given back.
+    await services.functions.close().catch((err) => log.error({ err }, 'functions close failed'));
     // Hosted-function runners are killed once no request can need them.
     await services.hosted.close().catch((err) => log.error({ err }, 'hosted runtime close failed'));
     await closeDeps(deps);

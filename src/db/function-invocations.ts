@@ -30,6 +30,19 @@ export function functionInvocationsRepo(db: Db) {
         functionId: toObjectId(entry.functionId)!,
       });
     },
+    /** Entries of any projects at once (the buffered write path), with the ids they were given. */
+    async addMany(batch: InvocationRecord[]): Promise<void> {
+      if (!batch.length) return;
+      await entries.insertMany(
+        batch.map(({ id, ...entry }) => ({
+          ...entry,
+          _id: toObjectId(id) ?? new ObjectId(),
+          projectId: toObjectId(entry.projectId)!,
+          functionId: toObjectId(entry.functionId)!,
+        })),
+        { ordered: false },
+      );
+    },
     /** Newest first; `limit + 1` read to tell whether more exist. */
     async list(projectId: string, functionId: string, page: number, limit: number, now = new Date()) {
       const projectOid = toObjectId(projectId);

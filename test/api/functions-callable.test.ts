@@ -116,6 +116,8 @@ describe('functions: callable functions and the secret-key operations', () => {
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, { functionsPerProject: 50 });
     const log = await secret.get('/api/functions/strict');
     const id = log.body.data.function.id;
+    // The log is written in batches by the process that ran the calls.
+    await apps.public.services.functions.invoker.flushLog();
     const entries = await apps.dashboard.services.functions.runs.invocations(fx.project, id, 1, 10);
     expect(entries.invocations.map((e) => e.status)).to.deep.equal(['timeout', 'error', 'refused']);
   });

@@ -308,6 +308,8 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     );
     expect((await secret.post('/api/data/logged', { title: 'client-body-value' })).status).to.equal(201);
     expect((await secret.post('/api/data/logged', { title: 'no' })).status).to.equal(403);
+    // The log is written in batches by the process that ran the hooks.
+    await apps.public.services.functions.invoker.flushLog();
     const log = await dash.get(`${fns()}/${id}/invocations`);
     expect(log.status, log.text).to.equal(200);
     const entries = log.body.data.invocations;
@@ -340,6 +342,7 @@ describe('functions: HTTP before-hooks on the write paths', () => {
       functionLogDays: 0,
     });
     expect((await secret.post('/api/data/logged', { title: 'again' })).status).to.equal(201);
+    await apps.public.services.functions.invoker.flushLog();
     expect((await dash.get(`${fns()}/${id}/invocations`)).body.data.invocations).to.have.length(2);
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, { functionsPerProject: 50 });
   });

@@ -222,10 +222,13 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
 
   it('each abuse is logged with what stopped it, and A is served again afterwards', async () => {
     for (const [name, abuse] of Object.entries(ABUSES)) {
+      // The public process writes its invocation log in batches: written now.
+      await apps.public.services.functions.invoker.flushLog();
       const log = await dashA.get(`/api/projects/${a.project.id}/functions/${ids[name]}/invocations`);
       expect(log.status).to.equal(200);
       expect(log.body.data.invocations[0].status, name).to.be.oneOf(accepted(abuse.stoppedBy));
     }
+    await apps.public.services.functions.invoker.flushLog();
     const spam = await dashA.get(`/api/projects/${a.project.id}/functions/${ids.spam}/invocations`);
     // Cut at the log cap and marked; a runner the parent had to kill (a starved machine) has none.
     const lines: { message: string }[] = spam.body.data.invocations[0].logs;
@@ -312,6 +315,7 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
       meta: restricted,
       inside: restricted,
     });
+    await apps.public.services.functions.invoker.flushLog();
     const log = await dashA.get(`/api/projects/${a.project.id}/functions/${ids.reach}/invocations`);
     expect(log.body.data.invocations[0].logs[0].message).to.equal('the secret is [redacted]');
   });
@@ -326,6 +330,7 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     expect(res.status, res.text).to.equal(201);
     const stored = await aSecret.get('/api/data/self');
     expect(stored.body.data.map((d: any) => d.title).sort()).to.deep.equal(['echo of first', 'first']);
+    await apps.public.services.functions.invoker.flushLog();
     const log = await dashA.get(`/api/projects/${a.project.id}/functions/${ids.self}/invocations`);
     expect(log.body.data.invocations.flatMap((i: any) => i.logs.map((l: any) => l.message))).to.include(
       'refused FUNCTION_DEPTH',
@@ -391,6 +396,7 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     expect(res.body.message).to.equal(
       'The beforeCreate hook failed: The runner process stopped during the call',
     );
+    await apps.public.services.functions.invoker.flushLog();
     const log = await dashA.get(`/api/projects/${a.project.id}/functions/${ids.crash}/invocations`);
     expect(log.body.data.invocations[0].status).to.equal('crashed');
     expect((await bSecret.post('/api/data/items', { title: 'after' })).status).to.equal(201);

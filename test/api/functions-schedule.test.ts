@@ -64,6 +64,8 @@ describe('functions: scheduled functions in the worker', () => {
     const next = await b.tick(new Date('2026-11-28T12:00:01Z'));
     await next.done;
     expect(hooks.on('/hourly')).to.have.length(2);
+    // Each worker writes its log in batches (the reader flushes only its own).
+    await apps.public.services.functions.invoker.flushLog();
     const log = await apps.dashboard.services.functions.runs.invocations(fx.project, id, 1, 10);
     expect(log.invocations.map((e) => [e.trigger, e.status])).to.deep.equal([
       ['schedule', 'ok'],

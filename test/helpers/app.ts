@@ -49,6 +49,7 @@ export async function startTestApp(
       });
       await services.quota.stop();
       await services.requestLog.close();
+      await services.functions.close();
       await services.hosted.close();
       await deps.db.platform.dropDatabase().catch(() => undefined);
       await closeDeps(deps);

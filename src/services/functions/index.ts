@@ -82,6 +82,7 @@ export function functionServices(deps: FunctionsDeps) {
   });
   projects.onDelete(async (projectId) => {
     await repo.deleteAll(projectId);
+    await invoker.flushLog();
     await invocations.deleteAll(projectId);
   });
   return {
@@ -104,7 +105,11 @@ export function functionServices(deps: FunctionsDeps) {
     useHostedRuntime(wiring: HostedWiring | undefined) {
       hosted = wiring;
     },
-    close: () => http.close(),
+    /** Writes the buffered invocation log and gives back unused monthly invocations; closes HTTP pools. */
+    close: async () => {
+      await invoker.close();
+      http.close();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 // Runs one hook or function on its runtime with the project's limits: the in-flight cap per
 // project (across every process), the HTTP hook's circuit breaker, the deadline, and one entry of
-// the invocation log (status, duration, error, log lines; never the request body).
+// the invocation log (status, duration, error, log lines; never the request body), written in
+// batches (invocation-log.ts).
 import { randomBytes } from 'node:crypto';
 import type { Cache } from '../../cache/index.js';
 import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
@@ -13,6 +14,7 @@ import type { HostedHost, HostedRuntime, InvocationLimits, InvocationOutcome } f
 import type { ActiveFunction, TriggerType } from './types.js';
 import { refusalOf } from './answers.js';
 import { ApiError } from '../../http/errors.js';
+import { invocationLog } from './invocation-log.js';
 
 /** A function as the invoker needs it: the active version and its sealed secrets. */
 export interface RunnableFunction extends ActiveFunction {
@@ -121,6 +123,7 @@ export function functionInvoker(deps: InvokeDeps) {
     return (await deps.cache.incr(`fninv:${projectId}:${month}`, MONTH_SECONDS)) <= limit;
   }
 
+  const entries = invocationLog({ write: (batch) => deps.invocations.addMany(batch), log: deps.log });
   return {
     /**
      * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
@@ -172,23 +175,27 @@ export function functionInvoker(deps: InvokeDeps) {
       }
       if (record) {
         const at = new Date();
-        await deps.invocations
-          .add({
-            projectId: fn.projectId,
-            functionId: fn.id,
-            trigger,
-            version: fn.version,
-            status: outcome.status === 'ok' && refusalOf(outcome.value) ? 'refused' : outcome.status,
-            durationMs: outcome.durationMs,
-            error: outcome.error ?? null,
-            logs: outcome.logs,
-            at,
-            expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),
-          })
-          .catch((err: unknown) => deps.log.error({ err }, 'invocation log write failed'));
+        await entries.add({
+          projectId: fn.projectId,
+          functionId: fn.id,
+          trigger,
+          version: fn.version,
+          status: outcome.status === 'ok' && refusalOf(outcome.value) ? 'refused' : outcome.status,
+          durationMs: outcome.durationMs,
+          error: outcome.error ?? null,
+          logs: outcome.logs,
+          at,
+          expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),
+        });
       }
       return outcome;
     },
+
+    /** Writes the buffered invocation log entries (reads of the log in this process call it first). */
+    flushLog: () => entries.flush(),
+
+    /** The process is stopping: the buffered log entries are written. */
+    close: () => entries.close(),
   };
 }
 

@@ -36,6 +36,8 @@ export function functionRuns(deps: {
   return {
     async invocations(project: Project, id: string, page: number, limit: number) {
       await require(project, id);
+      // Entries of this process's calls that are still buffered are written first.
+      await deps.invoker.flushLog();
       const { items, hasMore } = await deps.invocations.list(project.id, id, page, limit);
       return {
         invocations: items.map((entry) => ({

@@ -1,0 +1,110 @@
+// The invocation log's write path, off the call: an ended invocation pushes its entry into an
+// in-process buffer, written with one insertMany every `flushMs` or as soon as a batch is full,
+// one write at a time. Nothing is dropped for being buffered: at the bound (entries or bytes) a
+// caller waits for the write under way to make room; a batch the database refuses is logged with
+// its count, as a single failed write was before. close() writes the rest.
+import { newId } from '../../db/ids.js';
+import type { Logger } from '../../lib/logger.js';
+import type { InvocationRecord } from './types.js';
+
+export interface InvocationLogOptions {
+  write: (entries: InvocationRecord[]) => Promise<void>;
+  log: Logger;
+  /** The longest an entry waits before it is written. */
+  flushMs?: number;
+  /** Entries per insertMany; a full batch is written at once. */
+  batchEntries?: number;
+  /** Buffered at most, in entries and in (estimated) bytes; past either, add() waits. */
+  maxEntries?: number;
+  maxBytes?: number;
+}
+
+/** About what an entry holds in memory: its log lines and error, plus the fixed fields. */
+const sizeOf = (entry: Omit<InvocationRecord, 'id'>) =>
+  256 +
+  entry.logs.reduce((sum, line) => sum + line.message.length + 48, 0) +
+  (entry.error ? entry.error.message.length + (entry.error.stack?.length ?? 0) : 0);
+
+export function invocationLog(options: InvocationLogOptions) {
+  const { write, log } = options;
+  const batchEntries = options.batchEntries ?? 200;
+  const maxEntries = Math.max(options.maxEntries ?? 2000, batchEntries);
+  const maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
+  let buffer: InvocationRecord[] = [];
+  let bytes = 0;
+  let writing: Promise<void> | undefined;
+  let soon = false;
+  let closed = false;
+  let lost = 0;
+  /** The last caller waiting for room, while any is. */
+  let room: Promise<void> | undefined;
+  const full = () => buffer.length >= maxEntries || bytes >= maxBytes;
+
+  async function writeBatch(batch: InvocationRecord[]): Promise<void> {
+    try {
+      await write(batch);
+    } catch (err) {
+      lost += batch.length;
+      log.error({ err, entries: batch.length, lostSoFar: lost }, 'invocation log: writing a batch failed');
+    }
+  }
+
+  /** Writes what is buffered, a batch at a time; resolves once the buffer was empty. */
+  function flush(): Promise<void> {
+    if (writing) return writing;
+    if (!buffer.length) return Promise.resolve();
+    writing = (async () => {
+      while (buffer.length) {
+        const batch = buffer.length > batchEntries ? buffer.splice(0, batchEntries) : buffer;
+        if (batch === buffer) buffer = [];
+        bytes = buffer.length ? bytes - batch.reduce((sum, e) => sum + sizeOf(e), 0) : 0;
+        await writeBatch(batch);
+      }
+    })().finally(() => (writing = undefined));
+    return writing;
+  }
+
+  const timer = setInterval(() => void flush(), options.flushMs ?? 200);
+  timer.unref();
+
+  return {
+    /**
+     * Buffers one entry (its id is made as it goes in, so the newest-first order holds). Resolves
+     * at once, unless the buffer is at its bound: then once the write under way has made room.
+     * After close() the entry is written before it resolves.
+     */
+    async add(entry: Omit<InvocationRecord, 'id'>): Promise<void> {
+      if (room || full()) {
+        // Waiting callers go in in the order they came, after the one before them.
+        const before = room;
+        const mine = (async () => {
+          await before;
+          while (!closed && full()) await flush();
+        })();
+        room = mine;
+        await mine;
+        if (room === mine) room = undefined;
+      }
+      const record = { id: newId(), ...entry };
+      if (closed) return writeBatch([record]);
+      buffer.push(record);
+      bytes += sizeOf(record);
+      if ((buffer.length >= batchEntries || bytes >= maxBytes) && !soon) {
+        soon = true;
+        setImmediate(() => {
+          soon = false;
+          void flush();
+        });
+      }
+    },
+    flush,
+    stats: () => ({ buffered: buffer.length, bytes, lost }),
+    async close(): Promise<void> {
+      closed = true;
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+export type InvocationLog = ReturnType<typeof invocationLog>;
