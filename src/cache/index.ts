@@ -29,8 +29,11 @@ export interface Cache {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   del(key: string): Promise<void>;
-  /** Increments a counter that expires ttlSeconds after its first increment; returns the new value. */
-  incr(key: string, ttlSeconds: number): Promise<number>;
+  /**
+   * Adds `by` (1 unless given; negative gives back) to a counter that expires ttlSeconds after its
+   * first increment; returns the new value.
+   */
+  incr(key: string, ttlSeconds: number, by?: number): Promise<number>;
   /** Gives one count of a live counter back (its expiry unchanged); a counter at zero or gone is removed. */
   decr(key: string): Promise<void>;
   /**
@@ -75,7 +78,7 @@ export async function createCache(
     get: (key) => run(() => cache.get(k(key))),
     set: (key, value, ttl) => run(() => cache.set(k(key), value, ttl)),
     del: (key) => run(() => cache.del(k(key))),
-    incr: (key, ttl) => run(() => cache.incr(k(key), ttl)),
+    incr: (key, ttl, by) => run(() => cache.incr(k(key), ttl, by)),
     decr: (key) => run(() => cache.decr(k(key))),
     consume: (buckets) => run(() => cache.consume(buckets.map(withPrefix))),
     publish: (channel, message) => run(() => cache.publish(k(channel), message)),
@@ -167,8 +170,8 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
     async del(key) {
       await client.del(key);
     },
-    async incr(key, ttlSeconds) {
-      const [count] = await client.multi().incr(key).expire(key, ttlSeconds, 'NX').exec();
+    async incr(key, ttlSeconds, by = 1) {
+      const [count] = await client.multi().incrBy(key, by).expire(key, ttlSeconds, 'NX').exec();
       return Number(count);
     },
     async decr(key) {
@@ -220,9 +223,9 @@ function createMemoryCache(): Cache {
     async del(key) {
       entries.delete(key);
     },
-    async incr(key, ttlSeconds) {
+    async incr(key, ttlSeconds, by = 1) {
       const entry = live(key);
-      const value = String(Number(entry?.value ?? 0) + 1);
+      const value = String(Number(entry?.value ?? 0) + by);
       entries.set(key, { value, expiresAt: entry?.expiresAt ?? Date.now() + ttlSeconds * 1000 });
       return Number(value);
     },

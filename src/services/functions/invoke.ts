@@ -1,6 +1,7 @@
-// Runs one hook or function on its runtime with the project's limits: the in-flight cap per
-// project (across every process), the HTTP hook's circuit breaker, the deadline, and one entry of
-// the invocation log (status, duration, error, log lines; never the request body), written in
+// Runs one hook or function on its runtime with the project's limits: the invocations per month
+// (counted in the shared cache in batches, month-allowance.ts), the in-flight cap per project
+// (across every process), the HTTP hook's circuit breaker, the deadline, and one entry of the
+// invocation log (status, duration, error, log lines; never the request body), written in
 // batches (invocation-log.ts).
 import { randomBytes } from 'node:crypto';
 import type { Cache } from '../../cache/index.js';
@@ -15,6 +16,7 @@ import type { ActiveFunction, TriggerType } from './types.js';
 import { refusalOf } from './answers.js';
 import { ApiError } from '../../http/errors.js';
 import { invocationLog } from './invocation-log.js';
+import { monthAllowance } from './month-allowance.js';
 
 /** A function as the invoker needs it: the active version and its sealed secrets. */
 export interface RunnableFunction extends ActiveFunction {
@@ -54,8 +56,6 @@ export interface InvokeDeps {
 export const eventId = () => `evt_${randomBytes(12).toString('base64url')}`;
 const MAX_LOG_BYTES = 16 * 1024;
 const MAX_DB_CALLS = 50;
-/** Longer than any month: the counter of a month outlives it a little, then expires. */
-const MONTH_SECONDS = 32 * 24 * 3600;
 
 export const invocationLimits = (limits: PlanLimits): InvocationLimits => ({
   deadlineMs: limits.functionDeadlineMs,
@@ -114,15 +114,7 @@ export function functionInvoker(deps: InvokeDeps) {
     });
   }
 
-  /**
-   * Counts one invocation of the project's month (UTC) in the shared cache, exact across
-   * processes; false once the plan's monthly number is reached (test runs are not counted).
-   */
-  async function withinMonth(projectId: string, limit: number): Promise<boolean> {
-    const month = new Date().toISOString().slice(0, 7);
-    return (await deps.cache.incr(`fninv:${projectId}:${month}`, MONTH_SECONDS)) <= limit;
-  }
-
+  const month = monthAllowance(deps.cache, deps.log);
   const entries = invocationLog({ write: (batch) => deps.invocations.addMany(batch), log: deps.log });
   return {
     /**
@@ -143,7 +135,7 @@ export function functionInvoker(deps: InvokeDeps) {
       const slots = `fn-inflight:${fn.projectId}`;
       const member = event.id + randomBytes(4).toString('hex');
       let outcome: InvocationOutcome;
-      if (record && !(await withinMonth(fn.projectId, planLimits.functionInvocationsPerMonth))) {
+      if (record && !(await month.admit(fn.projectId, planLimits.functionInvocationsPerMonth))) {
         outcome = failure(
           `the project's ${planLimits.functionInvocationsPerMonth} invocations of this month are used up`,
         );
@@ -194,8 +186,10 @@ export function functionInvoker(deps: InvokeDeps) {
     /** Writes the buffered invocation log entries (reads of the log in this process call it first). */
     flushLog: () => entries.flush(),
 
-    /** The process is stopping: the buffered log entries are written. */
-    close: () => entries.close(),
+    /** The process is stopping: the buffered log entries are written, unused monthly invocations given back. */
+    async close(): Promise<void> {
+      await Promise.all([entries.close(), month.close()]);
+    },
   };
 }
 
