@@ -88,7 +88,7 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     dashA = apps.dashboard.client.with({ cookie: a.cookie });
     aSecret = apps.public.client.with({ 'x-api-key': a.secretKey });
     bSecret = apps.public.client.with({ 'x-api-key': b.secretKey });
-    const names = [...Object.keys(ABUSES), 'escape', 'reach', 'self', 'slow', 'crash'];
+    const names = [...Object.keys(ABUSES), 'escape', 'reach', 'self', 'slow', 'crash', 'capped'];
     for (const name of names) await createCollectionFixture(apps.dashboard.services, a.project.id, { name });
     await createCollectionFixture(apps.dashboard.services, b.project.id, { name: 'items' });
     // B's lists read a collection of a fixed size: one that grew with the creates would make the
@@ -335,6 +335,32 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     expect(log.body.data.invocations.flatMap((i: any) => i.logs.map((l: any) => l.message))).to.include(
       'refused FUNCTION_DEPTH',
     );
+  });
+
+  it("caps A's hosted calls in flight in this process at the plan's functionConcurrency", async () => {
+    await register('capped', hook('const end = Date.now() + 300; while (Date.now() < end) {} return null;'));
+    // The limits are set whole: A's others as in before().
+    const limits = { functionsPerProject: 50, functionDeadlineMs: DEADLINE, requestsPerMinute: 1_000_000 };
+    await apps.dashboard.services.repos.projects.setLimits(a.project.id, {
+      ...limits,
+      functionConcurrency: 1,
+    });
+    try {
+      const results = await Promise.all(
+        [1, 2, 3].map(() => aSecret.post('/api/data/capped', { title: 'x' })),
+      );
+      expect(results.map((r) => r.status).sort()).to.deep.equal([201, 503, 503]);
+      expect(results.find((r) => r.status === 503)!.body.message).to.match(
+        /more than 1 invocations of the project at once/,
+      );
+      // The slot is given back: the next write goes through.
+      expect((await aSecret.post('/api/data/capped', { title: 'y' })).status).to.equal(201);
+    } finally {
+      await apps.dashboard.services.repos.projects.setLimits(a.project.id, {
+        ...limits,
+        functionConcurrency: 1000,
+      });
+    }
   });
 
   it("100 slow callables of A at once: 429 FUNCTION_CONCURRENCY past the cap, while B's start within 100 ms", async () => {

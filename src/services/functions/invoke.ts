@@ -1,8 +1,9 @@
 // Runs one hook or function on its runtime with the project's limits: the invocations per month
 // (counted in the shared cache in batches, month-allowance.ts), the in-flight cap per project
-// (across every process), the HTTP hook's circuit breaker, the deadline, and one entry of the
-// invocation log (status, duration, error, log lines; never the request body), written in
-// batches (invocation-log.ts).
+// (across every process for HTTP hooks; in this process for hosted code, whose runners are this
+// process's own), the HTTP hook's circuit breaker, the deadline, and one entry of the invocation
+// log (status, duration, error, log lines; never the request body), written in batches
+// (invocation-log.ts).
 import { randomBytes } from 'node:crypto';
 import type { Cache } from '../../cache/index.js';
 import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
@@ -116,6 +117,32 @@ export function functionInvoker(deps: InvokeDeps) {
 
   const month = monthAllowance(deps.cache, deps.log);
   const entries = invocationLog({ write: (batch) => deps.invocations.addMany(batch), log: deps.log });
+  /** Hosted calls in flight in this process, per project. */
+  const hostedInFlight = new Map<string, number>();
+
+  /**
+   * Takes one of the project's in-flight slots: for an HTTP hook a lease in the shared cache
+   * (across every process); for hosted code a count in this process, beside the runner pool's
+   * own per-project share (a hosted call holds a runner of this process, nothing shared).
+   * Resolves to the release, or undefined when the project is at its cap.
+   */
+  async function slot(fn: RunnableFunction, cap: number, ttlMs: number, id: string) {
+    if (fn.runtime.type === 'javascript') {
+      const held = hostedInFlight.get(fn.projectId) ?? 0;
+      if (held >= cap) return undefined;
+      hostedInFlight.set(fn.projectId, held + 1);
+      return async () => {
+        const left = (hostedInFlight.get(fn.projectId) ?? 1) - 1;
+        if (left > 0) hostedInFlight.set(fn.projectId, left);
+        else hostedInFlight.delete(fn.projectId);
+      };
+    }
+    const slots = `fn-inflight:${fn.projectId}`;
+    const member = id + randomBytes(4).toString('hex');
+    if (!(await deps.cache.leases.acquire(slots, member, cap, ttlMs))) return undefined;
+    return () => deps.cache.leases.release(slots, member);
+  }
+
   return {
     /**
      * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
@@ -132,20 +159,14 @@ export function functionInvoker(deps: InvokeDeps) {
     ): Promise<InvocationOutcome> {
       const limits = { ...invocationLimits(planLimits), ...overrides };
       const started = Date.now();
-      const slots = `fn-inflight:${fn.projectId}`;
-      const member = event.id + randomBytes(4).toString('hex');
       let outcome: InvocationOutcome;
+      let release: (() => Promise<unknown>) | undefined;
       if (record && !(await month.admit(fn.projectId, planLimits.functionInvocationsPerMonth))) {
         outcome = failure(
           `the project's ${planLimits.functionInvocationsPerMonth} invocations of this month are used up`,
         );
       } else if (
-        !(await deps.cache.leases.acquire(
-          slots,
-          member,
-          planLimits.functionConcurrency,
-          limits.deadlineMs + 5000,
-        ))
+        !(release = await slot(fn, planLimits.functionConcurrency, limits.deadlineMs + 5000, event.id))
       ) {
         outcome = failure(`more than ${planLimits.functionConcurrency} invocations of the project at once`);
       } else {
@@ -157,7 +178,7 @@ export function functionInvoker(deps: InvokeDeps) {
           deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
           outcome = failure('the invocation failed inside the platform');
         } finally {
-          await deps.cache.leases.release(slots, member).catch(() => undefined);
+          await release().catch(() => undefined);
         }
       }
       outcome = { ...outcome, durationMs: Math.max(outcome.durationMs, Date.now() - started) };
