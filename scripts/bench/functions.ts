@@ -6,7 +6,7 @@
 // difference is what the hook adds), the callable's requests per second, and the CPU time per
 // request of the API process and of its runner processes.
 //
-//   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 2] [--tsx]
+//   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 3] [--tsx]
 //                                                       [--log-level info] [--profile dir] [--only hooked]
 //                                                       [--entry other/dist/main.js]
 //
@@ -28,7 +28,7 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     /** Measures of each, alternated (plain, hooked, callable); the report shows medians. */
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
     /** src/main.ts under tsx rather than the compiled dist/main.js. */
     tsx: { type: 'boolean', default: false },
     /** Another compiled entry point (a build of an earlier commit, to compare). */

@@ -4,14 +4,24 @@
 // second of a function that returns a constant (a callable). No HTTP and no database: the HTTP
 // path's own share is in bench/README.md.
 //
-//   npx tsx scripts/bench/sandbox.ts [--calls 3000] [--runners 4]
+//   npx tsx scripts/bench/sandbox.ts [--calls 3000] [--runners 4] [--compiled]
+//
+// --compiled takes the pool (and so its runners) from dist/ (`npm run build` first), as shipped;
+// otherwise both run from src/ under tsx.
 import { parseArgs } from 'node:util';
-import { SandboxPool } from '../../src/sandbox/pool.js';
+import type { SandboxPool as Pool } from '../../src/sandbox/pool.js';
 import type { SandboxJob } from '../../src/sandbox/types.js';
 
 const { values } = parseArgs({
-  options: { calls: { type: 'string', default: '3000' }, runners: { type: 'string', default: '4' } },
+  options: {
+    calls: { type: 'string', default: '3000' },
+    runners: { type: 'string', default: '4' },
+    compiled: { type: 'boolean', default: false },
+  },
 });
+const { SandboxPool } = (await import(
+  values.compiled ? '../../dist/sandbox/pool.js' : '../../src/sandbox/pool.js'
+)) as { SandboxPool: typeof Pool };
 const calls = Number(values.calls);
 const runners = Number(values.runners);
 
