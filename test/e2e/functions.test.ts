@@ -191,6 +191,8 @@ describe('web dashboard: functions', function () {
     const made = await secretApi().post('/api/data/posts', { title: 'Real' });
     expect(made.status).to.equal(201);
     expect(made.body.data.title).to.equal('Real (v1)');
+    // The public process writes its invocation log in batches: written before the page reads it.
+    await e2e.publicApp.services.functions.invoker.flushLog();
     await page.reload();
     const log = page.getByRole('table', { name: 'Invocations' });
     const row = log.getByRole('row').nth(1);
