@@ -54,7 +54,12 @@ export function functionScheduleJob(deps: Deps, services: Services, owner: strin
       work.push(
         services.functions.invoker
           .invoke(fn, 'schedule', event, limits, { keyKind: null, userId: null, project })
-          .then(() => undefined)
+          // The project already runs as many functions as it may: this minute's run is skipped
+          // (the refusal is in its invocation log).
+          .then(
+            () => undefined,
+            (err: unknown) => log.warn({ err, functionId: fn.id, period }, 'scheduled run refused'),
+          )
           .finally(async () => {
             await runs.release(running, 'current', owner).catch(() => undefined);
             await runs.finish(`fn:${fn.id}`, period, owner, new Date()).catch(() => undefined);

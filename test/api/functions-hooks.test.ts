@@ -355,10 +355,22 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     await hook('beforeCreate', 'capped', '/capped', { failurePolicy: 'closed' });
     hooks.answer('/capped', { delayMs: 400 });
     const results = await Promise.all([1, 2, 3].map(() => secret.post('/api/data/capped', { title: 'x' })));
-    expect(results.map((r) => r.status).sort()).to.deep.equal([201, 503, 503]);
-    const refused = results.find((r) => r.status === 503)!;
-    expect(refused.body.message).to.match(/more than 1 invocations of the project at once/);
+    // The client's to retry, whatever the failure policy: 429 FUNCTION_CONCURRENCY, logged.
+    expect(results.map((r) => r.status).sort()).to.deep.equal([201, 429, 429]);
+    const refused = results.find((r) => r.status === 429)!;
+    expect(refused.body).to.include({
+      code: 'FUNCTION_CONCURRENCY',
+      message: "The project is at its plan's limit of functions running at once (1); retry shortly",
+    });
+    expect(refused.headers.get('retry-after')).to.equal('1');
     expect(hooks.on('/capped')).to.have.length(1);
+    await apps.public.services.functions.invoker.flushLog();
+    const capped = (await dash.get(fns())).body.data.functions.find((f: any) => f.name.includes('capped'));
+    const logged = (await dash.get(`${fns()}/${capped.id}/invocations`)).body.data.invocations;
+    expect(logged.filter((i: any) => i.status === 'error').map((i: any) => i.error.message)).to.deep.equal([
+      refused.body.message,
+      refused.body.message,
+    ]);
     // The slot is given back: the next write goes through.
     expect((await secret.post('/api/data/capped', { title: 'y' })).status).to.equal(201);
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, { functionsPerProject: 50 });

@@ -1,4 +1,10 @@
-// How a function's answer is read, the same for the HTTP and the hosted runtime (contract.md).
+// How a function's answer is read, the same for the HTTP and the hosted runtime (contract.md),
+// and the one answer when a project runs too many functions at once.
+import { ApiError } from '../../http/errors.js';
+
+/** Past the plan's functions at once or the runner pool's share: the client's to retry. */
+export const functionConcurrency = (message: string) =>
+  new ApiError(429, 'FUNCTION_CONCURRENCY', message, undefined, { 'Retry-After': '1' });
 
 /** What a refusal may answer: the statuses every write operation documents (else 403). */
 export const REFUSAL_STATUSES: readonly unknown[] = [400, 403];

@@ -2,14 +2,11 @@
 // sandbox's pool of runner processes (src/sandbox). The pool's per-project cap becomes a 429
 // FUNCTION_CONCURRENCY here; everything else is the call's outcome.
 import type { SandboxSettings } from '../../config.js';
-import { ApiError } from '../../http/errors.js';
+import { functionConcurrency } from './answers.js';
 import type { Logger } from '../../lib/logger.js';
 import { SandboxPool } from '../../sandbox/pool.js';
 import { FunctionConcurrencyError } from '../../sandbox/queue.js';
 import type { HostedInvocation, HostedRuntime, InvocationOutcome } from './runtime-types.js';
-
-export const functionConcurrency = (message: string) =>
-  new ApiError(429, 'FUNCTION_CONCURRENCY', message, undefined, { 'Retry-After': '1' });
 
 export function hostedRuntime(
   settings: SandboxSettings,

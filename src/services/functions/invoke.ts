@@ -14,7 +14,7 @@ import type { HttpRuntime } from './http-runtime.js';
 import { MAX_ANSWER_BYTES } from './http-runtime.js';
 import type { HostedHost, HostedRuntime, InvocationLimits, InvocationOutcome } from './runtime-types.js';
 import type { ActiveFunction, TriggerType } from './types.js';
-import { refusalOf } from './answers.js';
+import { functionConcurrency, refusalOf } from './answers.js';
 import { ApiError } from '../../http/errors.js';
 import { invocationLog } from './invocation-log.js';
 import { monthAllowance } from './month-allowance.js';
@@ -146,7 +146,8 @@ export function functionInvoker(deps: InvokeDeps) {
   return {
     /**
      * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
-     * the hosted runtime's per-project cap: a thrown 429 FUNCTION_CONCURRENCY, the client's to retry.
+     * the project's calls at once past the plan's `functionConcurrency` or the runner pool's
+     * per-project share: a thrown 429 FUNCTION_CONCURRENCY (logged), the client's to retry.
      */
     async invoke(
       fn: RunnableFunction,
@@ -161,6 +162,8 @@ export function functionInvoker(deps: InvokeDeps) {
       const started = Date.now();
       let outcome: InvocationOutcome;
       let release: (() => Promise<unknown>) | undefined;
+      /** Either cap on the project's calls at once: logged like a failed run, then the client's 429. */
+      let busy: ApiError | undefined;
       if (record && !(await month.admit(fn.projectId, planLimits.functionInvocationsPerMonth))) {
         outcome = failure(
           `the project's ${planLimits.functionInvocationsPerMonth} invocations of this month are used up`,
@@ -168,15 +171,21 @@ export function functionInvoker(deps: InvokeDeps) {
       } else if (
         !(release = await slot(fn, planLimits.functionConcurrency, limits.deadlineMs + 5000, event.id))
       ) {
-        outcome = failure(`more than ${planLimits.functionConcurrency} invocations of the project at once`);
+        busy = functionConcurrency(
+          `The project is at its plan's limit of functions running at once (${planLimits.functionConcurrency}); retry shortly`,
+        );
+        outcome = failure(busy.message);
       } else {
         try {
           outcome = await runtimeCall(fn, trigger, event, limits, caller);
         } catch (err) {
-          // The hosted runtime's per-project cap is the client's 429, not a failed hook.
-          if (err instanceof ApiError && err.code === 'FUNCTION_CONCURRENCY') throw err;
-          deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
-          outcome = failure('the invocation failed inside the platform');
+          if (err instanceof ApiError && err.code === 'FUNCTION_CONCURRENCY') {
+            busy = err;
+            outcome = failure(err.message);
+          } else {
+            deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
+            outcome = failure('the invocation failed inside the platform');
+          }
         } finally {
           await release().catch(() => undefined);
         }
@@ -201,6 +210,7 @@ export function functionInvoker(deps: InvokeDeps) {
           expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),
         });
       }
+      if (busy) throw busy;
       return outcome;
     },
 
