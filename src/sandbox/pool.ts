@@ -16,7 +16,7 @@ import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 /** Niceness of runner processes (0 normal, 19 lowest). */
-const RUNNER_NICENESS = 10;
+const RUNNER_NICENESS = 19;
 /** Room past a call's log cap for the runner's own "[log truncated]" line. */
 const LOG_SLACK_BYTES = 256;
 const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
