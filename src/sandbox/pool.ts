@@ -17,6 +17,7 @@ export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 /** Niceness of runner processes (0 normal, 19 lowest). */
 const RUNNER_NICENESS = 19;
+const RSS_AFTER_CALL_MS = 200;
 /** Room past a call's log cap for the runner's own "[log truncated]" line. */
 const LOG_SLACK_BYTES = 256;
 const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
@@ -44,6 +45,8 @@ interface Runner {
   ready: boolean;
   active?: Active;
   retired?: boolean;
+  /** When its resident memory was last read after a call (a /proc read is not free). */
+  rssCheckedAt?: number;
 }
 
 /** The runner's entry beside this module: runner.ts under tsx (tests), runner.js once compiled. */
@@ -258,8 +261,20 @@ export class SandboxPool {
           }
         : {}),
     });
-    if (retire || (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes) this.retire(runner);
+    if (retire || this.overMemory(runner)) this.retire(runner);
     this.dispatch();
+  }
+
+  /**
+   * Whether a runner that just finished a call is past the RSS limit, read at most every
+   * RSS_AFTER_CALL_MS per runner: its heap and WebAssembly memory are capped, and the watchdog
+   * reads a busy runner every WATCH_INTERVAL_MS; this catches one that stays grown between calls.
+   */
+  private overMemory(runner: Runner): boolean {
+    const now = Date.now();
+    if (runner.rssCheckedAt !== undefined && now - runner.rssCheckedAt < RSS_AFTER_CALL_MS) return false;
+    runner.rssCheckedAt = now;
+    return (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes;
   }
 
   /** One streamed console line, within the call's cap (the runner keeps to it; this holds if not). */

@@ -54,7 +54,10 @@ export interface InvokeDeps {
   count?: (projectId: string, metric: 'functionInvocations' | 'functionMs', n: number) => void;
 }
 
-export const eventId = () => `evt_${randomBytes(12).toString('base64url')}`;
+/** Unique per event and process (a random prefix per process, then a counter): no entropy per call. */
+const EVENT_PREFIX = `evt_${randomBytes(9).toString('base64url')}`;
+let events = 0;
+export const eventId = () => `${EVENT_PREFIX}${(++events).toString(36)}`;
 const MAX_LOG_BYTES = 16 * 1024;
 const MAX_DB_CALLS = 50;
 
