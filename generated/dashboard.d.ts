@@ -4731,6 +4731,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getCollection: {
@@ -4839,6 +4840,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteCollection: {
@@ -4884,6 +4886,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listCollectionIndexes: {
@@ -4976,6 +4979,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     dropCollectionIndex: {
@@ -5019,6 +5023,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listSlowQueries: {
@@ -5149,6 +5154,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getProjectOpenApiDocument: {
@@ -9551,6 +9557,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     setDeveloperAiKey: {

@@ -3023,6 +3023,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listProjectFunctions: {
@@ -4200,6 +4201,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     getProjectApiDocument: {
@@ -4326,6 +4328,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     deleteCollectionSchema: {
@@ -4366,6 +4369,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listSchemaIndexes: {
@@ -4446,6 +4450,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     dropSchemaIndex: {
@@ -4485,6 +4490,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
         };
     };
     listUsers: {

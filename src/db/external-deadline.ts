@@ -65,3 +65,14 @@ export async function underDeadline<T>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * A socket timeout of a project's own database where no single race bounds the work (a cursor's
+ * batches, each bounded by the pool's socket timeout, the same value) as the 504 it is.
+ */
+export function asExternalTimeout(target: Db | Collection, err: unknown): unknown {
+  const timeoutMs = deadlines.get(target);
+  return timeoutMs !== undefined && err instanceof MongoNetworkTimeoutError
+    ? new ExternalDbTimeoutError(timeoutMs)
+    : err;
+}

@@ -7,6 +7,7 @@ import { BSON, ObjectId, type Db, type Document } from 'mongodb';
 import { duplicateRows } from './backups.js';
 import { registerPlatformIndexes } from './platform.js';
 import { IMPORT_KEY } from './project-indexes.js';
+import { abortable, asExternalTimeout, underDeadline } from './external-deadline.js';
 
 export { IMPORT_KEY };
 const COLLECTION = 'import_jobs';
@@ -82,7 +83,9 @@ export async function insertTagged(
 ): Promise<{ bytes: number; refused: { index: number; field: string }[] }> {
   const tagged = docs.map((doc) => ({ ...doc, [IMPORT_KEY]: jobId }));
   try {
-    await db.collection(collection).insertMany(tagged, { ordered: false });
+    await underDeadline(db, (signal) =>
+      db.collection(collection).insertMany(tagged, { ordered: false, ...abortable(signal) }),
+    );
     return { bytes: tagged.reduce((sum, doc) => sum + BSON.calculateObjectSize(doc), 0), refused: [] };
   } catch (err) {
     const refused = duplicateRows(err);
@@ -122,8 +125,10 @@ export async function* taggedBatches(
       }
     }
     if (batch.length) yield batch;
+  } catch (err) {
+    throw asExternalTimeout(db, err);
   } finally {
-    await cursor.close();
+    await cursor.close().catch(() => undefined);
   }
 }
 
@@ -131,12 +136,15 @@ export async function* taggedBatches(
 export async function untagAll(db: Db, collection: string, job: { id: string; startedAt: Date }) {
   // The tag's element in each document: its type, name, length and value.
   const tagBytes = BSON.calculateObjectSize({ [IMPORT_KEY]: job.id }) - BSON.calculateObjectSize({});
-  const res = await db
-    .collection(collection)
-    .updateMany(
-      { _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id },
-      { $unset: { [IMPORT_KEY]: '' } },
-    );
+  const res = await underDeadline(db, (signal) =>
+    db
+      .collection(collection)
+      .updateMany(
+        { _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id },
+        { $unset: { [IMPORT_KEY]: '' } },
+        abortable(signal),
+      ),
+  );
   return res.modifiedCount * tagBytes;
 }
 
@@ -145,7 +153,11 @@ export async function removeTagged(db: Db, collection: string, job: { id: string
   let bytes = 0;
   for await (const docs of taggedBatches(db, collection, job, 500))
     for (const doc of docs) bytes += BSON.calculateObjectSize(doc);
-  await db.collection(collection).deleteMany({ _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id });
+  await underDeadline(db, (signal) =>
+    db
+      .collection(collection)
+      .deleteMany({ _id: { $gte: firstId(job.startedAt) }, [IMPORT_KEY]: job.id }, abortable(signal)),
+  );
   return bytes;
 }
 
@@ -153,12 +165,14 @@ export async function removeTagged(db: Db, collection: string, job: { id: string
 export async function activeEndUsers(db: Db, ids: string[]): Promise<Set<string>> {
   const oids = ids.filter((id) => ObjectId.isValid(id) && /^[0-9a-f]{24}$/i.test(id));
   if (!oids.length) return new Set();
-  const found = await db
-    .collection('users')
-    .find(
-      { _id: { $in: oids.map((id) => new ObjectId(id)) }, isDeleted: { $ne: true } },
-      { projection: { _id: 1 } },
-    )
-    .toArray();
+  const found = await underDeadline(db, (signal) =>
+    db
+      .collection('users')
+      .find(
+        { _id: { $in: oids.map((id) => new ObjectId(id)) }, isDeleted: { $ne: true } },
+        { projection: { _id: 1 }, ...abortable(signal) },
+      )
+      .toArray(),
+  );
   return new Set(found.map((doc) => String(doc._id)));
 }

@@ -10,6 +10,7 @@
 // lacks every key, so active documents without the field still never collide.
 import { MongoServerError, type Db, type IndexDescription } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
+import { abortable, underDeadline } from './external-deadline.js';
 import type { IndexDef } from '../services/types.js';
 
 const NAMESPACE_NOT_FOUND = 26;
@@ -82,10 +83,14 @@ function wantedSpecs(wanted: WantedIndexes): IndexDescription[] {
 }
 
 export function projectIndexes(db: Db) {
+  /** Every operation on a project's own database runs under its deadline (external-deadline.ts). */
+  const timed = <T>(op: (deadline: object) => Promise<T>): Promise<T> =>
+    underDeadline(db, (signal) => op(abortable(signal)));
+
   /** Index names with their key pattern as text (to tell an outdated managed index). */
   async function existingKeys(collection: string): Promise<Map<string, string>> {
     try {
-      const indexes = await db.collection(collection).listIndexes().toArray();
+      const indexes = await timed((deadline) => db.collection(collection).listIndexes(deadline).toArray());
       return new Map(indexes.map((index) => [String(index.name), JSON.stringify(index.key)]));
     } catch (err) {
       if (isServerError(err, NAMESPACE_NOT_FOUND)) return new Map();
@@ -95,13 +100,10 @@ export function projectIndexes(db: Db) {
 
   async function dropIndexes(collection: string, names: string[]): Promise<void> {
     for (const name of names) {
-      await db
-        .collection(collection)
-        .dropIndex(name)
-        .catch((err) => {
-          // Already gone (or its collection is): nothing left to drop.
-          if (!isServerError(err, INDEX_NOT_FOUND) && !isServerError(err, NAMESPACE_NOT_FOUND)) throw err;
-        });
+      await timed((deadline) => db.collection(collection).dropIndex(name, deadline)).catch((err) => {
+        // Already gone (or its collection is): nothing left to drop.
+        if (!isServerError(err, INDEX_NOT_FOUND) && !isServerError(err, NAMESPACE_NOT_FOUND)) throw err;
+      });
     }
   }
 
@@ -115,24 +117,29 @@ export function projectIndexes(db: Db) {
       fields.length === 1
         ? `$${fields[0]}`
         : Object.fromEntries(fields.map((f) => [f.replace(/\./g, '_'), `$${f}`]));
-    const rows = await db
-      .collection(collection)
-      .aggregate<{ _id: unknown; count: number }>([
-        // Trashed documents do not take part in the index, so they are no duplicates either.
-        { $match: { ...present, [TRASH_KEY]: { $exists: false } } },
-        { $group: { _id: group, count: { $sum: 1 } } },
-        { $match: { count: { $gt: 1 } } },
-        { $sort: { count: -1 } },
-        { $limit: limit },
-      ])
-      .toArray();
+    const rows = await timed((deadline) =>
+      db
+        .collection(collection)
+        .aggregate<{ _id: unknown; count: number }>(
+          [
+            // Trashed documents do not take part in the index, so they are no duplicates either.
+            { $match: { ...present, [TRASH_KEY]: { $exists: false } } },
+            { $group: { _id: group, count: { $sum: 1 } } },
+            { $match: { count: { $gt: 1 } } },
+            { $sort: { count: -1 } },
+            { $limit: limit },
+          ],
+          deadline,
+        )
+        .toArray(),
+    );
     return rows.map((row) => ({ value: row._id, count: row.count }));
   }
 
   /** Creates the collection if it does not exist yet. */
   async function ensureCollection(collection: string): Promise<void> {
     try {
-      await db.createCollection(collection);
+      await timed((deadline) => db.createCollection(collection, deadline));
     } catch (err) {
       if (!isServerError(err, NAMESPACE_EXISTS)) throw err;
     }
@@ -142,7 +149,9 @@ export function projectIndexes(db: Db) {
   async function build(collection: string, spec: IndexDescription): Promise<IndexSyncResult> {
     const { key, ...options } = spec;
     try {
-      await db.collection(collection).createIndex(key as Record<string, 1 | -1>, options);
+      await timed((deadline) =>
+        db.collection(collection).createIndex(key as Record<string, 1 | -1>, { ...options, ...deadline }),
+      );
       return { ok: true, created: [spec.name!], dropped: [] };
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
@@ -181,12 +190,13 @@ export function projectIndexes(db: Db) {
     ensureCollection,
 
     /** The documents of a collection (trashed ones included), from its metadata where the server keeps it. */
-    estimatedCount: (collection: string) => db.collection(collection).estimatedDocumentCount(),
+    estimatedCount: (collection: string) =>
+      timed((deadline) => db.collection(collection).estimatedDocumentCount(deadline)),
 
     /** Drops the collection and its documents; a missing collection is fine. */
     async dropCollection(collection: string): Promise<void> {
       try {
-        await db.collection(collection).drop();
+        await timed((deadline) => db.collection(collection).drop(deadline));
       } catch (err) {
         if (!isServerError(err, NAMESPACE_NOT_FOUND)) throw err;
       }

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import { registeredCollections } from '../db/registered-collections.js';
 import type { Job } from './worker.js';
+import { unreachable } from './unreachable.js';
 
 export const TRASH_RETENTION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,8 +27,11 @@ export function trashPurgeJob(
   async function purge(): Promise<PurgeReport> {
     const cutoff = new Date(now().getTime() - TRASH_RETENTION_DAYS * DAY_MS);
     const report: PurgeReport = { collections: 0, removed: 0, bytes: 0 };
+    /** Projects whose database did not answer in this run: their other collections wait for the next. */
+    const skipped = new Set<string>();
     for await (const ref of registeredCollections(deps.db)) {
       report.collections += 1;
+      if (skipped.has(ref.projectId)) continue;
       try {
         // One collection's share of the run: the rest waits for the next run past the deadline.
         const { removed, bytes } = await services.documents.purgeTrashed(
@@ -42,6 +46,7 @@ export function trashPurgeJob(
       } catch (err) {
         // One unreachable project database (an external one, say) must not stop the sweep.
         log.error({ err, projectId: ref.projectId, collection: ref.collection }, 'trash purge failed');
+        if (unreachable(err)) skipped.add(ref.projectId);
       }
     }
     if (report.removed) log.info(report, 'trash purged');

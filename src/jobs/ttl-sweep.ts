@@ -6,6 +6,7 @@
 import type { Deps } from '../deps.js';
 import type { Services } from '../services/index.js';
 import type { Job } from './worker.js';
+import { unreachable } from './unreachable.js';
 
 /** Documents one run removes at most, shared fairly between the projects that have expired ones. */
 export const TTL_RUN_BUDGET = 10_000;
@@ -74,8 +75,10 @@ export function ttlSweepJob(
         report.bytes += bytes;
         report.byProject[def.projectId] = (report.byProject[def.projectId] ?? 0) + removed;
       } catch (err) {
-        // One unreachable project database (an external one, say) must not stop the sweep.
+        // One unreachable project database (an external one, say) must not stop the sweep; its
+        // other indexes wait for the next run rather than each wait out a deadline.
         log.error({ err, ...ref, index: index.name }, 'TTL sweep failed');
+        if (unreachable(err)) return;
       }
     }
   }

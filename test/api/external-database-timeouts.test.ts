@@ -2,7 +2,7 @@
 // set made silent: it still says hello, so the pool opens and server selection succeeds). Its
 // clients get a 504 EXTERNAL_DB_TIMEOUT within the deadline on every data operation while a
 // project on the managed database keeps being served, and on every operation on its end users'
-// accounts (public and dashboard); in the worker, another project's webhook
+// accounts (public and dashboard), and on its collections, indexes and imports; in the worker, another project's webhook
 // is delivered, a backup runs, and the TTL sweep and the trash purge finish while the silent
 // project's tasks are stuck; the silent project's unconfirmed webhook intents are checked, each
 // failure counted, and dropped after WEBHOOK_INTENT_MAX_FAILURES.
@@ -92,6 +92,12 @@ describe('external database that never answers', function () {
       await createCollectionFixture(services, fx.project.id, { name: 'posts' });
       await createCollectionFixture(services, fx.project.id, { name: 'events', indexes: TTL_INDEX });
     }
+    for (const name of ['upd_a', 'upd_b', 'gone_a', 'gone_b', 'imp_a', 'imp_b', 'idx_a', 'idx_b'])
+      await createCollectionFixture(services, silent.project.id, { name });
+    // A plain declared index, not a TTL one: the worker's TTL sweep below meets only `events`.
+    const plain = [{ ...TTL_INDEX[0]!, name: 'by_title', expireAfterSeconds: undefined }];
+    for (const name of ['drop_a', 'drop_b'])
+      await createCollectionFixture(services, silent.project.id, { name, indexes: plain });
     await createCollectionFixture(services, silent.project.id, {
       name: 'users',
       mode: 'schema',
@@ -260,6 +266,56 @@ describe('external database that never answers', function () {
     }
     console.log(
       `      end users: 504 after ${Math.min(...Object.values(timings))} to ${Math.max(...Object.values(timings))} ms`,
+    );
+  });
+
+  it('answers every operation on collections, indexes and imports with 504 EXTERNAL_DB_TIMEOUT', async () => {
+    const key = apps.public.client.with({ 'x-api-key': silent.secretKey });
+    const dash = apps.dashboard.client.with({ cookie: silent.cookie });
+    const base = `/api/projects/${silent.project.id}`;
+    const index = (name: string) => ({ name, keys: [{ field: 'title', direction: 1 }] });
+    const unique = { mode: 'schema', fields: [{ name: 'title', type: 'String', unique: true }] };
+    const ndjson = { rawBody: '{"title":"a"}\n', headers: { 'content-type': 'application/x-ndjson' } };
+    // Each on a collection of its own (made in before()), so that no two race for one.
+    const calls: [string, () => Promise<{ status: number; text: string; body: any }>][] = [
+      [
+        'createCollection',
+        () => dash.post(`${base}/collections`, { name: 'fresh_a', mode: 'flexible', fields: [] }),
+      ],
+      ['updateCollection', () => dash.put(`${base}/collections/upd_a`, unique)],
+      ['deleteCollection', () => dash.delete(`${base}/collections/gone_a`)],
+      ['createCollectionIndex', () => dash.post(`${base}/collections/idx_a/indexes`, index('by_a'))],
+      ['dropCollectionIndex', () => dash.delete(`${base}/collections/drop_a/indexes/by_title`)],
+      ['getCollectionSizes', () => dash.get(`${base}/collection-sizes`)],
+      ['importCollection', () => dash.request('POST', `${base}/collections/imp_a/import`, ndjson)],
+      [
+        'createCollectionSchema',
+        () => key.post('/api/schemas', { name: 'fresh_b', mode: 'flexible', fields: [] }),
+      ],
+      ['updateCollectionSchema', () => key.put('/api/schemas/upd_b', unique)],
+      ['deleteCollectionSchema', () => key.delete('/api/schemas/gone_b')],
+      ['createSchemaIndex', () => key.post('/api/schemas/idx_b/indexes', index('by_b'))],
+      ['dropSchemaIndex', () => key.delete('/api/schemas/drop_b/indexes/by_title')],
+      ['importProjectCollection', () => key.request('POST', '/api/collections/imp_b/import', ndjson)],
+    ];
+    const timings: Record<string, number> = {};
+    await Promise.all(
+      calls.map(async ([name, call]) => {
+        const started = Date.now();
+        const res = await call();
+        timings[name] = Date.now() - started;
+        expect(res.status, `${name}: ${res.text}`).to.equal(504);
+        expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
+      }),
+    );
+    for (const [name, ms] of Object.entries(timings)) {
+      // An import's write and the removal of what it wrote each wait their deadline.
+      const most = name.startsWith('import') ? 3 * DEADLINE_MS + 3000 : DEADLINE_MS + 3000;
+      expect(ms, `${name} answered after ${ms} ms`).to.be.within(DEADLINE_MS - 50, most);
+    }
+    const all = Object.values(timings);
+    console.log(
+      `      collections, indexes, imports: 504 after ${Math.min(...all)} to ${Math.max(...all)} ms`,
     );
   });
 
