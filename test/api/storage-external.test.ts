@@ -96,12 +96,27 @@ describe('storage with a project bucket (external provider)', () => {
     expect((await dash.put(settingsPath(pro), { ...bucketInput(), bucket: 'Bad_Bucket' })).status).to.equal(
       400,
     );
-    expect(
-      (await dash.put(settingsPath(pro), { ...bucketInput(), endpoint: 'ftp://x.example.com' })).status,
-    ).to.equal(400);
-    expect(
-      (await dash.put(settingsPath(pro), { ...bucketInput(), endpoint: 'https://u:p@x.example.com' })).status,
-    ).to.equal(400);
+    // Each refusal names the field and what to change, in the message and in its detail.
+    for (const [endpoint, message] of [
+      [
+        'not a url',
+        'The endpoint is not a URL: enter the full address of the S3 API, such as https://s3.eu-west-1.amazonaws.com',
+      ],
+      ['ftp://x.example.com', 'The endpoint must be an https:// address; ftp is not supported'],
+      [
+        'https://u:p@x.example.com',
+        'Remove the user name and password from the endpoint: the access key and its secret go in their own fields',
+      ],
+      [
+        'https://x.example.com/?region=1',
+        'Remove the query and fragment from the endpoint: it is the base address of the S3 API',
+      ],
+    ]) {
+      const res = await dash.put(settingsPath(pro), { ...bucketInput(), endpoint });
+      expect(res.status, endpoint).to.equal(400);
+      expect(res.body.message, endpoint).to.equal(message);
+      expect(res.body.details, endpoint).to.deep.equal([{ path: 'body.endpoint', message }]);
+    }
     const { secretAccessKey: _omit, ...noSecret } = bucketInput();
     expect((await dash.put(settingsPath(pro), noSecret)).status).to.equal(400);
   });
@@ -252,7 +267,9 @@ describe('storage with a project bucket (external provider)', () => {
         endpoint: 'http://s3.example.com',
       });
       expect(http.status).to.equal(400);
-      expect(http.body.message).to.include('https');
+      expect(http.body.message).to.equal(
+        'The endpoint must use https://; plain http is accepted only where the operator allows private hosts (ALLOW_PRIVATE_HOSTS)',
+      );
     });
   });
 });

@@ -57,23 +57,31 @@ export function storageSettingsService(
     };
   }
 
-  /** The endpoint as a base URL, or a 400: http(s) only, no credentials, query or fragment. */
+  /** The endpoint as a base URL, or a 400 naming what to change: https, no credentials, query or fragment. */
   async function checkEndpoint(endpoint: string): Promise<string> {
+    const refuse = (message: string) => badRequest(message, [{ path: 'body.endpoint', message }]);
     let url: URL;
     try {
       url = new URL(endpoint);
     } catch {
-      throw badRequest('endpoint must be an http(s) URL', [
-        { path: 'body.endpoint', message: 'is not a URL' },
-      ]);
+      throw refuse(
+        'The endpoint is not a URL: enter the full address of the S3 API, such as https://s3.eu-west-1.amazonaws.com',
+      );
     }
-    const problem =
-      !['https:', 'http:'].includes(url.protocol) || url.username || url.password || url.search || url.hash
-        ? 'must be a plain http(s) URL without credentials, query or fragment'
-        : url.protocol === 'http:' && !config.allowPrivateHosts
-          ? 'must use https'
-          : undefined;
-    if (problem) throw badRequest(`endpoint ${problem}`, [{ path: 'body.endpoint', message: problem }]);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw refuse(
+        `The endpoint must be an https:// address; ${url.protocol.replace(/:$/, '')} is not supported`,
+      );
+    if (url.username || url.password)
+      throw refuse(
+        'Remove the user name and password from the endpoint: the access key and its secret go in their own fields',
+      );
+    if (url.search || url.hash)
+      throw refuse('Remove the query and fragment from the endpoint: it is the base address of the S3 API');
+    if (url.protocol === 'http:' && !config.allowPrivateHosts)
+      throw refuse(
+        'The endpoint must use https://; plain http is accepted only where the operator allows private hosts (ALLOW_PRIVATE_HOSTS)',
+      );
     const host = await checkHost(url.hostname, config.allowPrivateHosts);
     if (!host.ok) {
       throw badRequest(
