@@ -49,6 +49,24 @@ const TTL_INDEX = [
   },
 ];
 
+type Call = [string, () => Promise<{ status: number; text: string; body: any }>];
+
+/** Sends every call at once; each must answer 504 EXTERNAL_DB_TIMEOUT. Their times, by name. */
+async function allTimeOut(calls: Call[]): Promise<Record<string, number>> {
+  const timings: Record<string, number> = {};
+  await Promise.all(
+    calls.map(async ([name, call]) => {
+      const started = Date.now();
+      const res = await call();
+      timings[name] = Date.now() - started;
+      expect(res.status, `${name}: ${res.text}`).to.equal(504);
+      expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
+      expect(res.body.message).to.match(/own database did not answer in time/);
+    }),
+  );
+  return timings;
+}
+
 describe('external database that never answers', function () {
   this.timeout(90_000);
   let rs: FakeReplicaSet;
@@ -124,7 +142,7 @@ describe('external database that never answers', function () {
   it('answers every data operation with 504 EXTERNAL_DB_TIMEOUT within the deadline, and serves the managed project meanwhile', async () => {
     const api = apps.public.client.with({ 'x-api-key': silent.secretKey });
     const id = new ObjectId().toHexString();
-    const calls: [string, () => ReturnType<typeof api.get>][] = [
+    const calls: Call[] = [
       ['listDocuments', () => api.get('/api/data/posts')],
       ['createDocument', () => api.post('/api/data/posts', { title: 'never answered' })],
       ['getDocument', () => api.get(`/api/data/posts/${id}`)],
@@ -152,18 +170,9 @@ describe('external database that never answers', function () {
         await new Promise((r) => setTimeout(r, 50)); // under the plan's request limit
       }
     })();
-    const timings: Record<string, number> = {};
+    let timings: Record<string, number>;
     try {
-      await Promise.all(
-        calls.map(async ([name, call]) => {
-          const started = Date.now();
-          const res: { status: number; text: string; body: any } = await call();
-          timings[name] = Date.now() - started;
-          expect(res.status, `${name}: ${res.text}`).to.equal(504);
-          expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
-          expect(res.body.message).to.match(/own database did not answer in time/);
-        }),
-      );
+      timings = await allTimeOut(calls);
     } finally {
       stop = true;
       await servedMeanwhile;
@@ -206,7 +215,7 @@ describe('external database that never answers', function () {
       { kind: 'exchange', projectId: silent.project.id, userId },
       60_000,
     );
-    const calls: [string, () => Promise<{ status: number; text: string; body: any }>][] = [
+    const calls: Call[] = [
       ['signupEndUser', () => key.post('/api/userAuth/signup', { email, password })],
       ['loginEndUser', () => key.post('/api/userAuth/login', { email, password })],
       ['getEndUserProfile', () => bearer.get('/api/userAuth/me')],
@@ -251,16 +260,7 @@ describe('external database that never answers', function () {
       ['enableProjectUser', () => dash.post(`${users}/${userId}/enable`)],
       ['revokeProjectUserSessions', () => dash.post(`${users}/${userId}/revoke-sessions`)],
     ];
-    const timings: Record<string, number> = {};
-    await Promise.all(
-      calls.map(async ([name, call]) => {
-        const started = Date.now();
-        const res = await call();
-        timings[name] = Date.now() - started;
-        expect(res.status, `${name}: ${res.text}`).to.equal(504);
-        expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
-      }),
-    );
+    const timings = await allTimeOut(calls);
     for (const [name, ms] of Object.entries(timings)) {
       expect(ms, `${name} answered after ${ms} ms`).to.be.within(DEADLINE_MS - 50, DEADLINE_MS + 3000);
     }
@@ -277,7 +277,7 @@ describe('external database that never answers', function () {
     const unique = { mode: 'schema', fields: [{ name: 'title', type: 'String', unique: true }] };
     const ndjson = { rawBody: '{"title":"a"}\n', headers: { 'content-type': 'application/x-ndjson' } };
     // Each on a collection of its own (made in before()), so that no two race for one.
-    const calls: [string, () => Promise<{ status: number; text: string; body: any }>][] = [
+    const calls: Call[] = [
       [
         'createCollection',
         () => dash.post(`${base}/collections`, { name: 'fresh_a', mode: 'flexible', fields: [] }),
@@ -298,16 +298,7 @@ describe('external database that never answers', function () {
       ['dropSchemaIndex', () => key.delete('/api/schemas/drop_b/indexes/by_title')],
       ['importProjectCollection', () => key.request('POST', '/api/collections/imp_b/import', ndjson)],
     ];
-    const timings: Record<string, number> = {};
-    await Promise.all(
-      calls.map(async ([name, call]) => {
-        const started = Date.now();
-        const res = await call();
-        timings[name] = Date.now() - started;
-        expect(res.status, `${name}: ${res.text}`).to.equal(504);
-        expect(res.body).to.include({ success: false, code: 'EXTERNAL_DB_TIMEOUT' });
-      }),
-    );
+    const timings = await allTimeOut(calls);
     for (const [name, ms] of Object.entries(timings)) {
       // An import's write and the removal of what it wrote each wait their deadline.
       const most = name.startsWith('import') ? 3 * DEADLINE_MS + 3000 : DEADLINE_MS + 3000;

@@ -86,3 +86,29 @@ export function Confirm({ trigger, ...props }: DialogProps & { trigger: ReactNod
   const [open, setOpen] = useState(false);
   return <ConfirmDialog open={open} onOpenChange={setOpen} trigger={trigger} {...props} />;
 }
+
+/** The Delete button of a thing's page, asking first: "Delete this webhook?", "Delete webhook". */
+export function DeleteConfirm({
+  thing,
+  onConfirm,
+  children,
+}: {
+  thing: string;
+  onConfirm: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Confirm
+      title={`Delete this ${thing}?`}
+      action={`Delete ${thing}`}
+      onConfirm={onConfirm}
+      trigger={
+        <button type="button" className="danger">
+          Delete
+        </button>
+      }
+    >
+      {children}
+    </Confirm>
+  );
+}

@@ -6,7 +6,7 @@ import { navigate } from '../../router';
 import { useFunction, useFunctionActions } from '../../data/functions';
 import { ErrorBox, Link, NoticeLine, Progress } from '../../components/ui';
 import { useNotice } from '../../hooks';
-import { Confirm } from '../../components/confirm';
+import { DeleteConfirm } from '../../components/confirm';
 import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
 import { SigningSecret } from './signing-secret';
@@ -97,23 +97,17 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
           >
             Edit
           </button>
-          <Confirm
-            title="Delete this function?"
-            action="Delete function"
+          <DeleteConfirm
+            thing="function"
             onConfirm={() =>
               actions.remove.mutate(f.id, {
                 onSuccess: () => navigate(list),
                 onError: fail,
               })
             }
-            trigger={
-              <button type="button" className="danger">
-                Delete
-              </button>
-            }
           >
             <p>{f.name} runs no more; its versions, secrets and invocation log go. This cannot be undone.</p>
-          </Confirm>
+          </DeleteConfirm>
         </div>
       )}
       <NoticeLine notice={notice} />

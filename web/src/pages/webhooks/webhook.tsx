@@ -5,7 +5,7 @@ import { navigate } from '../../router';
 import { useLoopbackTargets, useWebhook, useWebhookActions } from '../../data/webhooks';
 import { ErrorBox, Link, Notice, NoticeLine, Progress } from '../../components/ui';
 import { useNotice } from '../../hooks';
-import { Confirm } from '../../components/confirm';
+import { Confirm, DeleteConfirm } from '../../components/confirm';
 import { WebhookForm } from './webhook-form';
 import { SecretOnce } from './secret-once';
 import { Deliveries, TestResult } from './deliveries';
@@ -98,23 +98,17 @@ export function WebhookPage({ project, webhookId }: ProjectPageProps & { webhook
         >
           <p>Deliveries are signed with a new secret from now on; your receiver must switch to it.</p>
         </Confirm>
-        <Confirm
-          title="Delete this webhook?"
-          action="Delete webhook"
+        <DeleteConfirm
+          thing="webhook"
           onConfirm={() =>
             actions.remove.mutate(h.id, {
               onSuccess: () => navigate(list),
               onError: fail,
             })
           }
-          trigger={
-            <button type="button" className="danger">
-              Delete
-            </button>
-          }
         >
           <p>No more events are sent to {h.url}, and its delivery log goes. This cannot be undone.</p>
-        </Confirm>
+        </DeleteConfirm>
       </div>
       <NoticeLine notice={notice} />
       {tested && <TestResult projectId={project.id} webhookId={h.id} deliveryId={tested} />}
