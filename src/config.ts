@@ -116,6 +116,8 @@ export interface Config {
    * its lane serves other projects.
    */
   readonly workerTaskTimeoutMs: number;
+  /** How long a restore's one read of its archive into the local copy may take (a bucket may trickle). */
+  readonly restoreCopyTimeoutMs: number;
 }
 
 /** One duration such as `7d` or `90s`. */
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: r.oneOf('LOG_FORMAT', ['auto', 'json', 'pretty'], 'auto'),
     shutdownTimeoutMs: r.int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 120_000),
     workerTaskTimeoutMs: r.int('WORKER_TASK_TIMEOUT_MS', 30 * 60_000, 500, 24 * 3_600_000),
+    restoreCopyTimeoutMs: r.int('RESTORE_COPY_TIMEOUT_MS', 15 * 60_000, 1000, 24 * 3_600_000),
   };
   if (config.dashboardUrl) {
     const extra = (r.optional('DASHBOARD_ORIGINS') ?? '')

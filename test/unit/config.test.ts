@@ -38,6 +38,14 @@ describe('config', () => {
     ]);
   });
 
+  it("bounds a restore's read of its archive: 15 minutes unless RESTORE_COPY_TIMEOUT_MS says otherwise", () => {
+    expect(loadConfig(base).restoreCopyTimeoutMs).to.equal(900_000);
+    expect(loadConfig({ ...base, RESTORE_COPY_TIMEOUT_MS: '60000' }).restoreCopyTimeoutMs).to.equal(60_000);
+    expect(problems({ ...base, RESTORE_COPY_TIMEOUT_MS: '10' })).to.deep.equal([
+      'RESTORE_COPY_TIMEOUT_MS must be an integer from 1000 to 86400000, got "10"',
+    ]);
+  });
+
   it('has no default for any secret', () => {
     expect(problems({ MONGODB_URI: base.MONGODB_URI })).to.include.members([
       'ENCRYPTION_KEY is required',

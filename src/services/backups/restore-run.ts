@@ -31,9 +31,6 @@ import { clearForReplace } from './replace.js';
 import { checkedRecords, recordKindOf, verifyForRestore, type CheckedRecord } from './restore-check.js';
 import type { RunDeps } from './run.js';
 
-/** How long reading the archive from its store may take, at most (a bucket may trickle). */
-const COPY_MS = 15 * 60_000;
-
 /** What a webhook restored into a new project says until its developer enables it again. */
 export const RESTORED_WEBHOOK_REASON =
   'Disabled after restore: this copy signs with a new secret (rotate it to see one) and sends nothing until it is enabled';
@@ -51,7 +48,7 @@ export async function restore(deps: RunDeps, job: BackupJob, steps: RestoreSteps
   const store = await deps.places.at(source, job.location);
   const opened = job.key ? await store?.open(job.key) : undefined;
   if (!opened) throw new Error('the backup archive is gone');
-  const copy = await copyVerified(opened.stream, expected, COPY_MS);
+  const copy = await copyVerified(opened.stream, expected, deps.copyTimeoutMs);
   try {
     const rules = { sourceProjectId: source, indexesPerCollection: Number.MAX_SAFE_INTEGER };
     await verifyForRestore(createReadStream(copy.file), {

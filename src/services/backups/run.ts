@@ -49,6 +49,8 @@ export interface RunDeps {
   newWebhookSecret(): string;
   /** The bounds of one backup of the project (by the plan in force). */
   backupBounds(projectId: string, trigger: BackupJob['trigger']): Promise<BackupBounds>;
+  /** How long a restore's one read of its archive may take (RESTORE_COPY_TIMEOUT_MS). */
+  copyTimeoutMs: number;
 }
 
 export interface BackupBounds {
