@@ -5,6 +5,7 @@
 // its count, as a single failed write was before. close() writes the rest.
 import { newId } from '../../db/ids.js';
 import type { Logger } from '../../lib/logger.js';
+import { batchedWriter } from '../../lib/batched-writer.js';
 import type { InvocationRecord } from './types.js';
 
 export interface InvocationLogOptions {
@@ -30,15 +31,12 @@ export function invocationLog(options: InvocationLogOptions) {
   const batchEntries = options.batchEntries ?? 200;
   const maxEntries = Math.max(options.maxEntries ?? 2000, batchEntries);
   const maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
-  let buffer: InvocationRecord[] = [];
   let bytes = 0;
-  let writing: Promise<void> | undefined;
-  let soon = false;
   let closed = false;
   let lost = 0;
   /** The last caller waiting for room, while any is. */
   let room: Promise<void> | undefined;
-  const full = () => buffer.length >= maxEntries || bytes >= maxBytes;
+  const full = () => writer.size() >= maxEntries || bytes >= maxBytes;
 
   async function writeBatch(batch: InvocationRecord[]): Promise<void> {
     try {
@@ -49,23 +47,15 @@ export function invocationLog(options: InvocationLogOptions) {
     }
   }
 
-  /** Writes what is buffered, a batch at a time; resolves once the buffer was empty. */
-  function flush(): Promise<void> {
-    if (writing) return writing;
-    if (!buffer.length) return Promise.resolve();
-    writing = (async () => {
-      while (buffer.length) {
-        const batch = buffer.length > batchEntries ? buffer.splice(0, batchEntries) : buffer;
-        if (batch === buffer) buffer = [];
-        bytes = buffer.length ? bytes - batch.reduce((sum, e) => sum + sizeOf(e), 0) : 0;
-        await writeBatch(batch);
-      }
-    })().finally(() => (writing = undefined));
-    return writing;
-  }
-
-  const timer = setInterval(() => void flush(), options.flushMs ?? 200);
-  timer.unref();
+  const writer = batchedWriter({
+    writeBatch,
+    batchEntries,
+    flushMs: options.flushMs ?? 200,
+    taken: (batch, left) => {
+      bytes = left ? bytes - batch.reduce((sum, e) => sum + sizeOf(e), 0) : 0;
+    },
+  });
+  const { flush } = writer;
 
   return {
     /**
@@ -87,22 +77,15 @@ export function invocationLog(options: InvocationLogOptions) {
       }
       const record = { id: newId(), ...entry };
       if (closed) return writeBatch([record]);
-      buffer.push(record);
       bytes += sizeOf(record);
-      if ((buffer.length >= batchEntries || bytes >= maxBytes) && !soon) {
-        soon = true;
-        setImmediate(() => {
-          soon = false;
-          void flush();
-        });
-      }
+      writer.push(record);
+      if (bytes >= maxBytes) writer.flushSoon();
     },
     flush,
-    stats: () => ({ buffered: buffer.length, bytes, lost }),
+    stats: () => ({ buffered: writer.size(), bytes, lost }),
     async close(): Promise<void> {
       closed = true;
-      clearInterval(timer);
-      await flush();
+      await writer.close();
     },
   };
 }

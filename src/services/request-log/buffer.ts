@@ -6,6 +6,7 @@
 import { newId } from '../../db/ids.js';
 import type { RequestLogEntry } from '../../db/request-logs.js';
 import type { Logger } from '../../lib/logger.js';
+import { batchedWriter } from '../../lib/batched-writer.js';
 
 /** What the HTTP layer knows when a public API request (or a token's dashboard request) ends. */
 export interface RecordedRequest {
@@ -38,11 +39,8 @@ const MAX_PATH = 512;
 export function requestLogBuffer(options: BufferOptions) {
   const { write, written, bufferEntries, log } = options;
   const batchEntries = Math.min(options.batchEntries ?? 500, bufferEntries);
-  let buffer: RecordedRequest[] = [];
   let dropped = 0;
   let droppedReported = 0;
-  let writing: Promise<void> | undefined;
-  let soon = false;
 
   async function writeBatch(batch: RecordedRequest[]): Promise<void> {
     const entries: RequestLogEntry[] = batch.map((r) => ({
@@ -73,49 +71,30 @@ export function requestLogBuffer(options: BufferOptions) {
     }
   }
 
-  /** Writes what is buffered, a batch at a time; resolves when the buffer was empty once. */
-  function flush(): Promise<void> {
-    if (writing) return writing;
-    if (!buffer.length) return Promise.resolve();
-    writing = (async () => {
-      while (buffer.length) {
-        const batch = buffer.length > batchEntries ? buffer.splice(0, batchEntries) : buffer;
-        if (batch === buffer) buffer = [];
-        await writeBatch(batch);
-      }
+  const writer = batchedWriter({
+    writeBatch,
+    batchEntries,
+    flushMs: options.flushMs ?? 1000,
+    drained() {
       if (dropped > droppedReported) {
         log.warn({ dropped: dropped - droppedReported, total: dropped }, 'request log: entries dropped');
         droppedReported = dropped;
       }
-    })().finally(() => (writing = undefined));
-    return writing;
-  }
-
-  const timer = setInterval(() => void flush(), options.flushMs ?? 1000);
-  timer.unref();
+    },
+  });
 
   return {
     /** Called as a request ends; never throws, never waits. */
     record(entry: RecordedRequest): void {
-      if (buffer.length >= bufferEntries) {
+      if (writer.size() >= bufferEntries) {
         dropped++;
         return;
       }
-      buffer.push(entry);
-      if (buffer.length >= batchEntries && !soon) {
-        soon = true;
-        setImmediate(() => {
-          soon = false;
-          void flush();
-        });
-      }
+      writer.push(entry);
     },
-    flush,
-    stats: () => ({ buffered: buffer.length, dropped }),
-    async close(): Promise<void> {
-      clearInterval(timer);
-      await flush();
-    },
+    flush: writer.flush,
+    stats: () => ({ buffered: writer.size(), dropped }),
+    close: writer.close,
   };
 }
 
