@@ -47,7 +47,18 @@ interface Runner {
   retired?: boolean;
   /** When its resident memory was last read after a call (a /proc read is not free). */
   rssCheckedAt?: number;
+  /** The interpreter it kept after its last call, if any (warmKeyOf its job). */
+  warmKey?: string;
+  /** When its last call ended: the idle runner used longest ago is the one re-purposed first. */
+  lastUsed: number;
 }
+
+/**
+ * What a kept interpreter serves: the job's key under the limits it was made with (a runner makes
+ * a new one when the plan's memory or log limit changed, and then needs the code).
+ */
+const warmKeyOf = (job: SandboxJob) =>
+  job.key === undefined ? undefined : `${job.key}|${job.limits.memoryBytes}|${job.limits.maxLogBytes}`;
 
 /** The runner's entry beside this module: runner.ts under tsx (tests), runner.js once compiled. */
 function runnerEntry(): string {
@@ -154,7 +165,7 @@ export class SandboxPool {
     // Idle runners do not keep the service's process alive; a call in flight does, by its timer.
     proc.unref();
     proc.channel?.unref();
-    const runner: Runner = { proc, ready: false };
+    const runner: Runner = { proc, ready: false, lastUsed: 0 };
     this.runners.add(runner);
     proc.on('message', (msg: FromRunner) => this.onMessage(runner, msg));
     proc.on('error', () => proc.kill('SIGKILL'));
@@ -187,19 +198,33 @@ export class SandboxPool {
       this.dispatch();
     } else if (msg.t === 'host') void this.hostCall(runner, msg);
     else if (msg.t === 'log' && runner.active?.id === msg.run) this.keepLog(runner.active, msg.line);
-    else if (msg.t === 'done' && runner.active?.id === msg.id)
+    else if (msg.t === 'done' && runner.active?.id === msg.id) {
+      runner.warmKey = msg.kept ? warmKeyOf(runner.active.job) : undefined;
       this.finish(
         runner,
         outcomeOf(msg, runner.active.startedAt, runner.active.job.limits.maxResultBytes),
         msg.recycle || (msg.status !== 'ok' && msg.status !== 'error'),
       );
+    }
   }
 
+  /**
+   * Gives waiting calls (in the queue's fair order) to idle runners: to one that kept the call's
+   * function warm, else to one that keeps none, else to the one idle longest.
+   */
   private dispatch(): void {
-    for (const runner of this.runners) {
-      if (!runner.ready || runner.active || runner.retired) continue;
+    for (;;) {
+      let idle: Runner[] | undefined;
+      for (const runner of this.runners)
+        if (runner.ready && !runner.active && !runner.retired) (idle ??= []).push(runner);
+      if (!idle) return;
       const next = this.queue.take();
       if (!next) return;
+      const key = warmKeyOf(next.item.job);
+      const runner =
+        (key !== undefined ? idle.find((r) => r.warmKey === key) : undefined) ??
+        idle.find((r) => r.warmKey === undefined) ??
+        idle.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
       this.assign(runner, next.item);
     }
   }
@@ -219,10 +244,13 @@ export class SandboxPool {
       );
     }, job.limits.deadlineMs + this.options.graceMs);
     runner.active = { ...waiting, id, startedAt, killTimer, dbCalls: 0, fetches: 0, logs: [], logBytes: 0 };
+    const warm = job.key !== undefined && runner.warmKey === warmKeyOf(job);
     const message: ToRunner = {
       t: 'run',
       id,
-      code: job.code,
+      ...(job.key !== undefined ? { key: job.key } : {}),
+      // A runner that kept this key's interpreter has the code already.
+      ...(warm ? {} : { code: job.code }),
       event: JSON.stringify(job.event ?? null),
       env: job.env,
       limits: {
@@ -244,6 +272,7 @@ export class SandboxPool {
     const active = runner.active;
     if (!active) return;
     runner.active = undefined;
+    runner.lastUsed = Date.now();
     clearTimeout(active.killTimer);
     this.queue.finished(active.job.projectId);
     const redact = redactor(active.job.env);

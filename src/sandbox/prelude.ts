@@ -1,10 +1,11 @@
-// The JavaScript evaluated in every fresh interpreter before the tenant's module: it builds `ctx`
-// and `console` over two host functions and returns them frozen. It runs inside QuickJS, so it
-// can do nothing the tenant's own code could not; it only makes the API pleasant.
+// The JavaScript evaluated in an interpreter the first time its code reads `ctx` or `console`: it
+// builds `ctx.db`, `ctx.fetch`, `console` and the maker of `ctx.env` over two host functions and
+// returns them frozen. It runs inside QuickJS, so it can do nothing the tenant's own code could
+// not; it only makes the API pleasant.
 
 export const PRELUDE_FILE = 'sandbox:prelude';
 
-export const PRELUDE = `(function (host, log, envText, logCap) {
+export const PRELUDE = `(function (host, log, logCap) {
   'use strict';
   const text = (v) => {
     if (typeof v === 'string') return v;
@@ -38,7 +39,6 @@ export const PRELUDE = `(function (host, log, envText, logCap) {
         text: () => res.body, json: () => parse(res.body),
       }));
   };
-  const env = Object.freeze(parse(envText));
-  const ctx = Object.freeze({ db, fetch, env, log: console.log });
-  return Object.freeze({ ctx, console });
+  const env = (text) => Object.freeze(parse(text));
+  return Object.freeze({ db, fetch, console, env });
 })`;

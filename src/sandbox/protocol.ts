@@ -23,7 +23,13 @@ export interface RunLimits {
 export interface RunMessage {
   t: 'run';
   id: number;
-  code: string;
+  /**
+   * The function version (project, function, version, code hash), when its interpreter may be
+   * kept for the next call of the same key; absent for a call that must run alone (a test run).
+   */
+  key?: string;
+  /** The module's source; left out when the runner's kept interpreter has this key. */
+  code?: string;
   /** JSON text of the event. */
   event: string;
   env: Record<string, string>;
@@ -80,6 +86,8 @@ export interface DoneMessage {
   logsTruncated: boolean;
   /** The runner's state is suspect (a host-side stack overflow, a failed dispose): replace it. */
   recycle: boolean;
+  /** The runner kept this call's interpreter for the next call with the same key. */
+  kept: boolean;
 }
 
 export type ToRunner = RunMessage | HostReplyMessage;

@@ -1,7 +1,9 @@
 // The runner process: started by the pool with an empty environment, it loads QuickJS once and
 // runs one invocation at a time as the parent asks. It holds no secrets, no connections and
 // none of the parent's objects: ctx.db and ctx.fetch are messages to the parent, answered there.
-import { runInvocation } from './engine.js';
+// It keeps at most one interpreter between calls: the last function version it ran, when that
+// call ended cleanly (engine.ts); a call of any other key disposes it first.
+import { Interpreter } from './engine.js';
 import type { FromRunner, HostCallError, HostKind, RunMessage, ToRunner } from './protocol.js';
 import { loadQuickJS } from './quickjs.js';
 
@@ -15,6 +17,18 @@ interface Waiting {
 }
 
 let current: { id: number; calls: Map<number, Waiting>; next: number } | undefined;
+let kept: Interpreter | undefined;
+
+/** The interpreter for the call: the kept one when it serves this key, otherwise a new one. */
+function interpreterFor(msg: RunMessage): Interpreter | string {
+  if (kept?.serves(msg)) return kept;
+  const previous = kept;
+  kept = undefined;
+  // Throws when QuickJS cannot free it cleanly: the caller replaces this runner.
+  previous?.dispose();
+  if (msg.code === undefined) return 'The runner has no code for this call';
+  return new Interpreter(quickjs, msg.key, msg.code, msg.limits);
+}
 
 async function run(msg: RunMessage): Promise<void> {
   const invocation = { id: msg.id, calls: new Map<number, Waiting>(), next: 1 };
@@ -25,9 +39,30 @@ async function run(msg: RunMessage): Promise<void> {
       invocation.calls.set(call, { resolve, reject });
       send({ t: 'host', run: msg.id, call, kind, arg });
     });
+  let interpreter: Interpreter | string;
+  try {
+    interpreter = interpreterFor(msg);
+  } catch {
+    interpreter = 'The runner could not make an interpreter';
+  }
+  if (typeof interpreter === 'string') {
+    current = undefined;
+    send({
+      t: 'done',
+      id: msg.id,
+      status: 'crashed',
+      error: { message: interpreter },
+      logs: [],
+      logsTruncated: false,
+      recycle: true,
+      kept: false,
+    });
+    return;
+  }
   // Each line goes out as it is written (an IPC write is attempted at once, even while the code
   // spins after it), so a call killed by the parent keeps its lines; `done` carries none again.
-  const done = await runInvocation(quickjs, msg, hostCall, (line) => send({ t: 'log', run: msg.id, line }));
+  const done = await interpreter.run(msg, hostCall, (line) => send({ t: 'log', run: msg.id, line }));
+  if (done.kept) kept = interpreter;
   current = undefined;
   // With `recycle` set the pool retires this process rather than send it another call.
   send({ t: 'done', id: msg.id, ...done, logs: [] });

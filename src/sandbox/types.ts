@@ -26,6 +26,12 @@ export interface SandboxJob {
   projectId: string;
   /** An ES module whose default export is `async (event, ctx) => value`. */
   code: string;
+  /**
+   * The function version the code is (one project's, never shared between projects): a runner
+   * may keep its interpreter for the next call with the same key, module state included.
+   * Absent: the call runs in an interpreter of its own (a test run).
+   */
+  key?: string;
   /** Any JSON value. */
   event: unknown;
   /** Decrypted secrets for this call only; redacted from its logs and error. */

@@ -97,6 +97,22 @@ describe('monthly invocations in batches', () => {
     expect(cache.counts.get(key)).to.equal(66);
   });
 
+  it('counts each UTC month apart: a new month starts from zero at its first millisecond', async () => {
+    const cache = sharedCounter();
+    let clock = Date.parse('2026-11-30T23:59:59.999Z');
+    const allowance = monthAllowance(cache, silent, () => clock);
+    expect(await allowance.admit('p1', 1)).to.equal(true);
+    expect(await allowance.admit('p1', 1)).to.equal(false);
+    clock += 1;
+    expect(await allowance.admit('p1', 1)).to.equal(true);
+    clock = Date.parse('2026-11-15T00:00:00Z'); // a clock set back: November again
+    expect(await allowance.admit('p1', 1)).to.equal(false);
+    await new Promise((r) => setTimeout(r, 10)); // a refused charge is given back in the background
+    await allowance.close();
+    expect(cache.counts.get('fninv:p1:2026-11')).to.equal(1);
+    expect(cache.counts.get('fninv:p1:2026-12')).to.equal(1);
+  });
+
   it('keeps projects apart', async () => {
     const cache = sharedCounter();
     const allowance = monthAllowance(cache, silent);

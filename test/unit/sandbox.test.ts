@@ -111,6 +111,72 @@ describe('sandbox pool', function () {
     }
   });
 
+  describe('an interpreter kept for its function version', () => {
+    const counter = 'let n = 0; export default async () => ++n;';
+    const keyed = (key: string, extra: Partial<SandboxJob> = {}) => job(counter, { key, ...extra });
+
+    it('serves the next call of the same key, and never another function, version or project', async () => {
+      const values = [];
+      for (const extra of [
+        {},
+        {},
+        {},
+        { key: 'A/f2/1/h' }, // another function of the same project, the same code
+        { key: 'A/f1/2/h2' }, // another version of the function
+        { projectId: 'B', key: 'B/f1/1/h' }, // another project, the same code and names
+        {},
+        { key: undefined }, // a test run: the module alone
+      ])
+        values.push((await pool.run(keyed('A/f1/1/h', extra))).value);
+      expect(values.slice(0, 3)).to.deep.equal([1, 2, 3]);
+      expect(values.slice(3, 6)).to.deep.equal([1, 1, 1]);
+      // With three runners and three other keys in between, A/f1/1's interpreter may have been
+      // re-purposed (then it counts from 1 again); it is never another key's.
+      expect(values[6]).to.be.oneOf([1, 4]);
+      expect(values[7]).to.equal(1);
+    });
+
+    it('keeps it only after a clean call: a throw, a host call left running or other limits start afresh', async () => {
+      const code = `let n = 0;
+        export default async (e, ctx) => {
+          n++;
+          if (e.fail) throw new Error('no');
+          if (e.leave) ctx.db.get('posts', 'x'); // not awaited: still in flight when the call ends
+          return n;
+        }`;
+      const run = async (event: Record<string, unknown>, extra: Partial<SandboxJob> = {}) =>
+        (await pool.run(job(code, { key: 'A/clean/1/h', event, ...extra }))).value ?? null;
+      expect(await run({})).to.equal(1);
+      expect(await run({})).to.equal(2);
+      expect(await run({ fail: true })).to.equal(null);
+      expect(await run({})).to.equal(1);
+      expect(await run({ leave: true })).to.equal(2);
+      expect(await run({})).to.equal(1);
+      expect(await run({})).to.equal(2);
+      expect(await run({}, { limits: { ...LIMITS, memoryBytes: 24 * 1024 * 1024 } })).to.equal(1);
+      expect(await run({}, { limits: { ...LIMITS, memoryBytes: 24 * 1024 * 1024 } })).to.equal(2);
+    });
+
+    it('lets a ctx kept in module state act only for the call that uses it: its host, secrets and console', async () => {
+      const code = `let saved;
+        export default async (e, ctx) => {
+          saved ??= ctx;
+          console.log('call', e.n);
+          return [await saved.db.get('posts', 'p'), saved.env.K];
+        }`;
+      const hostOf = (from: string): SandboxHost => ({ ...echoHost, db: async () => ({ from }) });
+      const first = await pool.run(
+        job(code, { key: 'A/ctx/1/h', event: { n: 1 }, env: { K: 'one' }, host: hostOf('first') }),
+      );
+      const second = await pool.run(
+        job(code, { key: 'A/ctx/1/h', event: { n: 2 }, env: { K: 'two' }, host: hostOf('second') }),
+      );
+      expect(first.value).to.deep.equal([{ from: 'first' }, 'one']);
+      expect(second.value).to.deep.equal([{ from: 'second' }, 'two']);
+      expect(second.logs.map((l) => l.message)).to.deep.equal(['call 2']);
+    });
+  });
+
   it('reports a thrown error with the line of the source', async () => {
     const pids = pool.runnerStates().map((r) => r.pid);
     const out = await pool.run(

@@ -23,6 +23,10 @@ export function hostedRuntime(
         const { status, value, error, logs, durationMs } = await pool.run({
           projectId: call.projectId,
           code: call.code,
+          // One project's function version: a runner keeps its interpreter for this key only.
+          ...(call.reuse
+            ? { key: `${call.projectId}/${call.functionId}/${call.version}/${call.codeHash}` }
+            : {}),
           event: call.event,
           env: call.env,
           limits: call.limits,

@@ -84,6 +84,7 @@ export function functionInvoker(deps: InvokeDeps) {
     event: Record<string, unknown> & { id: string },
     limits: InvocationLimits,
     caller: InvocationCaller,
+    reuse: boolean,
   ): Promise<InvocationOutcome> {
     if (fn.runtime.type === 'http') {
       if (!fn.signingSecretEnc) return failure('the hook has no signing secret');
@@ -115,6 +116,7 @@ export function functionInvoker(deps: InvokeDeps) {
       env,
       limits,
       host: hosted.hostFor(fn, caller, limits),
+      reuse,
     });
   }
 
@@ -180,7 +182,8 @@ export function functionInvoker(deps: InvokeDeps) {
         outcome = failure(busy.message);
       } else {
         try {
-          outcome = await runtimeCall(fn, trigger, event, limits, caller);
+          // A test run (not recorded) starts from the module alone, apart from the live calls.
+          outcome = await runtimeCall(fn, trigger, event, limits, caller, record);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'FUNCTION_CONCURRENCY') {
             busy = err;

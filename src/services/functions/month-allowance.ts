@@ -40,8 +40,25 @@ export function chargeSize(recent: number, remaining: number | undefined): numbe
   return Math.max(1, Math.min(recent, Math.floor(remaining / REMAINING_SHARE), MAX_LEASE));
 }
 
+/** The UTC month of a time as `YYYY-MM`, remembered until the month ends (a call needs it each time). */
+function monthNamer() {
+  let name = '';
+  let from = 0;
+  let until = 0;
+  return (at: number): string => {
+    if (at < from || at >= until) {
+      const date = new Date(at);
+      from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+      until = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+      name = date.toISOString().slice(0, 7);
+    }
+    return name;
+  };
+}
+
 export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = () => Date.now()) {
   const leases = new Map<string, Lease>();
+  const monthOf = monthNamer();
   let closed = false;
 
   /** Unused invocations of an expired batch go back to the counter (in the background). */
@@ -101,7 +118,7 @@ export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = ()
     /** Takes one invocation of the project's month (UTC); false once `limit` are used. */
     async admit(projectId: string, limit: number): Promise<boolean> {
       const at = now();
-      const key = `fninv:${projectId}:${new Date(at).toISOString().slice(0, 7)}`;
+      const key = `fninv:${projectId}:${monthOf(at)}`;
       let lease = leases.get(key);
       if (!lease) {
         forget(`fninv:${projectId}:`);

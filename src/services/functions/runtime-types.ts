@@ -67,6 +67,11 @@ export interface HostedInvocation {
   env: Record<string, string>;
   limits: InvocationLimits;
   host: HostedHost;
+  /**
+   * Whether the call may run in an interpreter kept from an earlier call of the same version (and
+   * leave its own for the next one). False for a test run, which starts from the module alone.
+   */
+  reuse?: boolean;
 }
 
 export interface HostedRuntime {

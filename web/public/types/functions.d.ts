@@ -213,7 +213,10 @@ export interface Ctx {
   log(...args: unknown[]): void;
 }
 
-/** The default export of a hosted module. */
+/**
+ * The default export of a hosted module. The module is evaluated once per warm instance, which
+ * may serve several calls of the same version in a row: keep no caller's data in module state.
+ */
 export type Handler<E extends FunctionEvent = FunctionEvent> = (
   event: E,
   ctx: Ctx,
