@@ -74,10 +74,14 @@ const api = await start(
 );
 const url = `http://127.0.0.1:${port}`;
 
-/** The runner processes are the API's children; their CPU counts with the hosted calls. */
-function childPids(pid: number): number[] {
+/**
+ * The runner processes descend from the API (the spawner it forked starts them, or the API itself
+ * in builds before the spawner); their CPU counts with the hosted calls (the spawner's too).
+ */
+function descendantPids(pid: number): number[] {
+  let children: number[];
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
       .trim()
       .split(/\s+/)
       .filter(Boolean)
@@ -85,10 +89,11 @@ function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+  return children.flatMap((child) => [child, ...descendantPids(child)]);
 }
 const cpu = () => {
   const own = cpuMillis(api.pid) ?? 0;
-  const runners = childPids(api.pid!).reduce((sum, pid) => sum + (cpuMillis(pid) ?? 0), 0);
+  const runners = descendantPids(api.pid!).reduce((sum, pid) => sum + (cpuMillis(pid) ?? 0), 0);
   return { own, runners };
 };
 

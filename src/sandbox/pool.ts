@@ -2,11 +2,10 @@
 // project caps, round robin); the limits the interpreter cannot enforce on itself are enforced
 // here, from outside: a deadline past which the runner is killed with SIGKILL, a watchdog on its
 // resident memory, the sizes of what comes back. A runner that died, hit a limit or grew too big
-// is replaced. Runners start on the first call and stay warm after it.
-import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import type { FromRunner, HostCallMessage, LogLine, ToRunner } from './protocol.js';
+// is replaced. Runners start on the first call and stay warm after it; they are started by a
+// spawner process, never forked by the service itself (launcher.ts).
+import { RunnerLauncher, type RunnerProcess } from './launcher.js';
+import type { FromRunner, HostCallMessage, LogLine, ReadyMessage, ToRunner } from './protocol.js';
 import { failed, hostError, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
 import { redactor } from './redact.js';
@@ -15,12 +14,9 @@ import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 /** The host call's argument as JSON text, at most (a document body is far below it). */
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
-/** Niceness of runner processes (0 normal, 19 lowest). */
-const RUNNER_NICENESS = 19;
 const RSS_AFTER_CALL_MS = 200;
 /** Room past a call's log cap for the runner's own "[log truncated]" line. */
 const LOG_SLACK_BYTES = 256;
-const RUNNER_NODE_FLAGS = ['--max-old-space-size=64', '--max-semi-space-size=2'];
 
 interface Waiting {
   job: SandboxJob;
@@ -41,7 +37,7 @@ interface Active extends Waiting {
 }
 
 interface Runner {
-  proc: ChildProcess;
+  proc: RunnerProcess;
   ready: boolean;
   active?: Active;
   retired?: boolean;
@@ -60,12 +56,6 @@ interface Runner {
 const warmKeyOf = (job: SandboxJob) =>
   job.key === undefined ? undefined : `${job.key}|${job.limits.memoryBytes}|${job.limits.maxLogBytes}`;
 
-/** The runner's entry beside this module: runner.ts under tsx (tests), runner.js once compiled. */
-function runnerEntry(): string {
-  const self = fileURLToPath(import.meta.url);
-  return self.replace(/pool\.(ts|js)$/, 'runner.$1');
-}
-
 export class SandboxPool {
   private readonly runners = new Set<Runner>();
   private readonly queue: FairQueue<Waiting>;
@@ -74,9 +64,11 @@ export class SandboxPool {
   private started = false;
   private seq = 0;
   private startFailures = 0;
+  private readonly launcher: RunnerLauncher;
 
   constructor(private readonly options: PoolOptions) {
     this.queue = new FairQueue({ running: options.projectRunning, waiting: options.projectWaiting });
+    this.launcher = new RunnerLauncher([String(options.wasmMemoryBytes)], options.warn);
   }
 
   /** Runs one call. Throws FunctionConcurrencyError at once when its project is at its cap. */
@@ -112,7 +104,9 @@ export class SandboxPool {
 
   /** Process ids of the runners, and whether each is in a call (tests kill one mid-call). */
   runnerStates(): { pid: number; busy: boolean }[] {
-    return [...this.runners].map((r) => ({ pid: r.proc.pid!, busy: !!r.active }));
+    return [...this.runners]
+      .filter((r) => r.proc.pid !== undefined)
+      .map((r) => ({ pid: r.proc.pid!, busy: !!r.active }));
   }
 
   async close(): Promise<void> {
@@ -122,18 +116,12 @@ export class SandboxPool {
       clearTimeout(waiting.giveUp);
       waiting.resolve(failed('crashed', 'The function runtime is shutting down', 0));
     }
-    const exits = [...this.runners].map((runner) => {
+    for (const runner of [...this.runners]) {
       if (runner.active)
         this.finish(runner, failed('crashed', 'The function runtime is shutting down', 0), true);
-      return new Promise<void>((resolve) => {
-        if (runner.proc.exitCode !== null || runner.proc.signalCode !== null) return resolve();
-        runner.proc.once('exit', () => resolve());
-        // Held until it has exited, so that a caller awaiting close() is not left unsettled.
-        runner.proc.ref();
-        runner.proc.kill('SIGKILL');
-      });
-    });
-    await Promise.all(exits);
+    }
+    // Every runner killed, the spawner too.
+    await this.launcher.close();
   }
 
   private start(): void {
@@ -144,32 +132,22 @@ export class SandboxPool {
     this.watchdog.unref();
   }
 
+  /**
+   * Starts a runner (an empty environment, the lowest CPU priority: spawner.ts). Idle runners do
+   * not keep the service's process alive; a call in flight does, by its timer.
+   */
   private spawn(): void {
     if (this.closing) return;
-    // An empty environment: the runner needs none of the service's settings or secrets.
-    const proc = fork(runnerEntry(), [String(this.options.wasmMemoryBytes)], {
-      env: {},
-      // A small V8 heap: the runner's own objects are few, and garbage from a hot loop of host
-      // calls (console.log) is collected early instead of growing the process.
-      execArgv: [...process.execArgv.filter((arg) => !arg.startsWith('--inspect')), ...RUNNER_NODE_FLAGS],
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      serialization: 'json',
-    });
-    // Tenant code runs below the service in CPU priority: a runner spinning until its deadline
-    // slows other tenants' requests as little as the scheduler allows.
-    try {
-      if (proc.pid) setPriority(proc.pid, RUNNER_NICENESS);
-    } catch {
-      // not permitted here (some containers): the runner keeps the service's priority
-    }
-    // Idle runners do not keep the service's process alive; a call in flight does, by its timer.
-    proc.unref();
-    proc.channel?.unref();
-    const runner: Runner = { proc, ready: false, lastUsed: 0 };
+    const runner: Runner = {
+      proc: this.launcher.launch({
+        ready: () => this.onReady(runner),
+        message: (msg) => this.onMessage(runner, msg),
+        exit: (code, signal) => this.onExit(runner, code, signal),
+      }),
+      ready: false,
+      lastUsed: 0,
+    };
     this.runners.add(runner);
-    proc.on('message', (msg: FromRunner) => this.onMessage(runner, msg));
-    proc.on('error', () => proc.kill('SIGKILL'));
-    proc.once('exit', (code, signal) => this.onExit(runner, code, signal));
   }
 
   private onExit(runner: Runner, code: number | null, signal: NodeJS.Signals | null): void {
@@ -191,12 +169,16 @@ export class SandboxPool {
     }, delay).unref();
   }
 
-  private onMessage(runner: Runner, msg: FromRunner): void {
-    if (msg.t === 'ready') {
-      runner.ready = true;
-      this.startFailures = 0;
-      this.dispatch();
-    } else if (msg.t === 'host') void this.hostCall(runner, msg);
+  private onReady(runner: Runner): void {
+    if (!this.runners.has(runner)) return;
+    runner.ready = true;
+    this.startFailures = 0;
+    this.dispatch();
+  }
+
+  private onMessage(runner: Runner, msg: Exclude<FromRunner, ReadyMessage>): void {
+    if (!this.runners.has(runner)) return;
+    if (msg.t === 'host') void this.hostCall(runner, msg);
     else if (msg.t === 'log' && runner.active?.id === msg.run) this.keepLog(runner.active, msg.line);
     else if (msg.t === 'done' && runner.active?.id === msg.id) {
       runner.warmKey = msg.kept ? warmKeyOf(runner.active.job) : undefined;
@@ -261,8 +243,8 @@ export class SandboxPool {
         maxLogBytes: job.limits.maxLogBytes,
       },
     };
-    runner.proc.send(message, (err) => {
-      if (err && runner.active?.id === id)
+    runner.proc.send(message, () => {
+      if (runner.active?.id === id)
         this.finish(runner, failed('crashed', 'The runner could not be reached', startedAt), true);
     });
   }
@@ -317,7 +299,7 @@ export class SandboxPool {
 
   private retire(runner: Runner): void {
     runner.retired = true;
-    runner.proc.kill('SIGKILL');
+    runner.proc.kill();
   }
 
   /** The parent's memory limit: a busy runner past the RSS limit is killed during the call. */

@@ -91,4 +91,27 @@ export interface DoneMessage {
 }
 
 export type ToRunner = RunMessage | HostReplyMessage;
-export type FromRunner = { t: 'ready' } | HostCallMessage | LogMessage | DoneMessage;
+
+/** Runner -> parent, first on its connection: the one-time token it was started with. */
+export interface ReadyMessage {
+  t: 'ready';
+  token: string;
+  pid: number;
+}
+
+export type FromRunner = ReadyMessage | HostCallMessage | LogMessage | DoneMessage;
+
+/** Service -> spawner: start a runner (the entry file and its arguments). */
+export interface SpawnMessage {
+  t: 'spawn';
+  token: string;
+  entry: string;
+  args: string[];
+}
+
+export type ToSpawner = SpawnMessage;
+
+/** Spawner -> service: a runner was started, or has exited (or could not start). */
+export type FromSpawner =
+  | { t: 'spawned'; token: string; pid: number }
+  | { t: 'exit'; token: string; code: number | null; signal: NodeJS.Signals | null };

@@ -1,15 +1,27 @@
-// The runner process: started by the pool with an empty environment, it loads QuickJS once and
-// runs one invocation at a time as the parent asks. It holds no secrets, no connections and
-// none of the parent's objects: ctx.db and ctx.fetch are messages to the parent, answered there.
+// The runner process: started by the spawner with an empty environment, it loads QuickJS once,
+// connects to the service's socket with the one-time token it was given, and runs one invocation
+// at a time as the service asks. It holds no secrets, no connections but that one and none of the
+// service's objects: ctx.db and ctx.fetch are messages to the service, answered there.
 // It keeps at most one interpreter between calls: the last function version it ran, when that
 // call ended cleanly (engine.ts); a call of any other key disposes it first.
+import { connect } from 'node:net';
+import { jsonLines } from './channel.js';
 import { Interpreter } from './engine.js';
 import type { FromRunner, HostCallError, HostKind, RunMessage, ToRunner } from './protocol.js';
 import { loadQuickJS } from './quickjs.js';
 
-// The pool passes the WebAssembly memory's maximum, in bytes, as the only argument.
-const quickjs = await loadQuickJS(Number(process.argv[2]) || undefined);
-const send = (msg: FromRunner) => process.send!(msg);
+// The WebAssembly memory's maximum in bytes, the service's socket, and this runner's token.
+const [wasmMemoryBytes, socketPath, token] = process.argv.slice(2);
+/** What the service sends at most in one message: a module's code and an event, far below it. */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+const quickjs = await loadQuickJS(Number(wasmMemoryBytes) || undefined);
+const socket = connect(socketPath!);
+// The service is gone, or dropped this runner: nothing is left to do.
+socket.on('close', () => process.exit(0));
+socket.on('error', () => process.exit(0));
+const channel = jsonLines<ToRunner, FromRunner>(socket, onMessage, MAX_LINE_BYTES, () => process.exit(1));
+const send = (msg: FromRunner) => channel.send(msg);
 
 interface Waiting {
   resolve: (text: string) => void;
@@ -68,9 +80,9 @@ async function run(msg: RunMessage): Promise<void> {
   send({ t: 'done', id: msg.id, ...done, logs: [] });
 }
 
-process.on('message', (msg: ToRunner) => {
+function onMessage(msg: ToRunner): void {
   if (msg.t === 'run') {
-    if (current) return; // the pool never sends a second call; ignore one if it did
+    if (current) return; // the service never sends a second call; ignore one if it did
     void run(msg);
   } else if (msg.t === 'host-reply' && current?.id === msg.run) {
     const waiting = current.calls.get(msg.call);
@@ -79,6 +91,6 @@ process.on('message', (msg: ToRunner) => {
     if (msg.error || msg.value === undefined) waiting.reject(msg.error ?? { message: 'no answer' });
     else waiting.resolve(msg.value);
   }
-});
-process.on('disconnect', () => process.exit(0));
-send({ t: 'ready' });
+}
+
+send({ t: 'ready', token: token!, pid: process.pid });

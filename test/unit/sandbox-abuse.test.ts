@@ -3,6 +3,8 @@
 // inside the interpreter (interrupt, memory, stack) and outside it (the parent's deadline and
 // SIGKILL, the RSS watchdog, the result and log caps) are each driven past their edge.
 import { expect } from 'chai';
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { SandboxPool } from '../../src/sandbox/pool.js';
 import type { SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
 
@@ -285,6 +287,71 @@ describe('sandbox pool: the RSS watchdog', function () {
       expect(next.value).to.equal(1);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('sandbox pool: replacing runners does not stall the service', function () {
+  this.timeout(60_000);
+
+  it("a tenant making its runners be replaced as fast as it can does not block the service's event loop", async () => {
+    // A service of some size: a fork copies the forking process's page tables, so forking runners
+    // from here would block this event loop for a time that grows with its memory.
+    const ballast = Array.from({ length: 256 }, () => Buffer.alloc(1024 * 1024, 1));
+    const forkMs = await (async () => {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const child = fork('-e', [], { execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+        times.push(performance.now() - started);
+        child.kill('SIGKILL');
+      }
+      return times.sort((a, b) => a - b)[1]!;
+    })();
+    const pool = new SandboxPool({
+      runners: 2,
+      projectRunning: 2,
+      projectWaiting: 2,
+      wasmMemoryBytes: 256 * 1024 * 1024,
+      stackBytes: 256 * 1024,
+      rssLimitBytes: 384 * 1024 * 1024,
+      graceMs: 100,
+    });
+    try {
+      await pool.warm();
+      // Each call ends as `memory` at once, and its runner is replaced.
+      let replaced = 0;
+      const abuse = job(fn('const b = new ArrayBuffer(2 ** 30); return b.byteLength'));
+      let stalls = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        if (now - last > Math.max(forkMs * 0.75, 8)) stalls++;
+        last = now;
+      }, 1);
+      const until = Date.now() + 3000;
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (Date.now() < until) {
+            expect((await pool.run(abuse)).status).to.equal('memory');
+            replaced++;
+          }
+        }),
+      );
+      clearInterval(ticker);
+      const figures = `${replaced} runners replaced in 3 s; ${stalls} pauses of this event loop longer than ${Math.max(forkMs * 0.75, 8).toFixed(1)} ms (one fork of this ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB process took ${forkMs.toFixed(1)} ms)`;
+      console.log(`      ${figures}`);
+      expect(replaced, figures).to.be.at.least(10);
+      // Forked from here, nearly every replacement would pause it that long.
+      expect(stalls, figures).to.be.below(replaced / 4);
+      // The runners are not this process's children: a spawner started them.
+      for (const { pid } of pool.runnerStates()) {
+        const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+        expect(ppid).to.not.equal(process.pid);
+      }
+    } finally {
+      await pool.close();
+      ballast.length = 0;
     }
   });
 });
