@@ -106,7 +106,7 @@ export class RunnerLauncher {
   private closed = false;
 
   constructor(
-    /** Arguments every runner gets before the socket's path and its token. */
+    /** Arguments every runner gets before the socket's path. */
     private readonly runnerArgs: string[],
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
   ) {}
@@ -134,7 +134,7 @@ export class RunnerLauncher {
           t: 'spawn',
           token,
           entry: besideThis('runner'),
-          args: [...this.runnerArgs, this.socketPath(), token],
+          args: [...this.runnerArgs, this.socketPath()],
         };
         spawner.send(msg, (err) => err && runner.exit(null, null));
       })

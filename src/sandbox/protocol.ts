@@ -101,7 +101,7 @@ export interface ReadyMessage {
 
 export type FromRunner = ReadyMessage | HostCallMessage | LogMessage | DoneMessage;
 
-/** Service -> spawner: start a runner (the entry file and its arguments). */
+/** Service -> spawner: start a runner (the entry file and its arguments; the token on its stdin). */
 export interface SpawnMessage {
   t: 'spawn';
   token: string;

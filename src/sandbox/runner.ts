@@ -10,11 +10,13 @@ import { Interpreter } from './engine.js';
 import type { FromRunner, HostCallError, HostKind, RunMessage, ToRunner } from './protocol.js';
 import { loadQuickJS } from './quickjs.js';
 
-// The WebAssembly memory's maximum in bytes, the service's socket, and this runner's token.
-const [wasmMemoryBytes, socketPath, token] = process.argv.slice(2);
+// The WebAssembly memory's maximum in bytes and the service's socket; this runner's one-time
+// token comes on standard input (arguments are readable by every user of the machine).
+const [wasmMemoryBytes, socketPath] = process.argv.slice(2);
 /** What the service sends at most in one message: a module's code and an event, far below it. */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
+const token = await readToken();
 const quickjs = await loadQuickJS(Number(wasmMemoryBytes) || undefined);
 const socket = connect(socketPath!);
 // The service is gone, or dropped this runner: nothing is left to do.
@@ -22,6 +24,18 @@ socket.on('close', () => process.exit(0));
 socket.on('error', () => process.exit(0));
 const channel = jsonLines<ToRunner, FromRunner>(socket, onMessage, MAX_LINE_BYTES, () => process.exit(1));
 const send = (msg: FromRunner) => channel.send(msg);
+
+/** The first line of standard input, which is then closed. */
+async function readToken(): Promise<string> {
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) {
+    text += chunk as string;
+    if (text.includes('\n') || text.length > 256) break;
+  }
+  process.stdin.destroy();
+  return text.split('\n')[0]!.trim();
+}
 
 interface Waiting {
   resolve: (text: string) => void;
@@ -93,4 +107,4 @@ function onMessage(msg: ToRunner): void {
   }
 }
 
-send({ t: 'ready', token: token!, pid: process.pid });
+send({ t: 'ready', token, pid: process.pid });

@@ -1,8 +1,8 @@
 // The spawner process: forked once by the service (src/sandbox/launcher.ts), it starts runner
 // processes when asked, so that the service itself never forks while it serves. A fork copies the
 // forking process's page tables, and the service is large; this process is small. Runners start
-// with an empty environment, no standard streams and the lowest CPU priority, and connect back to
-// the service on their own (runner.ts). It reports each runner's pid and exit.
+// with an empty environment, their token on standard input and nothing else, at the lowest CPU
+// priority, and connect back to the service on their own (runner.ts). It reports each exit.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import type { FromSpawner, ToSpawner } from './protocol.js';
@@ -19,10 +19,13 @@ const send = (msg: FromSpawner) => process.send?.(msg);
 
 process.on('message', (msg: ToSpawner) => {
   if (msg.t !== 'spawn') return;
+  // The token goes in on standard input: a process's arguments are readable by every user.
   const child = spawn(process.execPath, [...process.execArgv, ...RUNNER_NODE_FLAGS, msg.entry, ...msg.args], {
     env: {},
-    stdio: 'ignore',
+    stdio: ['pipe', 'ignore', 'ignore'],
   });
+  child.stdin?.on('error', () => undefined);
+  child.stdin?.end(`${msg.token}\n`);
   // Tenant code runs below the service in CPU priority: a runner spinning until its deadline
   // slows other tenants' requests as little as the scheduler allows.
   try {

@@ -2,7 +2,9 @@
 // as a status of its own call while the pool keeps answering other calls. No service is involved:
 // ctx.db and ctx.fetch are small fakes that record what crossed into the parent.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname } from 'node:path';
 import { SandboxPool } from '../../src/sandbox/pool.js';
 import { FunctionConcurrencyError } from '../../src/sandbox/queue.js';
 import type { SandboxHost, SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
@@ -109,6 +111,32 @@ describe('sandbox pool', function () {
       );
       expect(out.value).to.deep.equal(['undefined', null]);
     }
+  });
+
+  it("accepts on the runners' socket only a runner's one-time token, which no argument shows", async () => {
+    const [{ pid }] = pool.runnerStates() as [{ pid: number }];
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const socketPath = args.find((arg) => arg.endsWith('.sock'))!;
+    expect(statSync(dirname(socketPath)).mode & 0o777).to.equal(0o700);
+    // Nothing in the arguments is a token (32 hex characters).
+    expect(args.filter((arg) => /^[0-9a-f]{32}$/.test(arg))).to.deep.equal([]);
+    for (const hello of [
+      { t: 'ready', token: '0'.repeat(32), pid: process.pid },
+      { t: 'host', run: 1, call: 1, kind: 'db', arg: '{}' },
+      'not json',
+    ]) {
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(socketPath, () =>
+          socket.write(`${typeof hello === 'string' ? hello : JSON.stringify(hello)}\n`),
+        );
+        socket.on('close', () => resolve(true));
+        socket.on('error', () => undefined);
+        setTimeout(() => resolve(false), 2000);
+      });
+      expect(closed, JSON.stringify(hello)).to.equal(true);
+    }
+    const out = await pool.run(job('export default async () => 7'));
+    expect(out.value).to.equal(7);
   });
 
   describe('an interpreter kept for its function version', () => {
