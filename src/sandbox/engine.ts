@@ -435,7 +435,9 @@ function failure(dumped: unknown): Result {
   const message = typeof error.message === 'string' ? error.message : String(error.message ?? dumped);
   const stack = typeof error.stack === 'string' ? tenantStack(error.stack) : undefined;
   if (name === 'InternalError' && message === 'out of memory') {
-    return { status: 'memory', error: { message: 'The function ran out of memory' }, recycle: true };
+    // The interpreter refused the allocation and is disposed; the pool replaces the runner only
+    // if its memory grew (a WebAssembly memory never shrinks).
+    return { status: 'memory', error: { message: 'The function ran out of memory' }, recycle: false };
   }
   return {
     status: 'error',

@@ -15,6 +15,13 @@ import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 const RSS_AFTER_CALL_MS = 200;
+/**
+ * A runner whose call ran out of memory inside the interpreter is kept when its resident memory
+ * grew less than this since it started: the allocation was refused before it took pages (a 1 GiB
+ * buffer past the WebAssembly maximum). Replacing it costs a process start, which a tenant could
+ * otherwise make happen as fast as it can call.
+ */
+const MEMORY_KEPT_GROWTH_BYTES = 96 * 1024 * 1024;
 /** Room past a call's log cap for the runner's own "[log truncated]" line. */
 const LOG_SLACK_BYTES = 256;
 
@@ -43,6 +50,8 @@ interface Runner {
   retired?: boolean;
   /** When its resident memory was last read after a call (a /proc read is not free). */
   rssCheckedAt?: number;
+  /** Its resident memory once it was ready. */
+  readyRss?: number;
   /** The interpreter it kept after its last call, if any (warmKeyOf its job). */
   warmKey?: string;
   /** When its last call ended: the idle runner used longest ago is the one re-purposed first. */
@@ -172,6 +181,7 @@ export class SandboxPool {
   private onReady(runner: Runner): void {
     if (!this.runners.has(runner)) return;
     runner.ready = true;
+    runner.readyRss = residentBytes(runner.proc.pid);
     this.startFailures = 0;
     this.dispatch();
   }
@@ -185,7 +195,10 @@ export class SandboxPool {
       this.finish(
         runner,
         outcomeOf(msg, runner.active.startedAt, runner.active.job.limits.maxResultBytes),
-        msg.recycle || (msg.status !== 'ok' && msg.status !== 'error'),
+        msg.recycle ||
+          msg.status === 'timeout' ||
+          msg.status === 'crashed' ||
+          (msg.status === 'memory' && this.grown(runner)),
       );
     }
   }
@@ -286,6 +299,13 @@ export class SandboxPool {
     if (runner.rssCheckedAt !== undefined && now - runner.rssCheckedAt < RSS_AFTER_CALL_MS) return false;
     runner.rssCheckedAt = now;
     return (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes;
+  }
+
+  /** Whether a runner's resident memory grew past MEMORY_KEPT_GROWTH_BYTES since it was ready. */
+  private grown(runner: Runner): boolean {
+    const rss = residentBytes(runner.proc.pid);
+    if (rss === undefined || runner.readyRss === undefined) return true;
+    return rss - runner.readyRss > MEMORY_KEPT_GROWTH_BYTES || rss > this.options.rssLimitBytes;
   }
 
   /** One streamed console line, within the call's cap (the runner keeps to it; this holds if not). */

@@ -114,7 +114,7 @@ describe('sandbox pool', function () {
   });
 
   it("accepts on the runners' socket only a runner's one-time token, which no argument shows", async () => {
-    const [{ pid }] = pool.runnerStates() as [{ pid: number }];
+    const { pid } = pool.runnerStates()[0]!;
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     const socketPath = args.find((arg) => arg.endsWith('.sock'))!;
     expect(statSync(dirname(socketPath)).mode & 0o777).to.equal(0o700);
