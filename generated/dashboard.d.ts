@@ -1315,7 +1315,7 @@ export interface paths {
         get?: never;
         /**
          * Override a project's plan limits (operator only)
-         * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override. A limit is a whole number from 0 to 2^53 - 1 (9007199254740991, the largest a JSON number carries exactly).
+         * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override. A limit is a whole number from 0 to 2^53 - 1 (9007199254740991, the largest a JSON number carries exactly), except `functionLogBytesPerInvocation`, from 1024 to 1048576 (1 KiB to 1 MiB: the hosted runtime holds an invocation's log in memory).
          */
         put: operations["setProjectLimits"];
         post?: never;
@@ -2474,6 +2474,8 @@ export interface components {
             functionConcurrency?: number;
             functionInvocationsPerMonth?: number;
             functionFetchesPerInvocation?: number;
+            functionDbCallsPerInvocation?: number;
+            functionLogBytesPerInvocation?: number;
             functionCronMinSeconds?: number;
             functionSecrets?: number;
             functionLogDays?: number;
@@ -7024,6 +7026,8 @@ export interface operations {
                         functionConcurrency?: number;
                         functionInvocationsPerMonth?: number;
                         functionFetchesPerInvocation?: number;
+                        functionDbCallsPerInvocation?: number;
+                        functionLogBytesPerInvocation?: number;
                         functionCronMinSeconds?: number;
                         functionSecrets?: number;
                         functionLogDays?: number;

@@ -73,6 +73,10 @@ export interface PlanLimits {
   functionInvocationsPerMonth: number;
   /** ctx.fetch calls of one hosted invocation. */
   functionFetchesPerInvocation: number;
+  /** ctx.db calls (reads and writes) of one hosted invocation. */
+  functionDbCallsPerInvocation: number;
+  /** Captured console output of one hosted invocation, in bytes (cut past it, marked). */
+  functionLogBytesPerInvocation: number;
   /** The shortest interval a scheduled function's cron expression may have. */
   functionCronMinSeconds: number;
   /** Env secrets of one function. */

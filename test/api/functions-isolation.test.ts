@@ -235,8 +235,8 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     expect((await aSecret.post('/api/data/spam', { title: 'spam' })).status).to.be.oneOf([503, 504]);
     await apps.public.services.functions.invoker.flushLog();
     const spam = await dashA.get(`/api/projects/${a.project.id}/functions/${ids.spam}/invocations`);
-    // Cut at the log cap and marked, also when the parent had to kill the runner (the lines are
-    // streamed as they are written).
+    // Cut at the log cap (the Free plan's functionLogBytesPerInvocation, 16 KiB) and marked, also
+    // when the parent had to kill the runner (the lines are streamed as they are written).
     const lines: { message: string }[] = spam.body.data.invocations[0].logs;
     expect(lines.reduce((n, l) => n + Buffer.byteLength(l.message), 0)).to.be.at.most(16 * 1024 + 100);
     expect(lines.at(-1)?.message).to.match(/^\[log truncated at \d+ bytes\]$/);

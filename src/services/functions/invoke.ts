@@ -58,16 +58,20 @@ export interface InvokeDeps {
 const EVENT_PREFIX = `evt_${randomBytes(9).toString('base64url')}`;
 let events = 0;
 export const eventId = () => `${EVENT_PREFIX}${(++events).toString(36)}`;
-const MAX_LOG_BYTES = 16 * 1024;
-const MAX_DB_CALLS = 50;
+/**
+ * The bounds of an invocation's captured log, whatever the plan says (the operator's override is
+ * held to them by the API; a plan file may say "unlimited"): the runtime keeps the log in memory.
+ */
+export const LOG_BYTES_MIN = 1024;
+export const LOG_BYTES_MAX = 1024 * 1024;
 
 export const invocationLimits = (limits: PlanLimits): InvocationLimits => ({
   deadlineMs: limits.functionDeadlineMs,
   memoryBytes: limits.functionMemoryBytes,
   maxFetches: limits.functionFetchesPerInvocation,
-  maxDbCalls: MAX_DB_CALLS,
+  maxDbCalls: limits.functionDbCallsPerInvocation,
   maxResultBytes: MAX_ANSWER_BYTES,
-  maxLogBytes: MAX_LOG_BYTES,
+  maxLogBytes: Math.min(Math.max(limits.functionLogBytesPerInvocation, LOG_BYTES_MIN), LOG_BYTES_MAX),
 });
 
 export function functionInvoker(deps: InvokeDeps) {
