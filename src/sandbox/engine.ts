@@ -434,7 +434,9 @@ function failure(dumped: unknown): Result {
   const name = typeof error.name === 'string' ? error.name : 'Error';
   const message = typeof error.message === 'string' ? error.message : String(error.message ?? dumped);
   const stack = typeof error.stack === 'string' ? tenantStack(error.stack) : undefined;
-  if (name === 'InternalError' && message === 'out of memory') {
+  // QuickJS reports running out of memory as an InternalError when it can still build one, and
+  // with no exception value at all (null) when even that allocation failed.
+  if ((name === 'InternalError' && message === 'out of memory') || dumped === null || dumped === undefined) {
     // The interpreter refused the allocation and is disposed; the pool replaces the runner only
     // if its memory grew (a WebAssembly memory never shrinks).
     return { status: 'memory', error: { message: 'The function ran out of memory' }, recycle: false };

@@ -254,6 +254,14 @@ describe('sandbox pool', function () {
     ]);
   });
 
+  it('reports a thrown null as memory: what QuickJS throws when it cannot even build its error', async () => {
+    const out = await pool.run(job('export default async () => { throw null }'));
+    expect(out.status).to.equal('memory');
+    expect(out.error!.message).to.equal('The function ran out of memory');
+    const thrown = await pool.run(job("export default async () => { throw 'a string' }"));
+    expect([thrown.status, thrown.error!.message]).to.deep.equal(['error', 'Error: a string']);
+  });
+
   it('refuses a module without a default function', async () => {
     const out = await pool.run(job('export const x = 1;'));
     expect(out.status).to.equal('error');
