@@ -20,6 +20,8 @@ describe('web dashboard: personal access tokens', function () {
   it('creates a token shown once until dismissed, lists it by prefix and revokes it', async () => {
     await page.goto(`${e2e.origin}/account`);
     await page.getByRole('heading', { name: 'Personal access tokens' }).waitFor();
+    // The heading shows before the list has loaded: wait for the list's own words.
+    await page.getByText('No tokens yet.').waitFor({ timeout: 10_000 });
     expect(await page.getByText('No tokens yet.').isVisible()).to.equal(true);
     await page.getByRole('button', { name: 'Create token' }).click();
     expect(await page.locator('#token-name').evaluate((el) => el.getAttribute('aria-invalid'))).to.equal(
