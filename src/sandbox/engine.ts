@@ -15,6 +15,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { LogSink } from './log-sink.js';
 import { PRELUDE, PRELUDE_FILE } from './prelude.js';
 import type {
   DoneMessage,
@@ -25,26 +26,16 @@ import type {
   RunLimits,
   RunMessage,
 } from './protocol.js';
+import { failure, hostStackOverflow, Outcome, timeout, type Result } from './run-result.js';
 
 export const FUNCTION_FILE = 'function.js';
 const JOBS_PER_TURN = 256;
-const MAX_ERROR_CHARS = 4096;
 /** Calls one interpreter serves before it is replaced (bounds what its heap accumulates). */
 export const MAX_CALLS_PER_INTERPRETER = 1000;
 
 type Failed = { error: QuickJSHandle; value?: undefined };
 export type HostCall = (kind: HostKind, arg: string) => Promise<string>;
-type Result = Omit<DoneMessage, 't' | 'id' | 'logs' | 'logsTruncated' | 'kept'>;
 export type CallResult = Omit<DoneMessage, 't' | 'id'>;
-
-class Outcome extends Error {
-  constructor(readonly done: Result) {
-    super(done.status);
-  }
-}
-
-/** True for the error a host-side (V8) stack overflow raises through the WebAssembly frames. */
-const hostStackOverflow = (err: unknown) => err instanceof RangeError && /call stack/i.test(err.message);
 
 /** What belongs to one call: its deadline, its console, its host calls in flight, its secrets. */
 interface Call {
@@ -416,77 +407,5 @@ export class Interpreter {
       });
     }
     return text;
-  }
-}
-
-const timeout = (deadlineMs: number): Result => ({
-  status: 'timeout',
-  error: { message: `The function ran past its deadline of ${deadlineMs} ms` },
-  recycle: true,
-});
-
-/** An exception of the interpreter as an outcome: out of memory is 'memory', anything else 'error'. */
-function failure(dumped: unknown): Result {
-  const error =
-    dumped && typeof dumped === 'object'
-      ? (dumped as { name?: unknown; message?: unknown; stack?: unknown })
-      : { message: String(dumped) };
-  const name = typeof error.name === 'string' ? error.name : 'Error';
-  const message = typeof error.message === 'string' ? error.message : String(error.message ?? dumped);
-  const stack = typeof error.stack === 'string' ? tenantStack(error.stack) : undefined;
-  // QuickJS reports running out of memory as an InternalError when it can still build one, and
-  // with no exception value at all (null) when even that allocation failed.
-  if ((name === 'InternalError' && message === 'out of memory') || dumped === null || dumped === undefined) {
-    // The interpreter refused the allocation and is disposed; the pool replaces the runner only
-    // if its memory grew (a WebAssembly memory never shrinks).
-    return { status: 'memory', error: { message: 'The function ran out of memory' }, recycle: false };
-  }
-  return {
-    status: 'error',
-    error: { message: `${name}: ${message}`.slice(0, MAX_ERROR_CHARS), ...(stack ? { stack } : {}) },
-    recycle: false,
-  };
-}
-
-/** The stack without the prelude's frames; the tenant's own lines keep their numbers. */
-function tenantStack(stack: string): string | undefined {
-  const lines = stack.split('\n').filter((line) => line.trim() && !line.includes(PRELUDE_FILE));
-  return lines.length ? lines.join('\n').slice(0, MAX_ERROR_CHARS) : undefined;
-}
-
-/** Console output of one invocation, cut at the byte limit with one line saying so. */
-class LogSink {
-  readonly lines: LogLine[] = [];
-  truncated = false;
-  private bytes = 0;
-  constructor(
-    private readonly maxBytes: number,
-    private readonly started: number,
-    private readonly onLine?: (line: LogLine) => void,
-  ) {}
-
-  write(level: LogLevel, message: string): void {
-    if (this.truncated) return;
-    const size = Buffer.byteLength(message);
-    if (this.bytes + size > this.maxBytes) {
-      this.truncated = true;
-      this.keep({ level: 'warn', message: `[log truncated at ${this.maxBytes} bytes]`, atMs: this.at() });
-      return;
-    }
-    this.bytes += size;
-    this.keep({
-      level: ['log', 'info', 'warn', 'error'].includes(level) ? level : 'log',
-      message,
-      atMs: this.at(),
-    });
-  }
-
-  private keep(line: LogLine): void {
-    this.lines.push(line);
-    this.onLine?.(line);
-  }
-
-  private at(): number {
-    return Date.now() - this.started;
   }
 }

@@ -6,13 +6,12 @@
 // spawner process, never forked by the service itself (launcher.ts).
 import { RunnerLauncher, type RunnerProcess } from './launcher.js';
 import type { FromRunner, HostCallMessage, LogLine, ReadyMessage, ToRunner } from './protocol.js';
-import { failed, hostError, outcomeOf, residentBytes } from './outcome.js';
+import { answerHostCall } from './host-call.js';
+import { failed, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
 import { redactor } from './redact.js';
 import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 
-/** The host call's argument as JSON text, at most (a document body is far below it). */
-export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
 const WATCH_INTERVAL_MS = 50;
 const RSS_AFTER_CALL_MS = 200;
 /**
@@ -338,34 +337,12 @@ export class SandboxPool {
     }
   }
 
-  private async hostCall(runner: Runner, msg: HostCallMessage): Promise<void> {
+  private hostCall(runner: Runner, msg: HostCallMessage): Promise<void> {
     const active = runner.active;
-    if (!active || active.id !== msg.run) return;
-    const reply = (answer: Omit<Extract<ToRunner, { t: 'host-reply' }>, 't' | 'run' | 'call'>) => {
+    if (!active || active.id !== msg.run) return Promise.resolve();
+    return answerHostCall(active, msg, (answer) => {
       if (runner.active?.id === msg.run)
         runner.proc.send({ t: 'host-reply', run: msg.run, call: msg.call, ...answer });
-    };
-    const limits = active.job.limits;
-    const count = msg.kind === 'db' ? ++active.dbCalls : ++active.fetches;
-    const max = msg.kind === 'db' ? limits.maxDbCalls : limits.maxFetches;
-    if (count > max)
-      return reply({
-        error: { message: `ctx.${msg.kind}: at most ${max} calls per invocation`, code: 'FUNCTION_LIMIT' },
-      });
-    if (msg.arg.length > MAX_HOST_ARG_BYTES)
-      return reply({
-        error: { message: `ctx.${msg.kind}: the argument is larger than ${MAX_HOST_ARG_BYTES} bytes` },
-      });
-    try {
-      const arg: unknown = JSON.parse(msg.arg);
-      if (!arg || typeof arg !== 'object' || Array.isArray(arg))
-        throw Object.assign(new Error(`ctx.${msg.kind}: the argument must be an object`), { status: 400 });
-      const value = await (msg.kind === 'db'
-        ? active.job.host.db(arg as Record<string, unknown>)
-        : active.job.host.fetch(arg as Record<string, unknown>));
-      reply({ value: JSON.stringify(value ?? null) });
-    } catch (err) {
-      reply({ error: hostError(err, msg.kind) });
-    }
+    });
   }
 }
