@@ -103,6 +103,8 @@ export class RunnerLauncher {
   private spawnerFailedAt = 0;
   /** Started and not yet exited, by token. */
   private readonly runners = new Map<string, RunnerProcess>();
+  /** Connections that have not yet presented a token. */
+  private readonly unnamed = new Set<Socket>();
   private closed = false;
 
   constructor(
@@ -138,13 +140,18 @@ export class RunnerLauncher {
         };
         spawner.send(msg, (err) => err && runner.exit(null, null));
       })
-      .catch(() => runner.exit(null, null));
+      .catch((err: unknown) => {
+        // No socket (TMPDIR not writable) or no spawner: the pool retries at a slow pace.
+        this.warn?.('function runner could not be started', { err: String(err) });
+        runner.exit(null, null);
+      });
     return runner;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const runner of [...this.runners.values()]) runner.kill();
+    for (const socket of this.unnamed) socket.destroy();
     this.spawner?.kill('SIGKILL');
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
@@ -176,6 +183,8 @@ export class RunnerLauncher {
     socket.unref();
     socket.setEncoding('utf8');
     let first = '';
+    this.unnamed.add(socket);
+    socket.once('close', () => this.unnamed.delete(socket));
     const drop = () => socket.destroy();
     const timer = setTimeout(drop, HELLO_TIMEOUT_MS);
     timer.unref();
@@ -188,6 +197,7 @@ export class RunnerLauncher {
       }
       socket.off('data', onData);
       clearTimeout(timer);
+      this.unnamed.delete(socket);
       const line = first + chunk.slice(0, end);
       const rest = chunk.slice(end + 1);
       let hello: Partial<ReadyMessage> | undefined;

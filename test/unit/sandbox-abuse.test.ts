@@ -370,3 +370,31 @@ describe('sandbox pool: replacing runners does not stall the service', function 
     }
   });
 });
+
+describe('sandbox pool: no place for the runners socket', () => {
+  it('fails calls at their deadline and says why in the log, when TMPDIR cannot be written', async () => {
+    const warnings: string[] = [];
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = '/nonexistent/tmp';
+    const pool = new SandboxPool({
+      runners: 1,
+      projectRunning: 1,
+      projectWaiting: 1,
+      wasmMemoryBytes: 64 * 1024 * 1024,
+      stackBytes: 256 * 1024,
+      rssLimitBytes: 256 * 1024 * 1024,
+      graceMs: 100,
+      warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+    });
+    try {
+      const out = await pool.run(job(fn('return 1'), { deadlineMs: 300 }));
+      expect(out.status).to.equal('timeout');
+      expect(out.error!.message).to.equal('No runner was free within 300 ms');
+      expect(warnings[0]).to.match(/^function runner could not be started .*ENOENT/);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      await pool.close();
+    }
+  });
+});
