@@ -31,7 +31,7 @@ import { failure, hostStackOverflow, Outcome, timeout, type Result } from './run
 export const FUNCTION_FILE = 'function.js';
 const JOBS_PER_TURN = 256;
 /** Calls one interpreter serves before it is replaced (bounds what its heap accumulates). */
-export const MAX_CALLS_PER_INTERPRETER = 1000;
+const MAX_CALLS_PER_INTERPRETER = 1000;
 
 type Failed = { error: QuickJSHandle; value?: undefined };
 export type HostCall = (kind: HostKind, arg: string) => Promise<string>;
@@ -48,16 +48,6 @@ interface Call {
   env: Record<string, string>;
   envHandle?: QuickJSHandle;
   wake?: () => void;
-}
-
-/** Runs one call in an interpreter of its own, disposed after it (a test run, or no key). */
-export async function runInvocation(
-  quickjs: QuickJSWASMModule,
-  msg: RunMessage & { code: string },
-  hostCall: HostCall,
-  onLog?: (line: LogLine) => void,
-): Promise<CallResult> {
-  return new Interpreter(quickjs, undefined, msg.code, msg.limits).run(msg, hostCall, onLog);
 }
 
 export class Interpreter {

@@ -81,7 +81,7 @@ export interface DoneMessage {
   /** JSON text of the returned value (status 'ok'; `null` for undefined). */
   value?: string;
   error?: { message: string; stack?: string };
-  /** Empty from a runner: its lines went ahead as LogMessages (runInvocation's own answer has them). */
+  /** Empty from a runner: its lines went ahead as LogMessages (Interpreter.run's own answer has them). */
   logs: LogLine[];
   logsTruncated: boolean;
   /** The runner's state is suspect (a host-side stack overflow, a failed dispose): replace it. */
