@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SandboxPool } from '../../src/sandbox/pool.js';
+import type { SandboxPool } from '../../src/sandbox/pool.js';
+import { testPool } from '../helpers/sandbox-pool.js';
 import type { SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
 
 const DEADLINE = 800;
@@ -37,15 +38,7 @@ describe('sandbox pool under abuse', function () {
   let pool: SandboxPool;
 
   before(async () => {
-    pool = new SandboxPool({
-      runners: 2,
-      projectRunning: 2,
-      projectWaiting: 4,
-      wasmMemoryBytes: 256 * 1024 * 1024,
-      stackBytes: 256 * 1024,
-      rssLimitBytes: 384 * 1024 * 1024,
-      graceMs: 100,
-    });
+    pool = testPool({ projectWaiting: 4 });
     await pool.warm();
   });
   after(() => pool.close());
@@ -275,15 +268,13 @@ describe('sandbox pool under abuse', function () {
 describe('sandbox pool: the RSS watchdog', function () {
   this.timeout(30_000);
   it('kills a runner whose resident memory passes the limit, even under a generous heap limit', async () => {
-    const pool = new SandboxPool({
+    const pool = testPool({
       runners: 1,
       projectRunning: 1,
       projectWaiting: 1,
       // A WebAssembly memory allowed to grow far: the watchdog outside is what must stop it.
       wasmMemoryBytes: 2 * 1024 ** 3,
-      stackBytes: 256 * 1024,
       rssLimitBytes: 200 * 1024 * 1024,
-      graceMs: 100,
     });
     try {
       await pool.warm();
@@ -321,15 +312,7 @@ describe('sandbox pool: replacing runners does not stall the service', function 
       }
       return times.sort((a, b) => a - b)[1]!;
     })();
-    const pool = new SandboxPool({
-      runners: 2,
-      projectRunning: 2,
-      projectWaiting: 2,
-      wasmMemoryBytes: 256 * 1024 * 1024,
-      stackBytes: 256 * 1024,
-      rssLimitBytes: 384 * 1024 * 1024,
-      graceMs: 100,
-    });
+    const pool = testPool();
     try {
       await pool.warm();
       // Each call ends as `timeout` after 30 ms, and its runner is replaced (a call that finds no
@@ -376,14 +359,12 @@ describe('sandbox pool: no place for the runners socket', () => {
     const warnings: string[] = [];
     const before = process.env.TMPDIR;
     process.env.TMPDIR = '/nonexistent/tmp';
-    const pool = new SandboxPool({
+    const pool = testPool({
       runners: 1,
       projectRunning: 1,
       projectWaiting: 1,
       wasmMemoryBytes: 64 * 1024 * 1024,
-      stackBytes: 256 * 1024,
       rssLimitBytes: 256 * 1024 * 1024,
-      graceMs: 100,
       warn: (message, fields) => warnings.push(`${message} ${JSON.stringify(fields)}`),
     });
     try {

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
-import { SandboxPool } from '../../src/sandbox/pool.js';
+import type { SandboxPool } from '../../src/sandbox/pool.js';
+import { testPool } from '../helpers/sandbox-pool.js';
 import { FunctionConcurrencyError } from '../../src/sandbox/queue.js';
 import type { SandboxHost, SandboxJob, SandboxLimits } from '../../src/sandbox/types.js';
 
@@ -40,15 +41,7 @@ describe('sandbox pool', function () {
   let pool: SandboxPool;
 
   before(async () => {
-    pool = new SandboxPool({
-      runners: 3,
-      projectRunning: 2,
-      projectWaiting: 2,
-      wasmMemoryBytes: 128 * 1024 * 1024,
-      stackBytes: 256 * 1024,
-      rssLimitBytes: 512 * 1024 * 1024,
-      graceMs: 100,
-    });
+    pool = testPool({ runners: 3, wasmMemoryBytes: 128 * 1024 * 1024, rssLimitBytes: 512 * 1024 * 1024 });
     await pool.warm();
   });
   after(() => pool.close());
