@@ -154,6 +154,12 @@ export function createServices(deps: Deps) {
     await quota.settle(projectId);
     return readUsage(projectId);
   };
+  // The project's record carries the counter too (the dashboard's project, the cache's misses).
+  const readProject = repos.projects.findById;
+  repos.projects.findById = async (projectId) => {
+    await quota.settle(projectId);
+    return readProject(projectId);
+  };
   const realtime = realtimeService({
     cache: deps.cache,
     definitions: definition,

@@ -1,4 +1,4 @@
-// The database quota's leases under concurrency (services/data/quota.ts): a burst of creates on one
+// The database quota's leases (services/data/quota.ts), under concurrency and one write after another: a burst of creates on one
 // project makes far fewer updates of the project's record than writes, `databaseUsed` read through
 // the process is the exact stored size, the limit is met at the same byte as with one reservation
 // per write, and a stopping process gives back what its open leases hold.
@@ -172,6 +172,64 @@ describe('Data API: database quota leases', () => {
     expect(mineNow.status).to.equal(200);
     expect(mineNow.body.data).to.include({ text: 'still mine', userId: USER_A });
     const used = (await s.app.services.repos.projects.usage(s.fx.project.id)).databaseUsed;
+    expect(used).to.equal(await s.app.services.documents.databaseSize(s.fx.project.id));
+  });
+
+  it('300 creates one after another update the project record far fewer times, and databaseUsed is then the stored size', async () => {
+    const counter = countPlatformUpdates(s.app.services);
+    let statuses: number[];
+    try {
+      statuses = await burst(300, 1, async (i) => (await s.secret.post('/api/data/notes', note(i))).status);
+    } finally {
+      counter.restore();
+    }
+    expect(statuses.filter((status) => status === 201)).to.have.length(300);
+    // One reservation per create before; now one per chunk of recent creates and a give-back.
+    const updates = counter.counts.reservations + counter.counts.moves;
+    expect(updates, JSON.stringify(counter.counts)).to.be.below(100);
+    const used = (await s.app.services.repos.projects.usage(s.fx.project.id)).databaseUsed;
+    expect(used).to.equal(await s.app.services.documents.databaseSize(s.fx.project.id));
+    expect(await storedCounter(s)).to.equal(used);
+  });
+
+  it('moves to the trash and restores one after another are charged in batches too, exact once settled', async () => {
+    const ids = await burst(
+      120,
+      16,
+      async (i) => (await s.secret.post('/api/data/notes', note(i))).body.data._id as string,
+    );
+    await s.app.services.repos.projects.usage(s.fx.project.id);
+    const counter = countPlatformUpdates(s.app.services);
+    try {
+      for (const id of ids) expect((await s.secret.delete(`/api/data/notes/${id}`)).status).to.equal(200);
+      for (const id of ids.slice(0, 60))
+        expect((await s.secret.post(`/api/data/notes/${id}/restore`)).status).to.equal(200);
+    } finally {
+      counter.restore();
+    }
+    // 180 writes that each moved the counter on their own before.
+    const updates = counter.counts.reservations + counter.counts.moves;
+    expect(updates, JSON.stringify(counter.counts)).to.be.below(90);
+    const used = (await s.app.services.repos.projects.usage(s.fx.project.id)).databaseUsed;
+    expect(used).to.equal(await s.app.services.documents.databaseSize(s.fx.project.id));
+    expect(await storedCounter(s)).to.equal(used);
+  });
+
+  it('one create after another near the limit: exactly the creates that fit are 201, the next one 403 QUOTA_EXCEEDED', async () => {
+    const first = await s.secret.post('/api/data/notes', note(0));
+    expect(first.status).to.equal(201);
+    const size = await s.app.services.documents.databaseSize(s.fx.project.id);
+    const fit = 150;
+    await s.app.services.repos.projects.setLimits(s.fx.project.id, { databaseBytes: size * (1 + fit) });
+    const statuses = await burst(fit + 20, 1, async (i) => {
+      const res = await s.secret.post('/api/data/notes', note(i + 1));
+      if (res.status === 403) expect(res.body.code).to.equal('QUOTA_EXCEEDED');
+      return res.status;
+    });
+    expect(statuses.slice(0, fit).every((status) => status === 201)).to.equal(true);
+    expect(statuses.slice(fit).every((status) => status === 403)).to.equal(true);
+    const used = (await s.app.services.repos.projects.usage(s.fx.project.id)).databaseUsed;
+    expect(used).to.equal(size * (1 + fit));
     expect(used).to.equal(await s.app.services.documents.databaseSize(s.fx.project.id));
   });
 

@@ -16,6 +16,8 @@ export interface LeaseSettings {
   leaseMs: number;
   /** ...or once the project has had no write under way in this process for this long. */
   idleMs: number;
+  /** A project's recent write rate is kept this long after its last write here. */
+  keepMs: number;
 }
 
 export const LEASE_DEFAULTS: LeaseSettings = {
@@ -24,6 +26,7 @@ export const LEASE_DEFAULTS: LeaseSettings = {
   maxChunk: 1 << 20,
   leaseMs: 1_000,
   idleMs: 100,
+  keepMs: 1_000,
 };
 
 const RATE_WINDOW_MS = 1_000;
@@ -69,7 +72,10 @@ export function newLease(now: number): ProjectLease {
  */
 export function chunkSize(lease: ProjectLease, need: number, now: number, settings: LeaseSettings): number {
   if (lease.room === undefined) return 0;
-  const wanted = Math.max((lease.asked.perSecond(now) * settings.chunkMs) / 1_000, need * lease.inflight);
+  const recent = (lease.asked.perSecond(now) * settings.chunkMs) / 1_000;
+  // One write at a time and too few lately for a chunk to hold two: its exact reservation.
+  if (lease.inflight <= 1 && recent < 2 * need) return 0;
+  const wanted = Math.max(recent, need * lease.inflight);
   return Math.floor(Math.min(wanted, lease.room / settings.roomShare, settings.maxChunk));
 }
 

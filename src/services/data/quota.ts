@@ -4,15 +4,17 @@
 // the database reserves its bytes before it is made, with one conditional update that is both the
 // check and the charge (exact under concurrency, one round trip); a failed write gives them back.
 //
-// Leases: while a project has several writes under way in this process, one conditional update
-// reserves a chunk (~200 ms of its recent rate, at most 1/16 of the room left and 1 MiB) and the
-// writes that fit in it are admitted here, without a platform round trip; those arriving while a
-// chunk is being fetched wait for it. The chunk's unused rest and the writes' corrections go back
-// in one `$inc` when the lease ends (1 s after it opened), when the project is idle here (100 ms)
-// and on shutdown (`stop`). One write at a time, or little room left, is the exact per-write
-// reservation above. Readers of `databaseUsed` in this process settle first (`settle`); another
-// process's open lease may show in the counter for up to about a second.
-import { quotaExceeded } from '../../http/errors.js';
+// Leases: while a project has several writes under way in this process, or writes one after
+// another fast enough for a chunk to hold two, one conditional update reserves a chunk (~200 ms of
+// its recent rate, at most 1/16 of the room left and 1 MiB) and the writes that fit in it are
+// admitted here, without a platform round trip; those arriving while a chunk is being fetched wait
+// for it. The chunk's unused rest and the writes' corrections go back in one `$inc` when the lease
+// ends (1 s after it opened), when the project is idle here (100 ms) and on shutdown (`stop`).
+// An occasional write, or little room left, is the exact per-write reservation above. Readers of
+// `databaseUsed` in this process settle first (`settle`); another process's open lease may show
+// in the counter for up to about a second. A crash loses at most one lease: its unused chunk stays
+// counted and its owed corrections are lost until the daily recount (jobs/usage-recount.ts).
+import { ApiError, quotaExceeded } from '../../http/errors.js';
 import type { ProjectsRepo } from '../../db/projects.js';
 import type { PlanLimits, Project } from '../types.js';
 import {
@@ -90,7 +92,21 @@ export function databaseQuota(
     while (lease.busy) await lease.busy;
     if (lease.held !== 0 || lease.owed !== 0 || lease.openUntil !== 0)
       await serially(lease, () => giveBack(projectId, lease));
-    if (lease.inflight === 0 && !lease.busy && lease.openUntil === 0) leases.delete(projectId);
+    forget(projectId, lease);
+  }
+
+  /**
+   * Drops the project's entry once nothing is under way, held or owed and it has not written here
+   * for `keepMs`; until then the entry stays, with its recent rate, so that one write after
+   * another can be charged per chunk.
+   */
+  function forget(projectId: string, lease: ProjectLease): void {
+    if (lease.inflight !== 0 || lease.busy || lease.openUntil !== 0 || lease.owed !== 0) return;
+    if (stopping || Date.now() - lease.lastActive >= settings.keepMs) {
+      if (leases.get(projectId) === lease) leases.delete(projectId);
+      clearTimeout(lease.timer);
+      lease.timer = undefined;
+    } else if (!lease.timer) watch(projectId, lease);
   }
 
   /** Ends the lease at its end or when the project is idle here; checks every `idleMs`. */
@@ -100,6 +116,7 @@ export function databaseQuota(
       const now = Date.now();
       const idle = lease.inflight === 0 && now - lease.lastActive >= settings.idleMs;
       if (lease.openUntil !== 0 && !idle && isOpen(lease, now)) return watch(id, lease);
+      if (lease.openUntil === 0 && lease.held === 0 && lease.owed === 0) return forget(id, lease);
       settle(id).catch(() => {
         // The bytes stay owed; the next settle (another write's lease, a reader, stop) retries.
         if (!lease.timer && lease.owed !== 0) watch(id, lease);
@@ -111,11 +128,13 @@ export function databaseQuota(
   /** Reserves `need` bytes for one write: from the open lease, a new chunk, or exactly. */
   async function admit(project: Project, lease: ProjectLease, need: number, limit: number): Promise<Ticket> {
     const id = project.id;
-    // One write at a time (or shutting down): today's exact reservation, nothing held here.
-    if (stopping || (lease.inflight === 1 && !isOpen(lease, Date.now()))) {
+    // Shutting down: the exact reservation, nothing held here.
+    if (stopping) {
       if (!(await reserveExactly(id, lease, need, limit))) throw await refused(project, limit, need);
       return { reserved: need, leased: false };
     }
+    // Counted for one write at a time too: a project writing one after another, fast enough that
+    // a chunk holds two writes or more, is charged per chunk like concurrent writes (chunkSize).
     lease.asked.add(need, Date.now());
     for (;;) {
       const now = Date.now();
@@ -165,6 +184,46 @@ export function databaseQuota(
     return projects.addDatabaseUsed(projectId, delta);
   }
 
+  /**
+   * Charges the bytes a write is about to add (403 when they do not fit) and runs it; then
+   * charges the difference to what it really changed (`actual` of its result), or gives the
+   * reservation back when it fails.
+   */
+  async function within<T>(
+    project: Project,
+    addedBytes: number,
+    write: () => Promise<T>,
+    actual: (result: T) => number,
+  ): Promise<T> {
+    const [external, limits] = await Promise.all([
+      isExternal(project.id),
+      addedBytes > 0 ? limitsOf(project) : undefined,
+    ]);
+    if (external) return write();
+    let lease = leases.get(project.id);
+    if (!lease) leases.set(project.id, (lease = newLease(Date.now())));
+    lease.inflight += 1;
+    lease.lastActive = Date.now();
+    try {
+      let ticket: Ticket = { reserved: 0, leased: isOpen(lease, Date.now()) };
+      if (limits) ticket = await admit(project, lease, addedBytes, limits.databaseBytes);
+      let result: T;
+      try {
+        result = await write();
+      } catch (err) {
+        if (ticket.reserved) await correct(project.id, lease, ticket, -ticket.reserved);
+        throw err;
+      }
+      const charging = correct(project.id, lease, ticket, actual(result) - ticket.reserved);
+      if (charging) await charging;
+      return result;
+    } finally {
+      lease.inflight -= 1;
+      lease.lastActive = Date.now();
+      forget(project.id, lease);
+    }
+  }
+
   return {
     /** Throws when `addedBytes` more would exceed the project's database size (nothing charged). */
     async assertRoom(project: Project, addedBytes: number): Promise<void> {
@@ -177,48 +236,37 @@ export function databaseQuota(
         );
       }
     },
+    within,
     /**
-     * Charges the bytes a write is about to add (403 when they do not fit) and runs it; then
-     * charges the difference to what it really changed (`actual` of its result), or gives the
-     * reservation back when it fails.
+     * Records what a write that cannot be refused for its size really changed (a move to the trash
+     * adds its marker, a restore takes it off, a bulk of both): bytes given back wait for the
+     * project's next give-back in this process (the counter reads high meanwhile, which refuses
+     * nothing that would fit); bytes added come from a lease like any write's, and are charged as
+     * they are when the limit refuses them (such a write was never refused for its size).
      */
-    async within<T>(
-      project: Project,
-      addedBytes: number,
-      write: () => Promise<T>,
-      actual: (result: T) => number,
-    ): Promise<T> {
-      const [external, limits] = await Promise.all([
-        isExternal(project.id),
-        addedBytes > 0 ? limitsOf(project) : undefined,
-      ]);
-      if (external) return write();
+    async charge(project: Project, deltaBytes: number): Promise<void> {
+      if (deltaBytes === 0) return;
+      if (deltaBytes > 0) {
+        try {
+          await within(
+            project,
+            deltaBytes,
+            async () => undefined,
+            () => deltaBytes,
+          );
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 'QUOTA_EXCEEDED')) throw err;
+          await projects.addDatabaseUsed(project.id, deltaBytes);
+        }
+        return;
+      }
+      if (stopping || (await isExternal(project.id))) return projects.addDatabaseUsed(project.id, deltaBytes);
       let lease = leases.get(project.id);
       if (!lease) leases.set(project.id, (lease = newLease(Date.now())));
-      lease.inflight += 1;
+      lease.owed += deltaBytes;
       lease.lastActive = Date.now();
-      try {
-        let ticket: Ticket = { reserved: 0, leased: isOpen(lease, Date.now()) };
-        if (limits) ticket = await admit(project, lease, addedBytes, limits.databaseBytes);
-        let result: T;
-        try {
-          result = await write();
-        } catch (err) {
-          if (ticket.reserved) await correct(project.id, lease, ticket, -ticket.reserved);
-          throw err;
-        }
-        const charging = correct(project.id, lease, ticket, actual(result) - ticket.reserved);
-        if (charging) await charging;
-        return result;
-      } finally {
-        lease.inflight -= 1;
-        lease.lastActive = Date.now();
-        if (lease.inflight === 0 && !lease.busy && lease.openUntil === 0 && lease.owed === 0)
-          leases.delete(project.id);
-      }
+      if (!lease.timer) watch(project.id, lease);
     },
-    /** Records what a write really changed. */
-    charge: (project: Project, deltaBytes: number) => projects.addDatabaseUsed(project.id, deltaBytes),
     chargeProject: (projectId: string, deltaBytes: number) => projects.addDatabaseUsed(projectId, deltaBytes),
     /**
      * Whether a write of the project starting now would reserve from a lease (others under way
