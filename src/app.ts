@@ -1,6 +1,7 @@
 // createApp(role, deps) -> a Koa app for one HTTP role. Nothing listens here, so tests can mount
 // the app on an ephemeral port.
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import Koa from 'koa';
 import type { Document } from 'openapi-backend';
 import type { Deps } from './deps.js';
@@ -20,6 +21,7 @@ import { databaseUnavailable } from './db/errors.js';
 import { webApp } from './http/web.js';
 import { servedOverTls, strictTransport } from './http/transport.js';
 import { cookiePolicy } from './http/cookies.js';
+import { noteListening } from './lib/own-origins.js';
 
 export type HttpRole = 'public' | 'dashboard';
 
@@ -96,5 +98,13 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     app.use(webApp(repoPath('dist', 'web'), [config.publicUrl, config.s3?.endpoint, config.s3?.publicUrl]));
   }
   app.use(notFoundFallback([docs, api]));
+  // Whatever port a server of this app listens on is the platform's own: functions, hooks and
+  // webhooks may not call it (src/lib/own-origins.ts), also when it was chosen at random.
+  const listen = app.listen.bind(app) as (...args: unknown[]) => Server;
+  app.listen = ((...args: unknown[]) => {
+    const server = listen(...args);
+    noteListening(server);
+    return server;
+  }) as Koa['listen'];
   return app;
 }

@@ -1,7 +1,9 @@
 // ctx.fetch for hosted code, under the webhook rules (src/services/webhooks/http.ts): https only
 // unless the operator allows http, the restricted-host check on IP literals and at connection
 // time (names through the guarded lookup, so DNS cannot point inside), no redirects (a 3xx is an
-// answer like any other), a time limit, and caps on the request and response bodies.
+// answer like any other), a time limit, and caps on the request and response bodies. The
+// platform's own API is refused under every rule (src/lib/own-origins.ts): a call back into it
+// would run the project's hooks outside the depth rule.
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -12,6 +14,7 @@ import {
   RestrictedHostError,
   type HostResolver,
 } from '../../lib/restricted-hosts.js';
+import { OwnOriginError, type OwnOrigins } from '../../lib/own-origins.js';
 import { urlProblem } from '../webhooks/http.js';
 
 export const FETCH_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -36,6 +39,8 @@ export interface FetchRules {
   allowPrivate: boolean;
   timeoutMs: number;
   resolver: Pick<HostResolver, 'guardedLookup' | 'lookup'>;
+  /** The platform's own origins, refused whatever the other rules allow. */
+  own?: OwnOrigins;
 }
 
 export interface FetchAnswer {
@@ -66,6 +71,10 @@ export async function hostedFetch(
   const url = new URL(req.url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isRestrictedAddress(host, rules.allowPrivate)) throw refused(NOT_ALLOWED_REASON);
+  const own = rules.own ? await rules.own.check(url) : undefined;
+  if (own) throw refused(own);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const lookup = rules.allowPrivate ? rules.resolver.lookup : rules.resolver.guardedLookup;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<FetchAnswer>((resolve, reject) => {
     let settled = false;
@@ -81,7 +90,7 @@ export async function hostedFetch(
       method,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       agent: false,
-      lookup: rules.allowPrivate ? rules.resolver.lookup : rules.resolver.guardedLookup,
+      lookup: rules.own ? rules.own.guard(lookup, port) : lookup,
     });
     const timer = setTimeout(
       () => finish(refused(`no answer within ${rules.timeoutMs} ms`)),
@@ -107,6 +116,7 @@ export async function hostedFetch(
     });
     request.on('error', (err) => {
       const code = (err as NodeJS.ErrnoException).code;
+      if (err instanceof OwnOriginError) return finish(refused(err.message));
       if (err instanceof RestrictedHostError) return finish(refused(NOT_ALLOWED_REASON));
       finish(
         refused(

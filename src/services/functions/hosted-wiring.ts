@@ -5,6 +5,7 @@
 import type { Config } from '../../config.js';
 import type { Logger } from '../../lib/logger.js';
 import { hostResolver } from '../../lib/restricted-hosts.js';
+import { ownOriginsOf } from '../../lib/own-origins.js';
 import { hostedRuntime } from './hosted-runtime.js';
 import { hostedWiring, MAX_WRITES_PER_INVOCATION } from './host.js';
 
@@ -26,6 +27,7 @@ export function processHostedRuntime(
       allowPrivate: config.allowPrivateHosts,
       timeoutMs: config.webhooks.timeoutMs,
       resolver: hostResolver(config.dnsServers),
+      own: ownOriginsOf(config),
     },
     maxWrites: MAX_WRITES_PER_INVOCATION,
     log,

@@ -2,7 +2,8 @@
 // Webhooks. https only (plain http where the operator allows it for webhooks), the restricted-host
 // check again at every connection (IP literals first, names through the guarded lookup, so DNS
 // cannot point a saved URL inside), no redirects, one deadline for the whole exchange, an answer
-// of at most 64 KiB, and a keep-alive agent per host so busy hooks skip the TLS handshake.
+// of at most 64 KiB, and a keep-alive agent per host so busy hooks skip the TLS handshake. The
+// platform's own API is never a target (src/lib/own-origins.ts).
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -13,6 +14,7 @@ import {
   RestrictedHostError,
   type HostAllowance,
 } from '../../lib/restricted-hosts.js';
+import type { OwnOrigins } from '../../lib/own-origins.js';
 import { signedHeaders } from '../webhooks/signing.js';
 import { urlProblem } from '../webhooks/http.js';
 import type { InvocationOutcome } from './runtime-types.js';
@@ -35,6 +37,7 @@ export interface HttpHookCall {
 export interface HttpRuntimeOptions {
   allowHttp: boolean;
   allowPrivate: HostAllowance;
+  own?: OwnOrigins;
 }
 
 export function httpRuntime(options: HttpRuntimeOptions) {
@@ -47,7 +50,9 @@ export function httpRuntime(options: HttpRuntimeOptions) {
     if (agent) {
       agents.delete(key); // re-inserted: the map's order is the use order
     } else {
-      const settings = { keepAlive: true, maxSockets: SOCKETS_PER_HOST, maxFreeSockets: 8, lookup };
+      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      const guarded = options.own ? options.own.guard(lookup, port) : lookup;
+      const settings = { keepAlive: true, maxSockets: SOCKETS_PER_HOST, maxFreeSockets: 8, lookup: guarded };
       agent = url.protocol === 'https:' ? new https.Agent(settings) : new http.Agent(settings);
       if (agents.size >= MAX_AGENTS) {
         const [oldest, old] = agents.entries().next().value!;
@@ -73,6 +78,8 @@ export function httpRuntime(options: HttpRuntimeOptions) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) && isRestrictedAddress(host, options.allowPrivate))
       return failed('error', NOT_ALLOWED_REASON);
+    const own = options.own ? await options.own.check(url) : undefined;
+    if (own) return failed('error', own);
     const client = url.protocol === 'https:' ? https : http;
     const headers = {
       ...signedHeaders(input.secret, input.messageId, input.body, new Date()),
@@ -88,7 +95,8 @@ export function httpRuntime(options: HttpRuntimeOptions) {
         if (!keepSocket) request.destroy();
         resolve(outcome);
       };
-      const request = client.request(url, { method: 'POST', headers, agent: agentFor(url), lookup });
+      const agent = agentFor(url);
+      const request = client.request(url, { method: 'POST', headers, agent });
       const timer = setTimeout(
         () => finish(failed('timeout', `no answer within ${input.deadlineMs} ms`)),
         input.deadlineMs,

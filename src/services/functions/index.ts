@@ -14,6 +14,7 @@ import type { PlanLimits, Project } from '../types.js';
 import { hookBreakers } from './breaker.js';
 import { syncHooks, hookKey, type HookTable } from './hooks.js';
 import { targetAllowance } from '../webhooks/http.js';
+import { ownOriginsOf } from '../../lib/own-origins.js';
 import { httpRuntime } from './http-runtime.js';
 import { functionInvoker, type HostedWiring, type InvokeDeps } from './invoke.js';
 import { activeVersionOf, functionsManager } from './manage.js';
@@ -44,7 +45,11 @@ export function functionServices(deps: FunctionsDeps) {
   const key = deriveKey(config.encryptionKey, 'function-secret');
   const open = (sealed: string) => decrypt(key, sealed);
   // The same targets as webhooks, the development profile's loopback allowance included.
-  const hostRules = { allowHttp: config.webhooks.allowHttp, allowPrivate: targetAllowance(config) };
+  const hostRules = {
+    allowHttp: config.webhooks.allowHttp,
+    allowPrivate: targetAllowance(config),
+    own: ownOriginsOf(config),
+  };
   const breakers = hookBreakers(deps.sharedCache, config.hookBreaker);
   const http = httpRuntime(hostRules);
   let hosted: HostedWiring | undefined;

@@ -7,6 +7,7 @@ import { Cron } from 'croner';
 import { badRequest } from '../../http/errors.js';
 import { checkHost, type HostAllowance } from '../../lib/restricted-hosts.js';
 import { urlProblem } from '../webhooks/http.js';
+import type { OwnOrigins } from '../../lib/own-origins.js';
 import type { PlanLimits } from '../types.js';
 import {
   COLLECTION_TRIGGERS,
@@ -29,6 +30,8 @@ const invalid = (path: string, message: string) =>
 export interface HostRules {
   allowHttp: boolean;
   allowPrivate: HostAllowance;
+  /** The platform's own origins, never a hook's target (src/lib/own-origins.ts). */
+  own?: OwnOrigins;
 }
 
 /** The URL rules of webhooks: https (http where the operator allows it), no credentials, a public host. */
@@ -42,6 +45,9 @@ export async function checkHookUrl(url: string, rules: HostRules): Promise<void>
       [{ path: 'body.runtime.url', message: host.reason }],
       'RESTRICTED_HOST',
     );
+  const own = await rules.own?.check(new URL(url), true);
+  if (own)
+    throw badRequest(`runtime.url: ${own}`, [{ path: 'body.runtime.url', message: own }], 'RESTRICTED_HOST');
 }
 
 /** The shortest gap, in seconds, between the next runs of a cron expression. */

@@ -16,6 +16,7 @@ import type {
 } from '../../db/webhook-deliveries.js';
 import type { StoredWebhook, WebhooksRepo } from '../../db/webhooks.js';
 import type { HostAllowance } from '../../lib/restricted-hosts.js';
+import type { OwnOrigins } from '../../lib/own-origins.js';
 import { postWebhook, type PostResult } from './http.js';
 import { laneAccounts } from './lanes.js';
 import { signedHeaders } from './signing.js';
@@ -25,6 +26,8 @@ export interface DeliveryOptions {
   settings: WebhookSettings;
   /** What targets may reach besides public hosts (targetAllowance). */
   allowPrivateHosts: HostAllowance;
+  /** The platform's own origins, never a target (src/lib/own-origins.ts). */
+  own?: OwnOrigins;
   openSecret: (sealed: string) => string;
   random?: () => number;
   now?: () => Date;
@@ -43,6 +46,7 @@ export function webhookDeliverer(
   {
     settings,
     allowPrivateHosts,
+    own,
     openSecret,
     random = Math.random,
     now = () => new Date(),
@@ -145,6 +149,7 @@ export function webhookDeliverer(
         timeoutMs: settings.timeoutMs,
         allowPrivate: allowPrivateHosts,
         allowHttp: settings.allowHttp,
+        own,
       });
       onAttempt?.(delivery.projectId);
     }

@@ -2,7 +2,8 @@
 // the development profile's allowance), the restricted-host check at
 // connection time (IP literals checked first, names through the guarded lookup, so DNS cannot
 // point a saved URL inside), no redirects (a 3xx is an answer like any other), a time limit for
-// the whole exchange, and at most 1 KiB of the response kept.
+// the whole exchange, and at most 1 KiB of the response kept. The platform's own API is never a
+// target (src/lib/own-origins.ts).
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -15,6 +16,7 @@ import {
   NOT_ALLOWED_REASON,
   RestrictedHostError,
 } from '../../lib/restricted-hosts.js';
+import { OwnOriginError, type OwnOrigins } from '../../lib/own-origins.js';
 
 export const RESPONSE_BYTES = 1024;
 
@@ -22,6 +24,7 @@ export interface PostOptions {
   timeoutMs: number;
   allowPrivate: HostAllowance;
   allowHttp: boolean;
+  own?: OwnOrigins;
 }
 
 /**
@@ -102,6 +105,10 @@ export async function postWebhook(
   if (isIP(host) && isRestrictedAddress(host, options.allowPrivate)) {
     return done({ status: null, response: null, error: NOT_ALLOWED_REASON, retryable: false });
   }
+  const own = options.own ? await options.own.check(url) : undefined;
+  if (own) return done({ status: null, response: null, error: own, retryable: false });
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const lookup = guardedLookupFor(options.allowPrivate);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
@@ -116,7 +123,7 @@ export async function postWebhook(
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       agent: false,
-      lookup: guardedLookupFor(options.allowPrivate),
+      lookup: options.own ? options.own.guard(lookup, port) : lookup,
     });
     const timer = setTimeout(
       () =>
@@ -151,7 +158,7 @@ export async function postWebhook(
       res.on('error', answer);
     });
     request.on('error', (err) => {
-      const restricted = err instanceof RestrictedHostError;
+      const restricted = err instanceof RestrictedHostError || err instanceof OwnOriginError;
       finish({ status: null, response: null, error: err.message, retryable: !restricted });
     });
     request.end(body);

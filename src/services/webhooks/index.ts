@@ -20,6 +20,7 @@ import type { UsageCounter } from '../usage/counter.js';
 import { webhookOutbox } from './outbox.js';
 import { intentRecovery, type DocumentReader } from './recovery.js';
 import type { AfterTriggers } from '../functions/after-triggers.js';
+import { ownOriginsOf } from '../../lib/own-origins.js';
 
 export const WEBHOOK_EVENTS = [
   'document.created',
@@ -85,6 +86,7 @@ export function webhookServices(
       ...webhookDeliverer(deliveries, repo, workerLog, {
         settings: config.webhooks,
         allowPrivateHosts: targetAllowance(config),
+        own: ownOriginsOf(config),
         openSecret: (sealed) => decrypt(key, sealed),
         onAttempt: (projectId) => counter?.add(projectId, 'webhookDeliveries'),
         functions,

@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import { ApiError, badRequest, conflict, forbidden, notFound, tooManyRequests } from '../../http/errors.js';
 import type { Cache } from '../../cache/index.js';
 import { checkHost } from '../../lib/restricted-hosts.js';
+import { ownOriginsOf } from '../../lib/own-origins.js';
 import { randomToken } from '../../lib/secrets.js';
 import type { StoredWebhook, WebhookFields, WebhookHealth, WebhooksRepo } from '../../db/webhooks.js';
 import type { StoredDelivery, WebhookDeliveriesRepo } from '../../db/webhook-deliveries.js';
@@ -115,6 +116,8 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
         'RESTRICTED_HOST',
       );
     }
+    const own = await ownOriginsOf(config).check(new URL(url), true);
+    if (own) throw badRequest(`url: ${own}`, [{ path: 'body.url', message: own }], 'RESTRICTED_HOST');
   }
 
   function fields(input: Partial<WebhookInput>): Partial<WebhookFields & WebhookHealth> {
