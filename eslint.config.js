@@ -35,6 +35,7 @@ export default tseslint.config(
       'node_modules/',
       'dist/',
       'cli/dist/',
+      'sdk/dist/',
       'generated/',
       '.stack/',
       'coverage/',

@@ -2534,6 +2534,13 @@ export interface components {
             addedAt: string;
         };
         MembersEnvelope: {
+            /** @description Origins of pages that sent credentials (`credentials: 'include'`, as browser SDKs do) which the project did not grant, so the browser refused them the answers: the last five, oldest first, each with when it was last noted (at most every 10 minutes per origin). An origin the project lists since (allowed origins, site URL) is left out. Adding it to `settings.allowedOrigins` fixes the page. */
+            credentialsRefused?: {
+                /** @example https://app.example.com */
+                origin: string;
+                /** Format: date-time */
+                at: string;
+            }[];
             /** @enum {boolean} */
             success: true;
             data: {
@@ -5821,6 +5828,11 @@ export interface operations {
                                 accessToken: string | null;
                                 /** @description The request's `x-request-id`, as in the server's access log. */
                                 requestId: string;
+                                /**
+                                 * @description Why the request did not work as its caller meant, and what fixes it, when the service knows: a page on an origin the project does not grant credentials sent them, so the browser refused it the answer.
+                                 * @example A page on https://app.example.com sent credentials; add it to Allowed origins (project Settings) so the browser lets it read the answers.
+                                 */
+                                note?: string;
                             }[];
                             pagination: {
                                 limit: number;

@@ -22,6 +22,7 @@ step lint npx eslint .
 step format npx prettier --check . '!.stack/**' '!.data/**'
 step typecheck npx tsc -p tsconfig.json --noEmit
 step typecheck:web npx tsc -p web/tsconfig.json --noEmit
+step typecheck:sdk npx tsc -p sdk/tsconfig.json --noEmit
 step check:generated npx tsx scripts/generate.ts --check
 step lint:spec bash scripts/lint-spec.sh
 step build:web bash scripts/build-web.sh

@@ -86,7 +86,13 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   if (role === 'dashboard' && services.requestLog.enabled)
     app.use(accessTokenRequests(services.requestLog.recordAccessToken));
   app.use(errorHandler(databaseUnavailable));
-  if (role === 'public') app.use(publicCors([docs, api]));
+  if (role === 'public')
+    app.use(
+      publicCors([docs, api], {
+        loopbackCredentials: deps.config.corsLoopbackCredentials,
+        credentialsRefused: services.originNotices.credentialsRefused,
+      }),
+    );
   app.use(jsonBody(deps.config.bodyLimitBytes));
   if (role === 'public') app.use(blockUsersPaths);
   // The API's routes first: its requests then never pass the documentation's router (whose paths,

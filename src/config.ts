@@ -36,6 +36,11 @@ export interface Config {
   readonly dashboardUrl: string;
   /** Origins from which cookie-authenticated dashboard writes are accepted. */
   readonly dashboardOrigins: string[];
+  /**
+   * Loopback pages (`http://localhost:*`, `127.0.0.1`, `[::1]`) get credentials from a project that
+   * lists no allowed origins: the development profile's default, so a browser SDK works out of the box.
+   */
+  readonly corsLoopbackCredentials: boolean;
   readonly mongodbUri: string;
   readonly platformDb: string;
   readonly redisUrl: string | undefined;
@@ -142,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: r.url('PUBLIC_URL', ['http:', 'https:'], `http://localhost:${publicPort}`)!,
     dashboardUrl: r.url('DASHBOARD_URL', ['http:', 'https:'], `http://localhost:${dashboardPort}`)!,
     dashboardOrigins: [],
+    corsLoopbackCredentials: r.bool('CORS_LOOPBACK_CREDENTIALS', nodeEnv === 'development'),
     mongodbUri: r.requiredUrl('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     platformDb: r.string('PLATFORM_DB', 'baas_platform'),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),

@@ -8,6 +8,7 @@ import { requireDeveloper } from '../services/projects.js';
 import type { RequestContext } from '../services/context.js';
 import type { Project } from '../services/types.js';
 import { developerView } from './accounts.js';
+import { appOrigins } from '../services/user-auth/app-origins.js';
 
 type Ops = operations;
 
@@ -26,6 +27,10 @@ export function projectHandlers({ projects, members, operator, plans }: Services
       limits: await projects.limitsOf(project),
       usage: project.usage,
       hasAiProviderKey: project.hasAiProviderKey,
+      // An origin listed since is no longer refused.
+      credentialsRefused: (project.credentialsRefused ?? [])
+        .filter(({ origin }) => !appOrigins(project).has(origin))
+        .map(({ origin, at }) => ({ origin, at: at.toISOString() })),
       createdAt: project.createdAt.toISOString(),
       updatedAt: project.updatedAt.toISOString(),
     };

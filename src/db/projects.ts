@@ -50,6 +50,8 @@ export interface ProjectDoc {
   aiKeyEnc?: string | null;
   /** A restore over the project is queued or running (its job id): the public API holds back. */
   restoringId?: string;
+  /** Pages that sent credentials the project did not grant: the last few origins, newest last. */
+  credentialsRefused?: { origin: string; at: Date }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -83,6 +85,7 @@ function toProject(doc: ProjectDoc): Project {
     usage: { databaseUsed: doc.usage?.databaseUsed ?? 0, storageUsed: doc.usage?.storageUsed ?? 0 },
     hasAiProviderKey: Boolean(doc.aiKeyEnc),
     ...(doc.restoringId ? { restoringId: doc.restoringId } : {}),
+    ...(doc.credentialsRefused?.length ? { credentialsRefused: doc.credentialsRefused } : {}),
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -189,6 +192,18 @@ export function projectsRepo(db: Db) {
           $push: { members: { developerId: developer, role, addedAt: new Date() } },
           $set: { updatedAt: new Date() },
         },
+    /**
+     * Notes a page origin that sent credentials the project did not grant: moved to the end of the
+     * project's short list (the last `keep`). Not a change of the project: no `updatedAt`.
+     */
+    async noteCredentialsRefused(id: string, origin: string, at: Date, keep: number): Promise<void> {
+      const filter = byId(id);
+      if (!filter) return;
+      await projects.updateOne(filter, { $pull: { credentialsRefused: { origin } } });
+      await projects.updateOne(filter, {
+        $push: { credentialsRefused: { $each: [{ origin, at }], $slice: -keep } },
+      });
+    },
         after,
       );
       return doc ? toProject(doc) : undefined;

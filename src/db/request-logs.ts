@@ -2,7 +2,8 @@
 // services/request-log/. A batch's entries of one project are stored as one document (a bucket:
 // `{ projectId, count, entries }`, its `_id` the id of its newest entry), the entries as one JSON
 // text of rows (`[id, at ms, method, path, status, durationMs, keyKind, userId, requestId]`, and
-// the access token's prefix after them for a dashboard request made with one,
+// the access token's prefix after them for a dashboard request made with one, then a note when
+// there is one,
 // oldest first): the database stores and indexes one document per project and batch and parses
 // one string, not one document per request, since the log's work shares the machine with the
 // requests it records. Filters run here, on the rows of the newest buckets. Bounded per project
@@ -30,6 +31,8 @@ export interface RequestLogEntry {
   requestId: string;
   /** The prefix of the personal access token of a dashboard request (keyKind `accessToken`). */
   accessToken?: string | null;
+  /** What went wrong and how to fix it, when the HTTP layer knew (a page refused credentials). */
+  note?: string;
 }
 
 /** An entry as stored in its bucket's text. */
@@ -43,7 +46,8 @@ type Row = [
   keyKind: RequestLogEntry['keyKind'],
   userId: string | null,
   requestId: string,
-  accessToken?: string,
+  accessToken?: string | null,
+  note?: string,
 ];
 
 interface BucketDoc {
@@ -66,7 +70,7 @@ const rowOf = (e: RequestLogEntry): Row =>
     e.keyKind,
     e.userId,
     e.requestId,
-    ...(e.accessToken ? [e.accessToken] : []),
+    ...(e.note ? [e.accessToken ?? null, e.note] : e.accessToken ? [e.accessToken] : []),
   ] as Row;
 const entryOf = (projectId: string, r: Row): RequestLogEntry => ({
   id: r[0],
@@ -80,6 +84,7 @@ const entryOf = (projectId: string, r: Row): RequestLogEntry => ({
   userId: r[7],
   requestId: r[8],
   accessToken: r[9] ?? null,
+  ...(r[10] ? { note: r[10] } : {}),
 });
 /** A bucket's rows; none for a document of the format before buckets (the age sweep removes those). */
 const rowsOf = (bucket: Pick<BucketDoc, 'entries'>) =>

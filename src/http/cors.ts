@@ -3,14 +3,17 @@
 // answered: every preflight on a known route is granted (it grants nothing by itself), and the
 // project's allowedOrigins are enforced on the actual request, which carries the key. An answer to
 // a refused origin carries no CORS headers, so the page cannot read it; credentials are granted
-// only to the origins the key's project names as its own (allowed origins, site URL).
+// only to the origins the key's project names as its own (allowed origins, site URL), and in the
+// development profile to loopback pages while the project lists no origins. A credentialed request
+// that is not granted is noted (request log, dashboard) with the sentence that fixes it.
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ApiError } from './errors.js';
 import { setHeaders } from './headers.js';
 import { owningLayers } from './route-owner.js';
 import type { RequestState } from './middleware.js';
-import { appOrigins } from '../services/user-auth/app-origins.js';
+import { credentialsRefusedNote, grantsCredentials } from '../services/user-auth/app-origins.js';
+import type { Project } from '../services/types.js';
 
 /** The code of the 403 for a publishable key used from an origin its project does not list. */
 export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
@@ -68,7 +71,14 @@ function routeMethods(routers: Router[], path: string): string | undefined {
  * origins lets any page read its public answers but never with the user's cookies. The refresh
  * cookie is guarded separately too (services/user-auth/app-origins.ts).
  */
-export function publicCors(routers: Router[]) {
+export interface CorsOptions {
+  /** CORS_LOOPBACK_CREDENTIALS: loopback pages get credentials from a project listing no origins. */
+  loopbackCredentials: boolean;
+  /** Told of a credentialed request from an origin that gets no credentials (cheap; throttled there). */
+  credentialsRefused?: (project: Project, origin: string) => void;
+}
+
+export function publicCors(routers: Router[], options: CorsOptions) {
   return (ctx: Context, next: Next) => {
     // Answers differ by Origin: shared caches must key on it, also for answers without one. This
     // runs before anything else sets Vary (later ones append), so a plain set is enough.
@@ -95,7 +105,7 @@ export function publicCors(routers: Router[]) {
         return;
       }
     }
-    return grantable ? granted(ctx, next, origin) : next();
+    return grantable ? granted(ctx, next, origin, options) : next();
   };
 }
 
@@ -103,7 +113,7 @@ export function publicCors(routers: Router[]) {
  * The rest of the chain with the grant on its answer, taken off again when the key's project
  * refuses the origin, and with credentials once that project names the origin as its own.
  */
-async function granted(ctx: Context, next: Next, origin: string) {
+async function granted(ctx: Context, next: Next, origin: string, options: CorsOptions) {
   setHeaders(ctx, {
     'Access-Control-Allow-Origin': origin,
     'Access-Control-Expose-Headers': EXPOSED_HEADERS,
@@ -114,12 +124,14 @@ async function granted(ctx: Context, next: Next, origin: string) {
     // The key's project does not list this origin: the page gets no readable answer.
     if (err instanceof ApiError && err.code === ORIGIN_NOT_ALLOWED) {
       for (const name of GRANT_HEADERS) ctx.remove(name);
+      const project = (ctx.state as Partial<RequestState>).keyProject;
+      if (project) noteRefused(ctx, project, origin, options);
     } else {
-      grantCredentials(ctx, origin);
+      grantCredentials(ctx, origin, options);
     }
     throw err;
   }
-  grantCredentials(ctx, origin);
+  grantCredentials(ctx, origin, options);
 }
 
 /**
@@ -127,9 +139,22 @@ async function granted(ctx: Context, next: Next, origin: string) {
  * site URL): keyless routes (signed URLs, public files) read no cookie and need none. Answers are
  * written after the chain returns (no route flushes headers early), so this is in time.
  */
-function grantCredentials(ctx: Context, origin: string) {
+function grantCredentials(ctx: Context, origin: string, options: CorsOptions) {
   const project = (ctx.state as Partial<RequestState>).keyProject;
-  if (project && appOrigins(project).has(origin)) {
+  if (!project) return;
+  if (grantsCredentials(project, origin, options.loopbackCredentials)) {
     setHeaders(ctx, { 'Access-Control-Allow-Credentials': 'true' });
-  }
+  } else noteRefused(ctx, project, origin, options);
+}
+
+/**
+ * A browser does not say that a request carries credentials, but Chromium sends
+ * `Sec-Fetch-Storage-Access` on a cross-site request whose credentials mode is `include`, and any
+ * browser sends the cookies it has: either marks a page that will not be let read the answer.
+ */
+function noteRefused(ctx: Context, project: Project, origin: string, options: CorsOptions) {
+  const headers = ctx.headers;
+  if (headers['sec-fetch-storage-access'] === undefined && headers.cookie === undefined) return;
+  (ctx.state as Partial<RequestState>).note = credentialsRefusedNote(origin);
+  options.credentialsRefused?.(project, origin);
 }

@@ -25,6 +25,8 @@ export class RequestState {
   principal: Principal | undefined = undefined;
   /** The API key's project once known, even when the request then fails (CORS reads it). */
   keyProject: Project | undefined = undefined;
+  /** What the project's request log says about this request, besides its outcome (CORS sets it). */
+  note: string | undefined = undefined;
   constructor(
     private readonly base: Logger,
     readonly requestId: string,
@@ -65,6 +67,7 @@ export function requestContext(log: Logger, record?: (entry: RecordedRequest) =>
           userId: state.principal!.endUser?.id ?? null,
           requestId,
           at: Date.now(),
+          note: state.note,
         });
       }
     }

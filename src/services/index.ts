@@ -47,6 +47,7 @@ import { requestLogService } from './request-log/index.js';
 import { requestLogsRepo } from '../db/request-logs.js';
 import { limitsOf } from '../lib/plan-table.js';
 import type { Project } from './types.js';
+import { originNotices } from './origin-notices.js';
 import { isObjectId, toObjectId } from '../db/ids.js';
 import { toApi } from './data/serialize.js';
 import { backupService } from './backups/index.js';
@@ -354,3 +355,4 @@ export function createServices(deps: Deps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+    originNotices: originNotices({ note: repos.projects.noteCredentialsRefused, log: deps.log }),

@@ -113,6 +113,8 @@ export interface Project {
 export type FieldType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
 
 export interface FieldDef {
+  /** Pages that sent credentials the project did not grant, newest last (services/origin-notices.ts). */
+  credentialsRefused?: { origin: string; at: Date }[];
   name: string;
   type: FieldType;
   required?: boolean;

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   accessToken?: string;
   /** Epoch milliseconds. */
   at: number;
+  /** Why the request did not work as the caller meant, and what fixes it (a refused CORS credential). */
+  note?: string;
 }
 
 export interface BufferOptions {
@@ -56,6 +58,7 @@ export function requestLogBuffer(options: BufferOptions) {
       userId: r.userId,
       requestId: r.requestId,
       accessToken: r.accessToken ?? null,
+      ...(r.note ? { note: r.note } : {}),
     }));
     try {
       await write(entries);

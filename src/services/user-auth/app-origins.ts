@@ -10,6 +10,24 @@ export function appOrigins(project: Project): Set<string> {
   return origins;
 }
 
+/** A page served from this machine over plain http: `localhost`, `127.0.0.1` or `[::1]`, any port. */
+const LOOPBACK_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/**
+ * Whether a page on `origin` gets credentials (cookies, and reading the answer to a request that
+ * sent them): an app origin of the project; with `loopback` (the development profile's
+ * CORS_LOOPBACK_CREDENTIALS), also a loopback page while the project lists no allowed origins, so
+ * a browser SDK that sends `credentials: 'include'` works before anything is configured.
+ */
+export function grantsCredentials(project: Project, origin: string, loopback: boolean): boolean {
+  if (appOrigins(project).has(origin)) return true;
+  return loopback && project.settings.allowedOrigins.length === 0 && LOOPBACK_ORIGIN.test(origin);
+}
+
+/** The sentence that fixes a refused credentialed request, for the request log and the dashboard. */
+export const credentialsRefusedNote = (origin: string) =>
+  `A page on ${origin} sent credentials; add it to Allowed origins (project Settings) so the browser lets it read the answers.`;
+
 /**
  * Whether the `baas_refresh` cookie may be read from, and set on, a request. The public API answers
  * any origin when a project lists none; it grants credentials only to app origins, but a browser
