@@ -31,7 +31,8 @@ prepare() {
         --platform=node --target=node24 --sourcemap || return 1
     echo "$want" >dist/.build-stamp
   fi
-  bash scripts/build-web.sh
+  bash scripts/build-web.sh || return 1
+  bash scripts/build-clients.sh
 }
 if ! prepare; then
   wait "$stack" || true

@@ -26,6 +26,7 @@ step typecheck:sdk npx tsc -p sdk/tsconfig.json --noEmit
 step check:generated npx tsx scripts/generate.ts --check
 step lint:spec bash scripts/lint-spec.sh
 step build:web bash scripts/build-web.sh
+step build:clients bash scripts/build-clients.sh
 CHECK_RESPONSE_COVERAGE=1 counted "unit and integration tests" '[0-9]+ passing' '[0-9]+ failing' \
   npx mocha 'test/unit/**/*.test.ts' 'test/api/**/*.test.ts' 'test/e2e/**/*.test.ts'
 counted "contract tests" 'contract: [0-9]+ passed' '[0-9]+ failed$' npx tsx test/contract/run.ts

@@ -19,6 +19,7 @@ import { usersBlocked } from './services/data/access.js';
 import { rateLimitGates } from './http/rate-limit.js';
 import { databaseUnavailable } from './db/errors.js';
 import { webApp } from './http/web.js';
+import { clientFiles } from './http/clients.js';
 import { servedOverTls, strictTransport } from './http/transport.js';
 import { cookiePolicy } from './http/cookies.js';
 import { noteListening } from './lib/own-origins.js';
@@ -101,6 +102,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   app.use(docs.routes());
   if (role === 'dashboard') {
     const { config } = deps;
+    app.use(clientFiles(repoPath('dist', 'clients')));
     app.use(webApp(repoPath('dist', 'web'), [config.publicUrl, config.s3?.endpoint, config.s3?.publicUrl]));
   }
   app.use(notFoundFallback([docs, api]));
