@@ -166,6 +166,18 @@ export function projectsRepo(db: Db) {
         ));
       return doc ? toProject(doc) : undefined;
     },
+    /**
+     * Notes a page origin that sent credentials the project did not grant: moved to the end of the
+     * project's short list (the last `keep`). Not a change of the project: no `updatedAt`.
+     */
+    async noteCredentialsRefused(id: string, origin: string, at: Date, keep: number): Promise<void> {
+      const filter = byId(id);
+      if (!filter) return;
+      await projects.updateOne(filter, { $pull: { credentialsRefused: { origin } } });
+      await projects.updateOne(filter, {
+        $push: { credentialsRefused: { $each: [{ origin, at }], $slice: -keep } },
+      });
+    },
     /** Marks a restore over the project queued or running (its job id). */
     async setRestoring(id: string, restoreId: string): Promise<void> {
       const filter = byId(id);
@@ -192,18 +204,6 @@ export function projectsRepo(db: Db) {
           $push: { members: { developerId: developer, role, addedAt: new Date() } },
           $set: { updatedAt: new Date() },
         },
-    /**
-     * Notes a page origin that sent credentials the project did not grant: moved to the end of the
-     * project's short list (the last `keep`). Not a change of the project: no `updatedAt`.
-     */
-    async noteCredentialsRefused(id: string, origin: string, at: Date, keep: number): Promise<void> {
-      const filter = byId(id);
-      if (!filter) return;
-      await projects.updateOne(filter, { $pull: { credentialsRefused: { origin } } });
-      await projects.updateOne(filter, {
-        $push: { credentialsRefused: { $each: [{ origin, at }], $slice: -keep } },
-      });
-    },
         after,
       );
       return doc ? toProject(doc) : undefined;

@@ -340,6 +340,7 @@ export function createServices(deps: Deps) {
       counter: usage.counter,
     }),
     externalDb,
+    originNotices: originNotices({ note: repos.projects.noteCredentialsRefused, log: deps.log }),
     requestLog: requestLogService({
       repo: requestLogsRepo(platform),
       projects,
@@ -355,4 +356,3 @@ export function createServices(deps: Deps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
-    originNotices: originNotices({ note: repos.projects.noteCredentialsRefused, log: deps.log }),

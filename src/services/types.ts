@@ -106,6 +106,8 @@ export interface Project {
   hasAiProviderKey: boolean;
   /** A restore over the project is queued or running: this job's id (docs/backups.md). */
   restoringId?: string;
+  /** Pages that sent credentials the project did not grant, newest last (services/origin-notices.ts). */
+  credentialsRefused?: { origin: string; at: Date }[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -113,8 +115,6 @@ export interface Project {
 export type FieldType = 'String' | 'Number' | 'Boolean' | 'Date' | 'Object' | 'Array' | 'Ref';
 
 export interface FieldDef {
-  /** Pages that sent credentials the project did not grant, newest last (services/origin-notices.ts). */
-  credentialsRefused?: { origin: string; at: Date }[];
   name: string;
   type: FieldType;
   required?: boolean;
