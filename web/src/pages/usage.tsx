@@ -1,24 +1,17 @@
 // The project overview: this month's usage against the plan limits, and the last 90 days.
-import { useQuery } from '@tanstack/react-query';
-import { api, call, formatBytes } from '../api';
+import { formatBytes } from '../api';
 import { DailyBars, Meter } from '../components/charts';
 import { ErrorBox, Progress } from '../components/ui';
 import type { ProjectPageProps } from './project-shell';
 import { EngineWarning } from './engine-warning';
+import { CredentialsRefused } from './settings/credentials-refused';
 import { isLimit } from '../data/plans';
+import { FunctionQuotaWarning, useUsage } from './functions/quota-warning';
 
 const count = (n: number) => n.toLocaleString();
 
 export function UsagePage({ project }: ProjectPageProps) {
-  const usage = useQuery({
-    queryKey: ['usage', project.id],
-    queryFn: async ({ signal }) =>
-      (
-        await call(
-          api.GET('/api/projects/{projectId}/usage', { params: { path: { projectId: project.id } }, signal }),
-        )
-      ).data,
-  });
+  const usage = useUsage(project.id);
   if (usage.error) return <ErrorBox error={usage.error} />;
   if (!usage.data) return <Progress label="Loading usage…" />;
   const { figures, daily, month, resetsAt } = usage.data;
@@ -29,7 +22,9 @@ export function UsagePage({ project }: ProjectPageProps) {
       <p className="muted">
         Usage for {month} (UTC). Monthly figures reset on {new Date(resetsAt).toLocaleDateString()}.
       </p>
+      <CredentialsRefused project={project} />
       <EngineWarning projectId={project.id} />
+      <FunctionQuotaWarning projectId={project.id} />
       <section className="card" aria-labelledby="limits-heading">
         <h2 id="limits-heading">Against your plan limits</h2>
         <Meter

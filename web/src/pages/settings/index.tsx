@@ -9,6 +9,7 @@ import { ErrorBox, Field, FieldError, Notice, Progress } from '../../components/
 import { Confirm } from '../../components/confirm';
 import { AiKeyForm } from '../../components/ai-key';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
+import { CredentialsRefused } from './credentials-refused';
 import type { ProjectPageProps } from '../project-shell';
 
 interface Values {
@@ -68,6 +69,10 @@ export function SettingsPage({ project, reload }: ProjectPageProps) {
   return (
     <>
       <h1>Settings</h1>
+      <CredentialsRefused
+        project={project}
+        onAdded={(saved) => form.setValue('origins', saved.settings.allowedOrigins.join('\n'))}
+      />
       <form
         onSubmit={submit}
         onChange={() => {
@@ -90,7 +95,8 @@ export function SettingsPage({ project, reload }: ProjectPageProps) {
             aria-invalid={errors.origins ? true : undefined}
           />
           <small className="hint">
-            Browsers on these origins may use the publishable key. Empty: any origin.
+            Browsers on these origins may use the publishable key, with credentials. Empty: any origin,
+            without credentials (under npm start, pages on localhost get them too).
           </small>
           <FieldError message={errors.origins?.message} />
         </div>
