@@ -59,8 +59,10 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
     cookies: cookiePolicy(tls),
     gate:
       role === 'public'
-        ? rateLimitGates(services.rateLimits, (projectId) =>
-            services.usage.counter.add(projectId, 'apiCalls'),
+        ? rateLimitGates(
+            services.rateLimits,
+            (projectId) => services.usage.counter.add(projectId, 'apiCalls'),
+            services.projects.knownSecretKey,
           )
         : undefined,
   });

@@ -45,11 +45,17 @@ function refusal(check: RateCheck): ApiError {
 /** A failed key check is charged to the client IP: floods with bad keys are limited too. */
 const authFailure = (err: unknown) => err instanceof ApiError && (err.status === 401 || err.status === 403);
 
-/** `onCall` is told of every request let through with a project's key (usage accounting; must be cheap). */
-export function rateLimitGates(limits: ApiRateLimits, onCall?: (projectId: string) => void) {
+/**
+ * `onCall` is told of every request let through with a project's key (usage accounting; must be
+ * cheap); `knownSecretKey` says whether a key has resolved as a secret key in this process.
+ */
+export function rateLimitGates(
+  limits: ApiRateLimits,
+  onCall?: (projectId: string) => void,
+  knownSecretKey: (key: string) => boolean = () => false,
+) {
   const gate: SecurityGate = async (ctx, resolve) => {
-    const secretKey = ctx.get('x-api-key').startsWith('sk_live_');
-    const early = limits.refusedEarly(ctx.ip, secretKey);
+    const early = limits.refusedEarly(ctx.ip, ctx.get('x-api-key'), knownSecretKey);
     if (early) throw refusal(early);
     let principal: Principal;
     try {

@@ -162,6 +162,10 @@ export function projectsService(
     },
 
     /** The project and kind of an API key; 401 for a missing, malformed or unknown key. */
+    /** A secret key that resolved in this process (rotated since or not): no lookup, no hash. */
+    knownSecretKey(key: string): boolean {
+      return keyKindOf(key) === 'secret' && keyHashes.has(key);
+    },
     async resolveApiKey(key: string): Promise<{ project: Project; kind: KeyKind }> {
       const kind = keyKindOf(key);
       if (!kind) throw unauthorized('Invalid API key', 'INVALID_API_KEY');

@@ -9,6 +9,7 @@
 // src/cache/rate-lease.ts). IPv6 clients count by their /64 (src/lib/client-ip.ts).
 import type { Cache, RateBucket, RateState } from '../cache/index.js';
 import { clientIpKey } from '../lib/client-ip.js';
+import { keyKindOf } from '../lib/secrets.js';
 import { limitsOf, type PlanTable } from '../lib/plan-table.js';
 import type { KeyKind, PlanName, Project } from './types.js';
 
@@ -48,7 +49,7 @@ export function apiRateLimits(
 ) {
   const plans = new Map<string, { plan: PlanName; expiresAt: number }>();
   /** Client IPs refused by the IP bucket, until when: refused again here without a round trip. */
-  const blocked = new Map<string, { until: number; check: RateCheck }>();
+  const blocked = new Map<string, { until: number; check: RateCheck; secretTried?: boolean }>();
 
   /** The owner's plan: this process's copy while it is fresh, else read and kept. */
   async function ownerPlan(ownerId: string): Promise<PlanName> {
@@ -120,10 +121,13 @@ export function apiRateLimits(
     /**
      * A refusal known in this process for a client IP still over its limit, so that a flood
      * (bad keys included) costs neither a key lookup nor a cache round trip. Secret-key requests
-     * are not counted per IP, so they are never refused here.
+     * are not counted per IP: a secret key this process has seen resolve (`knownSecret`) goes on,
+     * and an unknown one gets one lookup per blocked IP and window (a server's first call after a
+     * restart). Past that, a key merely shaped like a secret key is refused like any other, or a
+     * flood would skip this check by choosing its prefix.
      */
-    refusedEarly(ip: string, secretKey: boolean): RateCheck | undefined {
-      if (secretKey || ipPerMinute === 0 || blocked.size === 0) return undefined;
+    refusedEarly(ip: string, key: string, knownSecret: (key: string) => boolean): RateCheck | undefined {
+      if (ipPerMinute === 0 || blocked.size === 0) return undefined;
       const client = clientIpKey(ip);
       const entry = blocked.get(client);
       if (!entry) return undefined;
@@ -131,6 +135,13 @@ export function apiRateLimits(
       if (entry.until <= now) {
         blocked.delete(client);
         return undefined;
+      }
+      if (keyKindOf(key) === 'secret') {
+        if (knownSecret(key)) return undefined;
+        if (!entry.secretTried) {
+          entry.secretTried = true;
+          return undefined;
+        }
       }
       const retryAfterMs = entry.until - now;
       return { ...entry.check, retryAfterMs, retryAfterSeconds: Math.max(Math.ceil(retryAfterMs / 1000), 1) };

@@ -195,6 +195,35 @@ describe('rate limits of the public API', () => {
       expectHeaders(secret, 300, 299);
     });
 
+    it('refuses a flood of keys shaped like secret keys before any key lookup, yet lets a secret key it knows through', async () => {
+      // The client IP is over its limit (the test above). An attacker's keys start with sk_live_:
+      // refused early, without a key lookup (counted by wrapping the service), but for one lookup
+      // per blocked window that an unknown secret key gets (a server's first call after a restart).
+      const burst = async () => {
+        for (let i = 0; i < 5 && (await app.client.get('/api/data/posts')).status !== 429; i++);
+      };
+      await burst();
+      let lookups = 0;
+      const projects = app.services.projects;
+      const resolve = projects.resolveApiKey;
+      projects.resolveApiKey = (key) => (lookups++, resolve(key));
+      try {
+        for (let i = 0; i < 5; i++) {
+          const res = await app.client.with({ 'x-api-key': `sk_live_forged-${i}` }).get('/api/data/posts');
+          expect(res.status).to.equal(429);
+          expect(res.body.message).to.include('from one client IP address');
+        }
+        expect(lookups, 'key lookups for 5 forged secret keys').to.be.at.most(1);
+        // The project's real secret key resolved in this process before: still through.
+        const before = lookups;
+        const secret = await app.client.with({ 'x-api-key': fixture.secretKey }).get('/api/data/posts');
+        expect(secret.status).to.equal(200);
+        expect(lookups).to.equal(before + 1);
+      } finally {
+        projects.resolveApiKey = resolve;
+      }
+    });
+
     it('leaves health and the API reference unlimited', async () => {
       const health = await app.client.get('/api/health');
       expect(health.status).to.equal(200);
