@@ -105,7 +105,14 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   if (role === 'dashboard') {
     const { config } = deps;
     app.use(clientFiles(repoPath('dist', 'clients')));
-    app.use(webApp(repoPath('dist', 'web'), [config.publicUrl, config.s3?.endpoint, config.s3?.publicUrl]));
+    app.use(
+      webApp(repoPath('dist', 'web'), [
+        config.publicUrl,
+        config.s3?.endpoint,
+        config.s3?.publicUrl,
+        ...config.dashboardContentOrigins,
+      ]),
+    );
   }
   app.use(notFoundFallback([docs, api]));
   // Whatever port a server of this app listens on is the platform's own: functions, hooks and

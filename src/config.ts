@@ -36,6 +36,8 @@ export interface Config {
   readonly dashboardUrl: string;
   /** Origins from which cookie-authenticated dashboard writes are accepted. */
   readonly dashboardOrigins: string[];
+  /** More origins the dashboard's pages may show images from and upload to (projects' own buckets). */
+  readonly dashboardContentOrigins: string[];
   /**
    * Loopback pages (`http://localhost:*`, `127.0.0.1`, `[::1]`) get credentials from a project that
    * lists no allowed origins: the development profile's default, so a browser SDK works out of the box.
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: r.url('PUBLIC_URL', ['http:', 'https:'], `http://localhost:${publicPort}`)!,
     dashboardUrl: r.url('DASHBOARD_URL', ['http:', 'https:'], `http://localhost:${dashboardPort}`)!,
     dashboardOrigins: [],
+    dashboardContentOrigins: r.list('DASHBOARD_CONTENT_ORIGINS'),
     corsLoopbackCredentials: r.bool('CORS_LOOPBACK_CREDENTIALS', nodeEnv === 'development'),
     mongodbUri: r.requiredUrl('MONGODB_URI', ['mongodb:', 'mongodb+srv:']),
     platformDb: r.string('PLATFORM_DB', 'baas_platform'),

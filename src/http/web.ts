@@ -43,8 +43,10 @@ const origin = (url: string | undefined) => {
 
 /**
  * The page may run only its own scripts and styles. It talks to the dashboard API (same origin)
- * and PUTs uploads to a presigned URL: the public API (filesystem store), the operator's bucket,
- * or a project's own bucket, which can be any https host. Files are shown from the same places.
+ * and PUTs uploads to a presigned URL: the public API (filesystem store) or the operator's bucket,
+ * and the projects' own buckets the operator names (DASHBOARD_CONTENT_ORIGINS). Files are shown
+ * from the same places. No scheme-wide source such as `https:`: an injected image or fetch could
+ * otherwise carry what the page shows to any host.
  */
 export function contentSecurityPolicy(uploadOrigins: (string | undefined)[]): string {
   const sources = [...new Set(uploadOrigins.map(origin).filter((o): o is string => !!o))].join(' ');
@@ -52,8 +54,8 @@ export function contentSecurityPolicy(uploadOrigins: (string | undefined)[]): st
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data: ${sources} https:`,
-    `connect-src 'self' ${sources} https:`,
+    `img-src 'self' data: ${sources}`.trim(),
+    `connect-src 'self' ${sources}`.trim(),
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

@@ -44,9 +44,17 @@ describe('web dashboard serving', () => {
     }
   });
 
-  it('lets the page reach only its own origin, the public API and https buckets', () => {
-    const csp = contentSecurityPolicy(['http://localhost:3000/', undefined, 'not a url']);
-    expect(csp).to.include("connect-src 'self' http://localhost:3000 https:");
+  it('lets the page reach only its own origin and the configured ones, never any https host', () => {
+    const csp = contentSecurityPolicy([
+      'http://localhost:3000/',
+      undefined,
+      'not a url',
+      'https://b.example/x',
+    ]);
+    expect(csp).to.include("connect-src 'self' http://localhost:3000 https://b.example;");
+    expect(csp).to.include("img-src 'self' data: http://localhost:3000 https://b.example;");
+    expect(csp).not.to.match(/ https:(;|$| )/);
+    expect(contentSecurityPolicy([])).to.include("connect-src 'self';");
     expect(csp).to.include("script-src 'self'");
     expect(csp).to.include("object-src 'none'");
   });
