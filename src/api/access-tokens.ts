@@ -8,7 +8,7 @@ import type { AccessToken } from '../db/access-tokens.js';
 type Ops = operations;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
-const tokenView = ({ developerId: _developer, ...token }: AccessToken) => ({
+const tokenView = ({ developerId: _developer, revokedByPasswordChange: _why, ...token }: AccessToken) => ({
   ...token,
   createdAt: token.createdAt.toISOString(),
   expiresAt: token.expiresAt.toISOString(),

@@ -22,6 +22,8 @@ interface AccessTokenDoc {
   expiresAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** Set when every token of the account was revoked by a password change. */
+  revokedByPasswordChange?: boolean;
   /** When the TTL index removes the record: 30 days after expiry, or after revocation. */
   purgeAt: Date;
 }
@@ -110,6 +112,22 @@ export function accessTokensRepo(db: Db) {
         { $set: { revokedAt: now, purgeAt: new Date(now.getTime() + KEPT_AFTER_END_MS) } },
       );
       return result.modifiedCount === 1;
+    },
+
+    /** Revokes every live token of the developer (a password change); how many there were. */
+    async revokeAll(developerId: string): Promise<number> {
+      const now = new Date();
+      const result = await tokens.updateMany(
+        { developerId: new ObjectId(developerId), revokedAt: null },
+        {
+          $set: {
+            revokedAt: now,
+            revokedByPasswordChange: true,
+            purgeAt: new Date(now.getTime() + KEPT_AFTER_END_MS),
+          },
+        },
+      );
+      return result.modifiedCount;
     },
 
     async touch(id: string, at: Date): Promise<void> {

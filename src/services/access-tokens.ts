@@ -3,15 +3,21 @@
 // (`read`: safe methods only; `write`: everything a session may do but change the account) and
 // optionally a list of projects; shown once, stored as a SHA-256; each token has its own rate
 // limit. Membership is still checked on every request (projects.requireAccess), so a developer
-// removed from a project loses it through every token at once.
+// removed from a project loses it through every token at once. Creating one asks for the current
+// password (a stolen session alone must not mint a year-long credential) and mails the account;
+// a password change revokes them all (accounts.changePassword).
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../http/errors.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
 import type { RateBucket } from '../cache/rate-limit.js';
 import type { AccessToken, AccessTokenScope, AccessTokensRepo } from '../db/access-tokens.js';
 import type { DevelopersRepo } from '../db/developers.js';
+import { DISABLED_MESSAGE } from './accounts.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { Developer } from './types.js';
+import type { Mailer } from '../mail/sender.js';
+import { escapeHtml } from '../mail/escape.js';
+import type { Logger } from '../lib/logger.js';
 
 export const ACCESS_TOKEN_PREFIX = 'mbp_';
 const SHOWN_PREFIX_LENGTH = ACCESS_TOKEN_PREFIX.length + 8;
@@ -31,6 +37,8 @@ export interface AccessTokenGrant {
 }
 
 export interface NewAccessToken {
+  /** The developer's current password. */
+  password: string;
   name: string;
   scope: AccessTokenScope;
   expiresAt: string;
@@ -39,12 +47,22 @@ export interface NewAccessToken {
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
+export interface TokenSafeguards {
+  /** Throws 401/429 unless this is the developer's current password (accounts.confirmPassword). */
+  confirmPassword: (developer: Developer, password: string) => Promise<void>;
+  /** Tells the account of each new token. */
+  mailer?: Mailer;
+  dashboardUrl: string;
+  log?: Logger;
+}
+
 export function accessTokensService(
   repo: AccessTokensRepo,
   developers: DevelopersRepo,
   projects: Pick<ProjectsRepo, 'listForDeveloper'>,
   cache: Cache,
   requestsPerMinute: number,
+  safeguards: TokenSafeguards,
 ) {
   const touched = new Map<string, number>();
   const buckets = new Map<string, RateBucket>();
@@ -75,8 +93,38 @@ export function accessTokensService(
     void repo.touch(token.id, new Date(now)).catch(() => undefined);
   }
 
+  /** Sent after the answer: a slow mail server must not delay it. */
+  function tellAccount(developer: Developer, token: AccessToken) {
+    const { mailer } = safeguards;
+    if (!mailer) return;
+    const account = `${safeguards.dashboardUrl.replace(/\/$/, '')}/account`;
+    const lines = [
+      `A personal access token named “${token.name}” (${token.prefix}…) was created for your account: ` +
+        `${token.scope === 'write' ? 'read and write' : 'read only'}, ` +
+        `${token.projectIds ? `${token.projectIds.length} project(s)` : 'every project of yours'}, ` +
+        `until ${day(token.expiresAt)}.`,
+      'If this was not you, revoke it on the Account page and change your password there (a password change revokes every token):',
+      account,
+    ];
+    void mailer
+      .sendMail({
+        to: developer.email,
+        subject: 'A new access token for your account',
+        text: lines.join('\n\n') + '\n',
+        html: lines
+          .map((l) =>
+            l === account
+              ? `<p><a href="${escapeHtml(l)}">${escapeHtml(l)}</a></p>`
+              : `<p>${escapeHtml(l)}</p>`,
+          )
+          .join(''),
+      })
+      .catch((err: unknown) => safeguards.log?.error({ err }, 'could not send the new access token mail'));
+  }
+
   return {
     async create(developer: Developer, input: NewAccessToken) {
+      await safeguards.confirmPassword(developer, input.password);
       const expiresAt = new Date(input.expiresAt);
       const now = Date.now();
       if (expiresAt.getTime() <= now)
@@ -112,6 +160,7 @@ export function accessTokensService(
         projectIds,
         expiresAt,
       });
+      tellAccount(developer, record);
       return { record, token };
     },
 
@@ -131,7 +180,9 @@ export function accessTokensService(
       if (!found) throw unauthorized('Invalid access token', 'INVALID_ACCESS_TOKEN');
       if (found.revokedAt)
         throw unauthorized(
-          `This access token was revoked on ${day(found.revokedAt)}`,
+          found.revokedByPasswordChange
+            ? `This access token was revoked on ${day(found.revokedAt)}, when the account's password changed; create a new one on the Account page`
+            : `This access token was revoked on ${day(found.revokedAt)}`,
           'ACCESS_TOKEN_REVOKED',
         );
       const now = Date.now();
@@ -142,6 +193,7 @@ export function accessTokensService(
         );
       const developer = await developers.findById(found.developerId);
       if (!developer) throw unauthorized('Invalid access token', 'INVALID_ACCESS_TOKEN');
+      if (developer.disabled) throw unauthorized(DISABLED_MESSAGE, 'ACCOUNT_DISABLED');
       await charge(found);
       if (found.scope === 'read' && !SAFE_METHODS.has(method))
         throw forbidden(

@@ -5,6 +5,8 @@ import { sha256 } from '../../src/lib/secrets.js';
 import { listOperations } from '../../src/http/router.js';
 import { loadSpec } from '../../src/app.js';
 
+/** Every fixture developer's password (test/helpers/fixtures.ts). */
+const PASSWORD = 'correct horse battery staple';
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 describe('personal access tokens', () => {
@@ -15,7 +17,9 @@ describe('personal access tokens', () => {
   const asOwner = () => app.client.with({ cookie: owner.cookie });
   const bearer = (token: string) => app.client.with({ authorization: `Bearer ${token}` });
   async function newToken(body: Record<string, unknown>, cookie = owner.cookie) {
-    const res = await app.client.with({ cookie }).post('/api/user/me/tokens', body);
+    const res = await app.client
+      .with({ cookie })
+      .post('/api/user/me/tokens', { password: PASSWORD, ...body });
     expect(res.status, res.text).to.equal(201);
     return res.body.data as { token: string; accessToken: { id: string; prefix: string } };
   }
@@ -92,6 +96,7 @@ describe('personal access tokens', () => {
   it('refuses a project list naming a project the developer is not a member of', async () => {
     const stranger = await createProjectFixture(app.services, 'Stranger');
     const res = await asOwner().post('/api/user/me/tokens', {
+      password: PASSWORD,
       name: 'bad',
       scope: 'read',
       expiresAt: inDays(1),
@@ -106,11 +111,20 @@ describe('personal access tokens', () => {
       [inDays(-1), 'in the future'],
       [inDays(400), 'at most one year'],
     ] as const) {
-      const res = await asOwner().post('/api/user/me/tokens', { name: 'x', scope: 'read', expiresAt });
+      const res = await asOwner().post('/api/user/me/tokens', {
+        password: PASSWORD,
+        name: 'x',
+        scope: 'read',
+        expiresAt,
+      });
       expect(res.status).to.equal(400);
       expect(res.body.message).to.include(words);
     }
-    const missing = await asOwner().post('/api/user/me/tokens', { name: 'x', scope: 'read' });
+    const missing = await asOwner().post('/api/user/me/tokens', {
+      password: PASSWORD,
+      name: 'x',
+      scope: 'read',
+    });
     expect(missing.status).to.equal(400);
   });
 
@@ -149,8 +163,14 @@ describe('personal access tokens', () => {
     });
     expect(password.status).to.equal(401);
     expect(
-      (await bearer(token).post('/api/user/me/tokens', { name: 'y', scope: 'write', expiresAt: inDays(1) }))
-        .status,
+      (
+        await bearer(token).post('/api/user/me/tokens', {
+          password: PASSWORD,
+          name: 'y',
+          scope: 'write',
+          expiresAt: inDays(1),
+        })
+      ).status,
     ).to.equal(401);
     expect((await bearer(token).get('/api/user/me/tokens')).status).to.equal(401);
     expect((await bearer(token).get('/api/user/me')).status).to.equal(200);
@@ -190,7 +210,7 @@ describe('personal access tokens', () => {
     let last = { token: '', accessToken: { id: '', prefix: '' } };
     for (let i = 0; i < 50; i++)
       last = await newToken({ name: `t${i}`, scope: 'read', expiresAt: inDays(1) }, busy.cookie);
-    const body = { name: 'one more', scope: 'read', expiresAt: inDays(1) };
+    const body = { password: PASSWORD, name: 'one more', scope: 'read', expiresAt: inDays(1) };
     const over = await session.post('/api/user/me/tokens', body);
     expect(over.status).to.equal(403);
     expect(over.body).to.include({ code: 'ACCESS_TOKEN_LIMIT' });
@@ -250,6 +270,7 @@ describe('personal access tokens on every operation that takes them', () => {
 
   async function tokenOf(scope: 'read' | 'write') {
     const res = await app.client.with({ cookie: owner.cookie }).post('/api/user/me/tokens', {
+      password: PASSWORD,
       name: scope,
       scope,
       expiresAt: inDays(1),

@@ -123,8 +123,9 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
         "a trigger's collection must be one the project registered, the code within the plan's size, a cron no tighter than the plan's interval, and secret names capitals, digits and _ (OpenAPI 3.0 has no propertyNames)",
     },
     createAccessToken: {
-      statuses: [400],
-      reason: "the projects must be the caller's own, and the expiry within a year of the server's clock",
+      statuses: [400, 401, 429],
+      reason:
+        "the projects must be the caller's own, the expiry within a year of the server's clock, and the password the account's own (wrong ones are limited per account: 429)",
     },
     createCollectionIndex: {
       statuses: [400],

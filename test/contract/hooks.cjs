@@ -69,14 +69,14 @@ const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 use('/api/user/me/tokens > List your personal access tokens > 200 > application/json', { cookie: admin });
 use('/api/user/me/tokens > Create a personal access token > 201 > application/json', {
   cookie: admin,
-  body: () => ({ name: 'contract', scope: 'read', expiresAt: inADay() }),
+  body: () => ({ password: state.password, name: 'contract', scope: 'read', expiresAt: inADay() }),
 });
 hooks.before(
   '/api/user/me/tokens/{tokenId} > Revoke a personal access token > 200 > application/json',
   (transaction, done) => {
     const { call } = require('./fixtures.cjs');
     call(state.dashboardUrl, 'POST', '/api/user/me/tokens', {
-      body: { name: 'doomed', scope: 'read', expiresAt: inADay() },
+      body: { password: state.password, name: 'doomed', scope: 'read', expiresAt: inADay() },
       cookie: state.admin.cookie,
     }).then(({ json }) => {
       transaction.fullPath = transaction.fullPath.replace(

@@ -1,6 +1,7 @@
-// The Account page's personal access tokens in a real browser: a token created, shown once with
-// a copy button until dismissed, working on the dashboard API, listed by prefix, then revoked
-// through the app's dialog and refused.
+// The Account page's personal access tokens in a real browser: a token created (the password
+// asked, a wrong one refused in words), shown once with a copy button until dismissed, working on
+// the dashboard API, listed by prefix, then revoked through the app's dialog and refused; and a
+// password change that says it revokes the tokens, and does.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
@@ -31,6 +32,10 @@ describe('web dashboard: personal access tokens', function () {
     await page.getByLabel('Scope').selectOption('write');
     await page.getByLabel('Expires in').selectOption('90');
     await page.getByRole('checkbox', { name: 'Shop' }).check();
+    await page.getByLabel('Your password').fill('not my password');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByText('Current password is incorrect').waitFor();
+    await page.getByLabel('Your password').fill(e2e.owner.password);
     await page.getByRole('button', { name: 'Create token' }).click();
     const shown = page.getByLabel('Access token CI deploy');
     await shown.waitFor();
@@ -63,6 +68,31 @@ describe('web dashboard: personal access tokens', function () {
       .getByText(/^Revoked/)
       .waitFor();
     const refused = await fetch(`${e2e.origin}/api/projects/${e2e.owner.project.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(refused.status).to.equal(401);
+    expect(e2e.consoleErrors).to.deep.equal([]);
+  });
+
+  it('a password change says it revokes the tokens, and the list shows them revoked', async () => {
+    await page.goto(`${e2e.origin}/account`);
+    await page.getByLabel('Name').fill('Nightly');
+    await page.getByLabel('Your password').fill(e2e.owner.password);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = await page.getByLabel('Access token Nightly').inputValue();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    const row = page.getByRole('row', { name: /Nightly/ });
+    await row.getByText(/^Expires/).waitFor();
+
+    expect(await page.getByText('every access token revoked').isVisible()).to.equal(true);
+    await page.getByLabel('Current password').fill(e2e.owner.password);
+    await page.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page
+      .getByText('Password changed; 1 access token was revoked. Other sessions have been logged out.')
+      .waitFor();
+    await row.getByText(/^Revoked/).waitFor();
+    const refused = await fetch(`${e2e.origin}/api/projects`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(refused.status).to.equal(401);

@@ -85,7 +85,13 @@ export async function call<T>(
   }
   if (result.error !== undefined || !result.response.ok) {
     const { status, headers, url } = result.response;
-    if (status === 401 && !SIGN_IN.includes(new URL(url, location.href).pathname)) {
+    // A wrong current password (password change, new access token) refuses the form, not the session.
+    const code = (result.error as { code?: string } | undefined)?.code;
+    if (
+      status === 401 &&
+      code !== 'INVALID_CREDENTIALS' &&
+      !SIGN_IN.includes(new URL(url, location.href).pathname)
+    ) {
       window.dispatchEvent(new Event(SESSION_ENDED));
     }
     const retry = Number(headers.get('Retry-After'));

@@ -1,5 +1,6 @@
 // Personal access tokens on the Account page: create one (name, scope, expiry, optionally some
-// projects), see it once with a copy button until dismissed, list them with last use, revoke.
+// projects, and the current password: a session alone cannot mint one), see it once with a copy
+// button until dismissed, list them with last use, revoke.
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
@@ -22,6 +23,7 @@ const LIFETIMES = [
 ] as const;
 
 interface Values {
+  password: string;
   name: string;
   scope: 'read' | 'write';
   days: string;
@@ -29,6 +31,7 @@ interface Values {
 }
 
 const bodyOf = (v: Values): NewAccessToken => ({
+  password: v.password,
   name: v.name.trim(),
   scope: v.scope,
   expiresAt: new Date(Date.now() + Number(v.days) * 86_400_000).toISOString(),
@@ -49,7 +52,7 @@ export function AccessTokens() {
   const create = useCreateAccessToken();
   const revoke = useRevokeAccessToken();
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
-  const defaults: Values = { name: '', scope: 'read', days: '30', projectIds: [] };
+  const defaults: Values = { password: '', name: '', scope: 'read', days: '30', projectIds: [] };
   const form = useForm<Values>({
     defaultValues: defaults,
     resolver: apiResolver<Values>('createAccessToken', bodyOf, fieldOf),
@@ -71,7 +74,8 @@ export function AccessTokens() {
       <p className="muted">
         For scripts, CI and the command-line tool: send a token as <code>Authorization: Bearer</code> on the
         dashboard API. It acts as you in your projects (or only the ones you choose) but cannot change your
-        account. A read token can only read.
+        account. A read token can only read. Creating one asks for your password, and we mail you about it;
+        changing your password revokes every token.
       </p>
       {shown && (
         <div className="keys" data-testid="new-access-token">
@@ -125,6 +129,15 @@ export function AccessTokens() {
             <FieldError message={errors.projectIds?.message} />
           </fieldset>
         )}
+        <Field
+          id="token-password"
+          label="Your password"
+          type="password"
+          autoComplete="current-password"
+          hint="The password you log in with: a token is as good as it for scripts."
+          {...form.register('password')}
+          error={errors.password?.message}
+        />
         <FormMessage errors={errors} />
         <button type="submit" disabled={isSubmitting}>
           {isSubmitting ? 'Creating…' : 'Create token'}

@@ -1,6 +1,7 @@
-// Account settings: who is logged in, the password change (which ends every other session) and
-// the personal AI provider key, and the personal access tokens.
+// Account settings: who is logged in, the password change (which ends every other session and
+// revokes every access token) and the personal AI provider key, and the personal access tokens.
 import { useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, call } from '../../api';
 import { useSession } from '../../session';
 import { ErrorBox, Field, Notice } from '../../components/ui';
@@ -14,18 +15,23 @@ export function AccountPage() {
   const planLabel = usePlanLabel(developer?.plan);
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
-  const [done, setDone] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  const queries = useQueryClient();
   const { busy, error, run } = useAction();
   const failure = error instanceof ApiFailure ? error : undefined;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setDone(false);
+    setDone(null);
     void run(async () => {
-      await call(api.PUT('/api/user/me/password', { body: { currentPassword, newPassword } }));
+      const changed = await call(
+        api.PUT('/api/user/me/password', { body: { currentPassword, newPassword } }),
+      );
       setCurrent('');
       setNew('');
-      setDone(true);
+      setDone(`${changed.message}. Other sessions have been logged out.`);
+      // The token list below shows the revocations.
+      await queries.invalidateQueries({ queryKey: ['access-tokens'] });
     });
   };
 
@@ -60,13 +66,13 @@ export function AccountPage() {
           label="New password"
           type="password"
           autoComplete="new-password"
-          hint="8 to 128 characters. Your other sessions will be logged out."
+          hint="8 to 128 characters. Your other sessions will be logged out and every access token revoked."
           value={newPassword}
           onChange={(e) => setNew(e.target.value)}
           error={failure?.forField('newPassword')}
         />
         <ErrorBox error={error} />
-        {done && <Notice>Password changed. Other sessions have been logged out.</Notice>}
+        {done && <Notice>{done}</Notice>}
         <button type="submit" disabled={busy}>
           {busy ? 'Saving…' : 'Change password'}
         </button>
