@@ -131,7 +131,7 @@ export interface paths {
         get?: never;
         /**
          * Change the password
-         * @description Needs the current password. Every other session of the developer ends; this one stays. Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
+         * @description Needs the current password. Every other session of the developer ends; this one stays. Every personal access token of the account is revoked (the message says how many). Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
          */
         put: operations["changeDeveloperPassword"];
         post?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Create a personal access token
-         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session.
+         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session and the current `password` (401 `INVALID_CREDENTIALS` when wrong; wrong passwords are limited per account together with the password change, 5 in 15 minutes, then 429 with `Retry-After`), so a stolen session alone cannot mint a long-lived credential. The account is mailed about every new token. A password change revokes every token of the account.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -2510,6 +2510,13 @@ export interface components {
             };
             /** @description The project has an AI provider key (the key itself is never returned). */
             hasAiProviderKey: boolean;
+            /** @description Origins of pages that sent credentials (`credentials: 'include'`, as browser SDKs do) which the project did not grant, so the browser refused them the answers: the last five, oldest first, each with when it was last noted (at most every 10 minutes per origin). An origin the project lists since (allowed origins, site URL) is left out. Adding it to `settings.allowedOrigins` fixes the page. */
+            credentialsRefused?: {
+                /** @example https://app.example.com */
+                origin: string;
+                /** Format: date-time */
+                at: string;
+            }[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2534,13 +2541,6 @@ export interface components {
             addedAt: string;
         };
         MembersEnvelope: {
-            /** @description Origins of pages that sent credentials (`credentials: 'include'`, as browser SDKs do) which the project did not grant, so the browser refused them the answers: the last five, oldest first, each with when it was last noted (at most every 10 minutes per origin). An origin the project lists since (allowed origins, site URL) is left out. Adding it to `settings.allowedOrigins` fixes the page. */
-            credentialsRefused?: {
-                /** @example https://app.example.com */
-                origin: string;
-                /** Format: date-time */
-                at: string;
-            }[];
             /** @enum {boolean} */
             success: true;
             data: {
@@ -4287,6 +4287,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The account's current password.
+                     * @example correct horse battery staple
+                     */
+                    password: string;
                     /** @example CI deploy */
                     name: string;
                     /**
@@ -4356,6 +4361,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

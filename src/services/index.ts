@@ -116,7 +116,8 @@ export function createServices(deps: Deps) {
   projects.onDelete((projectId) => removeBucketArchives(backupJobs, places, projectId, deps.log));
   projects.onDelete((projectId) => storage.deleteProjectFiles(projectId));
   const invitationRecords = invitationsRepo(platform);
-  const accounts = accountsService(repos.developers, deps.cache);
+  const tokenRecords = accessTokensRepo(platform);
+  const accounts = accountsService(repos.developers, deps.cache, tokenRecords);
   projects.onDelete((projectId) => invitationRecords.removeAll(projectId));
   const events = createEventBus(deps.log);
   const mail = createMailer(deps.config);
@@ -262,11 +263,17 @@ export function createServices(deps: Deps) {
     ),
     accounts,
     accessTokens: accessTokensService(
-      accessTokensRepo(platform),
+      tokenRecords,
       repos.developers,
       repos.projects,
       deps.cache,
       deps.config.accessTokenRequestsPerMinute,
+      {
+        confirmPassword: accounts.confirmPassword,
+        mailer: mail,
+        dashboardUrl: deps.config.dashboardUrl,
+        log: deps.log,
+      },
     ),
     signup: signupService({
       developers: repos.developers,
