@@ -131,7 +131,7 @@ export interface paths {
         get?: never;
         /**
          * Change the password
-         * @description Needs the current password. Every other session of the developer ends; this one stays. Every personal access token of the account is revoked (the message says how many). Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
+         * @description Needs the current password. Every other session of the developer ends; this one stays. Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
          */
         put: operations["changeDeveloperPassword"];
         post?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Create a personal access token
-         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session and the current `password` (401 `INVALID_CREDENTIALS` when wrong; wrong passwords are limited per account together with the password change, 5 in 15 minutes, then 429 with `Retry-After`), so a stolen session alone cannot mint a long-lived credential. The account is mailed about every new token. A password change revokes every token of the account.
+         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -2386,6 +2386,8 @@ export interface components {
             code: string;
             /** @description Present on 500 responses, to find the cause in the logs. */
             requestId?: string;
+            /** @description Present when a function or hook failed or timed out (`FUNCTION_FAILED`, `FUNCTION_TIMEOUT`, `HOOK_UNAVAILABLE`, `HOOK_TIMEOUT`): the entry of the function's invocation log that holds what went wrong. A caller without the secret key is told only that it failed; the developer reads the detail in the log. */
+            invocationId?: string;
             details?: components["schemas"]["ErrorDetail"][];
         };
         Developer: {
@@ -2473,6 +2475,7 @@ export interface components {
             functionMemoryBytes?: number;
             functionConcurrency?: number;
             functionInvocationsPerMonth?: number;
+            functionInvocationsPerCallerPerDay?: number;
             functionFetchesPerInvocation?: number;
             functionDbCallsPerInvocation?: number;
             functionLogBytesPerInvocation?: number;
@@ -3826,7 +3829,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. Where functions run (a callable, a write to a collection with a before-hook, a sign-up or log-in with an auth hook): `FUNCTION_QUOTA_EXHAUSTED` when this caller (its client IP, and its end user when signed in) has started the plan's `functionInvocationsPerCallerPerDay` with the publishable key (the secret key is not counted), and `FUNCTION_CONCURRENCY` when the project runs as many functions at once as it may; under either failure policy, nothing written. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -4287,11 +4290,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description The account's current password.
-                     * @example correct horse battery staple
-                     */
-                    password: string;
                     /** @example CI deploy */
                     name: string;
                     /**
@@ -4361,7 +4359,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -5982,6 +5979,17 @@ export interface operations {
                                     limitName: string | null;
                                 };
                             };
+                            /** @description Limits the project is near or past this month: its function invocations (`functionInvocationsPerMonth`) at 80 % and at 100 %, read live from the count the service charges (the owner is also mailed once at each). At 100 %, hooks refuse the writes, sign-ups and log-ins they guard and callables answer 503 `FUNCTION_QUOTA_EXHAUSTED` until the 1st. */
+                            warnings: {
+                                /** @enum {string} */
+                                limitName: "functionInvocationsPerMonth";
+                                /** @enum {integer} */
+                                percent: 80 | 100;
+                                used: number;
+                                limit: number;
+                                /** @description The warning in words. */
+                                message: string;
+                            }[];
                             /** @description One entry per UTC day, the last 90 days, oldest first. */
                             daily: {
                                 /** Format: date */
@@ -7043,6 +7051,7 @@ export interface operations {
                         functionMemoryBytes?: number;
                         functionConcurrency?: number;
                         functionInvocationsPerMonth?: number;
+                        functionInvocationsPerCallerPerDay?: number;
                         functionFetchesPerInvocation?: number;
                         functionDbCallsPerInvocation?: number;
                         functionLogBytesPerInvocation?: number;

@@ -447,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * Call a callable function
-         * @description Runs the function whose trigger is `callable` with the JSON body (at most 64 KiB, 413 past it) as `event.body`, and answers its value in `data` (at most 1 MiB from hosted code, 64 KiB from an HTTP endpoint). Its `access`: `public` takes either key, `user` an end user's token (401 without one), `secret` the secret key (403 `SECRET_KEY_REQUIRED`). A function that answers `{ refuse: { status, code, message } }` gives that status (400 or 403) and `HOOK_<code>`; one that fails gives 502 `FUNCTION_FAILED`, one past its deadline 504 `FUNCTION_TIMEOUT`. Rate-limited like any request with a key. 404 for a name that is no enabled callable.
+         * @description Runs the function whose trigger is `callable` with the JSON body (at most 64 KiB, 413 past it) as `event.body`, and answers its value in `data` (at most 1 MiB from hosted code, 64 KiB from an HTTP endpoint). Its `access`: `public` takes either key, `user` an end user's token (401 without one), `secret` the secret key (403 `SECRET_KEY_REQUIRED`). A function that answers `{ refuse: { status, code, message } }` gives that status (400 or 403) and `HOOK_<code>`; one that fails gives 502 `FUNCTION_FAILED`, one past its deadline 504 `FUNCTION_TIMEOUT`, both with the `invocationId` of its log entry (what went wrong is told only to the secret key; other callers read a generic message). Rate-limited like any request with a key. With the publishable key, one caller (client IP, and end user when signed in) may start the plan's `functionInvocationsPerCallerPerDay` (429 `FUNCTION_QUOTA_EXHAUSTED` past it); the project's month spent is a 503 `FUNCTION_QUOTA_EXHAUSTED`, an HTTP function's open circuit breaker a 503 `FUNCTION_CIRCUIT_OPEN`, both with `Retry-After`. 404 for a name that is no enabled callable.
          */
         post: operations["callFunction"];
         /**
@@ -1250,6 +1250,8 @@ export interface components {
             code: string;
             /** @description Present on 500 responses, to find the cause in the logs. */
             requestId?: string;
+            /** @description Present when a function or hook failed or timed out (`FUNCTION_FAILED`, `FUNCTION_TIMEOUT`, `HOOK_UNAVAILABLE`, `HOOK_TIMEOUT`): the entry of the function's invocation log that holds what went wrong. A caller without the secret key is told only that it failed; the developer reads the detail in the log. */
+            invocationId?: string;
             details?: components["schemas"]["ErrorDetail"][];
         };
         Ok: {
@@ -2126,7 +2128,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. Where functions run (a callable, a write to a collection with a before-hook, a sign-up or log-in with an auth hook): `FUNCTION_QUOTA_EXHAUSTED` when this caller (its client IP, and its end user when signed in) has started the plan's `functionInvocationsPerCallerPerDay` with the publishable key (the secret key is not counted), and `FUNCTION_CONCURRENCY` when the project runs as many functions at once as it may; under either failure policy, nothing written. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2140,9 +2142,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. With an API key: `PROJECT_RESTORING` while a restore replaces the project's data (queued or running), with `Retry-After`; the project's backup operations still answer. On a write: `HOOK_UNAVAILABLE` when the collection's before-hook failed under the failure policy `closed` (docs/functions.md). */
+        /** @description A dependency cannot be reached (code `DEPENDENCY_UNAVAILABLE`, message `Unavailable: database` or `Unavailable: cache`); nothing was changed. Retry later; `/api/health` shows which one is down. With an API key: `PROJECT_RESTORING` while a restore replaces the project's data (queued or running), with `Retry-After`; the project's backup operations still answer. On a write: `HOOK_UNAVAILABLE` when the collection's before-hook failed under the failure policy `closed` (docs/functions.md). Where functions run (a callable, a hooked write, sign-up or log-in), under either failure policy, nothing written, with `Retry-After`: `FUNCTION_QUOTA_EXHAUSTED` when the project's `functionInvocationsPerMonth` are used up (until the 1st, 00:00 UTC), and `FUNCTION_CIRCUIT_OPEN` when an HTTP function's circuit breaker is open after repeated failures (until its cool-down ends). */
         ServiceUnavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3469,7 +3472,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            /** @description The function failed (`FUNCTION_FAILED`; the message says how). Its log has the details. */
+            /** @description The function failed (`FUNCTION_FAILED`). `invocationId` names its entry in the invocation log, which has the details; the message says how only to the secret key. */
             502: {
                 headers: {
                     [name: string]: unknown;

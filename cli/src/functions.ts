@@ -5,6 +5,7 @@
 import type { operations } from '../../generated/dashboard.js';
 import { unwrap, type Api } from './api.js';
 import type { Destructive, Step } from './plan.js';
+import { functionWidening } from './plan-widening.js';
 
 type Fn = operations['getFunction']['responses'][200]['content']['application/json']['data']['function'];
 type Trigger = Fn['trigger'];
@@ -164,6 +165,7 @@ export function functionSteps(
         summary: `create function ${name} (${spec.trigger.type}, ${spec.runtime.type})`,
         changes: missingSecrets(spec, []),
         destructive: [],
+        widening: functionWidening(name, undefined, spec),
         apply: async (api, projectId) => {
           await unwrap(
             api.POST('/api/projects/{projectId}/functions', {
@@ -181,6 +183,7 @@ export function functionSteps(
       summary: `update function ${name}`,
       changes: [...lines, ...missingSecrets(spec, old.env)],
       destructive: [],
+      widening: functionWidening(name, old, spec),
       apply: async (api, projectId) => {
         await unwrap(
           api.PATCH('/api/projects/{projectId}/functions/{functionId}', {

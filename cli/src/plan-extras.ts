@@ -8,6 +8,7 @@ import type { ProjectDefinition, TemplateSpec, WebhookSpec } from './definition.
 /** The file's template as the API takes it; the server checks the text-or-html rule (400). */
 const content = (spec: TemplateSpec) => spec as components['schemas']['MailTemplateContent'];
 import type { Step } from './plan.js';
+import { settingsWidening, webhookWidening } from './plan-widening.js';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const path = (projectId: string) => ({ projectId });
@@ -25,6 +26,7 @@ export function settingsSteps(current: ProjectDefinition, desired: ProjectDefini
           `~ ${key} ${JSON.stringify(current.settings[key])} -> ${JSON.stringify(desired.settings[key])}`,
       ),
       destructive: [],
+      widening: settingsWidening(current.settings, desired.settings),
       apply: async (api, projectId) => {
         await unwrap(
           api.PATCH('/api/projects/{projectId}', {
@@ -60,6 +62,7 @@ export function webhookSteps(current: ProjectDefinition, desired: ProjectDefinit
           'its signing secret is on the dashboard (rotate it there to read it)',
         ],
         destructive: [],
+        widening: [webhookWidening(url)],
         apply: async (api, projectId) => {
           await unwrap(
             api.POST('/api/projects/{projectId}/webhooks', { params: { path: path(projectId) }, body: hook }),

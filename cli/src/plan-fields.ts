@@ -1,8 +1,9 @@
 // The field-by-field difference of one collection's definition: fields added, removed and
 // changed (nested ones by path: `meta.source`, `tags[]`), its mode and its RLS, with the parts
-// that can lose data or refuse writes named as destructive.
+// that can lose data or refuse writes named as destructive, and those that widen access named too.
 import type { CollectionSpec, FieldDef } from './definition.js';
 import type { Destructive } from './plan.js';
+import { fieldWidening, rlsChange } from './plan-widening.js';
 
 type Flat = Map<string, Record<string, unknown>>;
 
@@ -35,6 +36,7 @@ const show = (value: unknown) => (value === undefined ? '(none)' : JSON.stringif
 export function collectionChanges(name: string, now: CollectionSpec, want: CollectionSpec) {
   const changes: string[] = [];
   const destructive: Destructive[] = [];
+  const widening: Destructive[] = [];
   if (now.mode !== want.mode) changes.push(`~ mode ${now.mode} -> ${want.mode}`);
   const before = flatten(now.fields);
   const after = flatten(want.fields);
@@ -59,6 +61,7 @@ export function collectionChanges(name: string, now: CollectionSpec, want: Colle
           `~ field ${field}: ${keys.map((k) => `${k} ${show(old[k])} -> ${show(def[k])}`).join(', ')}`,
         );
     }
+    widening.push(...fieldWidening(name, field, old, def));
     if (def.unique === true && old?.unique !== true)
       destructive.push({
         id: `unique:${name}.${field}`,
@@ -74,7 +77,9 @@ export function collectionChanges(name: string, now: CollectionSpec, want: Colle
         want.rls.enabled ? `${want.rls.mode} on ${want.rls.ownerField}` : 'off'
       }`,
     );
-    destructive.push({ id: `rls:${name}`, reason: 'changes who can read and write the documents' });
+    const guarded = rlsChange(name, now.rls, want.rls);
+    if (guarded.destructive) destructive.push(guarded.destructive);
+    if (guarded.widening) widening.push(guarded.widening);
   }
-  return { changes, destructive };
+  return { changes, destructive, widening };
 }

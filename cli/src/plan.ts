@@ -2,8 +2,8 @@
 // a Ref points to first), changed collections and indexes, webhooks, mail templates, hooks and
 // functions (once their collections exist), then the collections the file no longer has. Each step says field by field what it changes and names
 // its destructive parts (a dropped collection, field, webhook or template, an RLS change, a new
-// unique constraint that existing duplicates would refuse), which push applies only when
-// --allow-destructive names them.
+// unique constraint that existing duplicates would refuse) and the parts that widen access
+// (plan-widening.ts), which push applies only when --allow-destructive / --allow-widening name them.
 import { unwrap, type Api } from './api.js';
 import type { CollectionSpec, FieldDef, IndexSpec, ProjectDefinition } from './definition.js';
 import { collectionChanges, refTargets } from './plan-fields.js';
@@ -11,7 +11,7 @@ import { settingsSteps, templateSteps, webhookSteps } from './plan-extras.js';
 import { functionSteps } from './functions.js';
 
 export interface Destructive {
-  /** The name --allow-destructive takes, e.g. `drop-field:posts.title`. */
+  /** The name --allow-destructive (or --allow-widening) takes, e.g. `drop-field:posts.title`. */
   id: string;
   reason: string;
 }
@@ -20,6 +20,8 @@ export interface Step {
   summary: string;
   changes: string[];
   destructive: Destructive[];
+  /** What the step opens to more people or sends to a new place; --allow-widening names them. */
+  widening?: Destructive[];
   apply(api: Api, projectId: string): Promise<void>;
 }
 
@@ -110,12 +112,13 @@ function collectionSteps(current: ProjectDefinition, desired: ProjectDefinition)
   for (const [name, spec] of Object.entries(desired.collections)) {
     const now = current.collections[name];
     if (!now) continue;
-    const { changes, destructive } = collectionChanges(name, now, spec);
+    const { changes, destructive, widening } = collectionChanges(name, now, spec);
     if (changes.length > 0)
       steps.push({
         summary: `update collection ${name}`,
         changes,
         destructive,
+        widening,
         apply: async (api, projectId) => {
           await unwrap(
             api.PUT('/api/projects/{projectId}/collections/{collectionName}', {
@@ -157,4 +160,30 @@ export function plan(current: ProjectDefinition, desired: ProjectDefinition): St
     ...functionSteps(current.functions, desired.functions),
     ...dropCollectionSteps(current, desired),
   ];
+}
+
+/** The guarded parts of the steps that the flags do not name; push refuses to start while any is left. */
+export function unconfirmed(steps: Step[], allowDestructive: string[] = [], allowWidening: string[] = []) {
+  const destructive = new Set(allowDestructive);
+  const widening = new Set(allowWidening);
+  return {
+    destructive: steps.flatMap((s) => s.destructive).filter((d) => !destructive.has(d.id)),
+    widening: steps.flatMap((s) => s.widening ?? []).filter((d) => !widening.has(d.id)),
+  };
+}
+
+/** The refusal naming each flag that would allow what is left, or undefined when nothing is. */
+export function refusalMessage(left: ReturnType<typeof unconfirmed>): string | undefined {
+  const parts: string[] = [];
+  const flags: string[] = [];
+  if (left.destructive.length > 0) {
+    parts.push(`destructive steps not allowed: ${left.destructive.map((d) => d.id).join(', ')}`);
+    flags.push(`--allow-destructive ${left.destructive.map((d) => d.id).join(',')}`);
+  }
+  if (left.widening.length > 0) {
+    parts.push(`changes that widen access not allowed: ${left.widening.map((d) => d.id).join(', ')}`);
+    flags.push(`--allow-widening ${left.widening.map((d) => d.id).join(',')}`);
+  }
+  if (parts.length === 0) return undefined;
+  return `Refused: ${parts.join('; ')}. Re-run with ${flags.join(' ')} if you mean it.`;
 }

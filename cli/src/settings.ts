@@ -42,6 +42,9 @@ const configDir = () =>
   path.join(process.env.XDG_CONFIG_HOME || path.join(homedir(), '.config'), 'mongobaas');
 export const credentialsPath = () => path.join(configDir(), 'credentials.json');
 
+/** Loopback hosts, the only ones a token may reach over plain http. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
 const normalizeUrl = (url: string) => {
   let parsed: URL;
   try {
@@ -51,6 +54,12 @@ const normalizeUrl = (url: string) => {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new CliError(`The dashboard URL must be http or https: ${url}`, EXIT.usage);
+  // A token sent over plain http can be read by anyone on the path: only this machine is exempt.
+  if (parsed.protocol === 'http:' && !LOOPBACK.test(parsed.hostname))
+    throw new CliError(
+      `Refused: ${parsed.origin} is plain http; a token is sent only over https (plain http only to localhost)`,
+      EXIT.usage,
+    );
   return parsed.origin;
 };
 
@@ -100,15 +109,31 @@ export async function writeProjectFile(file: ProjectFile, dir = process.cwd()): 
   return target;
 }
 
-/** The URL and token to call, in order: flag, environment, project file (URL), stored login. */
+/**
+ * The URL and token to call. The URL: flag, environment, project file, last login; the token:
+ * MONGOBAAS_TOKEN, else the one `login` stored for that URL. The environment's token (a CI
+ * secret) goes only to a URL that the command line or the environment gave too, never to one read
+ * from the checked-out project file, which a pull request can change.
+ */
 export async function resolveAuth(options: GlobalOptions): Promise<{ url: string; token: string }> {
   const credentials = await readCredentials();
   const linked = await readProjectFile();
-  const raw = options.url ?? process.env.MONGOBAAS_URL ?? linked?.url ?? credentials.current;
+  const chosen = options.url ?? process.env.MONGOBAAS_URL;
+  const raw = chosen ?? linked?.url ?? credentials.current;
   if (!raw)
     throw new CliError('No dashboard URL: pass --url, set MONGOBAAS_URL or run `mongobaas login`', EXIT.auth);
   const url = normalizeUrl(raw);
-  const token = process.env.MONGOBAAS_TOKEN || credentials.hosts[url]?.token;
+  const fromEnv = process.env.MONGOBAAS_TOKEN;
+  if (fromEnv) {
+    if (chosen === undefined)
+      throw new CliError(
+        `Refused: MONGOBAAS_TOKEN is sent only to a URL given by MONGOBAAS_URL or --url, ` +
+          `not to ${url} read from ${linked?.url ? PROJECT_FILE : 'the last login'}. Set MONGOBAAS_URL to your dashboard's URL.`,
+        EXIT.auth,
+      );
+    return { url, token: fromEnv };
+  }
+  const token = credentials.hosts[url]?.token;
   if (!token)
     throw new CliError(`Not logged in to ${url}: run \`mongobaas login\` or set MONGOBAAS_TOKEN`, EXIT.auth);
   return { url, token };

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
+    /** Fields of the error body beside the usual ones (a function's `invocationId`). */
+    readonly fields?: { invocationId: string },
   ) {
     super(message);
     this.name = 'ApiError';

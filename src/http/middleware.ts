@@ -102,7 +102,10 @@ export function errorHandler(translate: (err: unknown) => ApiError | undefined =
         }
         ctx.status = err.status;
         if (err.headers) setHeaders(ctx, err.headers);
-        ctx.body = errorBody(err.status, err.code, err.message, err.details ? { details: err.details } : {});
+        ctx.body = errorBody(err.status, err.code, err.message, {
+          ...(err.details ? { details: err.details } : {}),
+          ...err.fields,
+        });
         return;
       }
       const { requestId, log } = ctx.state as RequestState;

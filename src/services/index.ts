@@ -59,6 +59,7 @@ import { accessTokensRepo } from '../db/access-tokens.js';
 import { functionServices } from './functions/index.js';
 import { authHooks } from './functions/auth-hooks.js';
 import { processHostedRuntime } from './functions/hosted-wiring.js';
+import { monthWarnings, quotaWarningMailer } from './functions/quota-warnings.js';
 
 export function createServices(deps: Deps) {
   const platform = deps.db.platform;
@@ -177,6 +178,8 @@ export function createServices(deps: Deps) {
     mailSent: (projectId, month) => mailUsageRepo(platform).count(projectId, month),
     webhookCount: async (projectId) => (await webhooksRepo(platform).list(projectId)).length,
     backupBytes: (projectId) => backupJobsRepo(platform).keptBytes(projectId),
+    warnings: (projectId, limits, at) =>
+      monthWarnings(deps.cache, projectId, limits.functionInvocationsPerMonth, at),
   });
   const functions = functionServices({
     config: deps.config,
@@ -188,6 +191,12 @@ export function createServices(deps: Deps) {
     projectById: cachedProject,
     limitsOf: cachedLimitsOf,
     count: usage.counter.add,
+    warn: quotaWarningMailer({
+      mailer: mail,
+      projectById: repos.projects.findById,
+      developerById: repos.developers.findById,
+      dashboardUrl: deps.config.dashboardUrl,
+    }),
     collectionNames: async (projectId) => (await repos.collections.list(projectId)).map((c) => c.name),
   });
   const webhooks = webhookServices(

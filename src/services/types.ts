@@ -71,6 +71,11 @@ export interface PlanLimits {
   /** Invocations of the project running at one time, across every process. */
   functionConcurrency: number;
   functionInvocationsPerMonth: number;
+  /**
+   * Invocations one caller of the publishable key (a client IP, and an end user when signed in)
+   * may start per day, counted before the project's month (docs/functions.md, "Limits").
+   */
+  functionInvocationsPerCallerPerDay: number;
   /** ctx.fetch calls of one hosted invocation. */
   functionFetchesPerInvocation: number;
   /** ctx.db calls (reads and writes) of one hosted invocation. */

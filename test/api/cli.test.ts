@@ -13,12 +13,12 @@ import { sha256 } from '../../src/lib/secrets.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { functionInvocationsRepo } from '../../src/db/function-invocations.js';
 import addFormats from 'ajv-formats';
+import { buildCli, cliMain, cliPackage, runCli } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const CODE_V1 = 'export default async (event) => event.document;\n';
 const CODE_V2 =
   'export default async (event) => ({ ...event.document, title: event.document.title.trim() });\n';
-const CLI = repoPath('cli', 'dist', 'main.js');
 
 describe('mongobaas CLI', function () {
   this.timeout(120_000);
@@ -28,29 +28,16 @@ describe('mongobaas CLI', function () {
   let token: string;
   let dir: string;
 
-  async function cli(args: string[], env: Record<string, string> = {}) {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-        cwd: dir,
-        env: { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), ...env },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const failed = err as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const cli = (args: string[], env: Record<string, string> = {}) => runCli(dir, args, env);
   const session = () => app.client.with({ cookie: owner.cookie });
   const file = () => path.join(dir, 'mongobaas.config.json');
   const readConfig = async () => JSON.parse(await readFile(file(), 'utf8'));
 
   before(async () => {
-    await run(process.execPath, [
-      repoPath('node_modules/typescript/bin/tsc'),
-      '-p',
-      repoPath('cli/tsconfig.json'),
-    ]);
+    await buildCli();
     app = await startTestApp('dashboard', 'cli');
+    // The installation's first account is its operator (on a plan of its own): not the one tested.
+    await createProjectFixture(app.services, 'Operator');
     owner = await createProjectFixture(app.services, 'Production');
     await app.services.repos.developers.setPlan(owner.developer.id, 'pro');
     staging = (await session().post('/api/projects', { name: 'Staging' })).body.data.project.id;
@@ -92,6 +79,7 @@ describe('mongobaas CLI', function () {
     for (const res of made) expect(res.status, res.text).to.be.oneOf([201]);
     token = (
       await session().post('/api/user/me/tokens', {
+        password: owner.password,
         name: 'ci',
         scope: 'write',
         expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
@@ -194,11 +182,12 @@ describe('mongobaas CLI', function () {
       '~ events ["document.created","document.deleted"] -> ["document.created"]',
       'update function checkPost',
       '~ code changed',
-      '5 step(s), 0 destructive',
+      '5 step(s), 0 destructive, 1 widening access',
+      'widens access: origin:https://shop.example',
     ])
       expect(diff.stdout).to.include(line);
     expect((await cli(['diff', '--exit-code'])).code).to.equal(3);
-    const push = await cli(['push']);
+    const push = await cli(['push', '--allow-widening', 'origin:https://shop.example']);
     expect(push.code, push.stderr).to.equal(0);
     expect(push.stdout).to.include('Applied 5 step(s)');
     const again = await cli(['push']);
@@ -269,7 +258,13 @@ describe('mongobaas CLI', function () {
   });
 
   it('rebuilds the definition in an empty project: both pulls are the same', async () => {
-    const push = await cli(['push', '--project', staging]);
+    const push = await cli([
+      'push',
+      '--project',
+      staging,
+      '--allow-widening',
+      'origin:https://shop.example,webhook:https://93.184.215.14/in',
+    ]);
     expect(push.code, push.stderr).to.equal(0);
     await cli(['pull']);
     const production = await readFile(file(), 'utf8');
@@ -311,11 +306,11 @@ describe('mongobaas CLI', function () {
   });
 
   it('packs as a package of its own whose bin runs without the service', async () => {
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: repoPath('cli') });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: cliPackage() });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     expect(files).to.include.members(['dist/main.js', 'schema/project-config.schema.json', 'package.json']);
     expect(files.some((f) => f.startsWith('src/'))).to.equal(false);
-    expect((await readFile(CLI, 'utf8')).startsWith('#!/usr/bin/env node')).to.equal(true);
+    expect((await readFile(cliMain(), 'utf8')).startsWith('#!/usr/bin/env node')).to.equal(true);
     const version = await cli(['--version']);
     expect(version.stdout.trim()).to.equal(
       JSON.parse(await readFile(repoPath('cli/package.json'), 'utf8')).version,

@@ -104,7 +104,10 @@ describe('functions: callable functions and the secret-key operations', () => {
     const failed = await publishable.post('/api/functions/strict', {});
     expect(failed.status).to.equal(502);
     expect(failed.body.code).to.equal('FUNCTION_FAILED');
-    expect(failed.body.message).to.match(/answered 500/);
+    // The detail only to the secret key; another caller gets the log entry's id.
+    expect(failed.body.message).to.not.match(/answered 500/);
+    expect(failed.body.invocationId).to.match(/^[0-9a-f]{24}$/);
+    expect((await secret.post('/api/functions/strict', {})).body.message).to.match(/answered 500/);
     await apps.dashboard.services.repos.projects.setLimits(fx.project.id, {
       functionsPerProject: 50,
       functionDeadlineMs: 200,
@@ -119,7 +122,9 @@ describe('functions: callable functions and the secret-key operations', () => {
     // The log is written in batches by the process that ran the calls.
     await apps.public.services.functions.invoker.flushLog();
     const entries = await apps.dashboard.services.functions.runs.invocations(fx.project, id, 1, 10);
-    expect(entries.invocations.map((e) => e.status)).to.deep.equal(['timeout', 'error', 'refused']);
+    expect(entries.invocations.map((e) => e.status)).to.deep.equal(['timeout', 'error', 'error', 'refused']);
+    expect(entries.invocations[2]!.id).to.equal(failed.body.invocationId);
+    expect(entries.invocations[2]!.error?.message).to.match(/answered 500/);
   });
 
   it('manages functions by name with the secret key; the publishable key is refused', async () => {
@@ -200,8 +205,10 @@ describe('functions: callable functions and the secret-key operations', () => {
     const second = await key.post('/api/functions/metered', {});
     expect([first.status, second.status]).to.deep.equal([200, 200]);
     const third = await key.post('/api/functions/metered', {});
-    expect(third.status).to.equal(502);
-    expect(third.body.message).to.match(/2 invocations of this month are used up/);
+    expect(third.status).to.equal(503);
+    expect(third.body.code).to.equal('FUNCTION_QUOTA_EXHAUSTED');
+    expect(third.body.message).to.match(/2 function invocations of this month are used up/);
+    expect(Number(third.headers.get('retry-after'))).to.be.within(1, 32 * 24 * 3600);
     expect(hooks.on('/metered')).to.have.length(2);
   });
 

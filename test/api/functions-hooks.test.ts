@@ -242,7 +242,9 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     const open = await dash.get(`${fns()}/${id}`);
     expect(open.body.data.function.breaker).to.include({ state: 'open', consecutiveFailures: 3 });
     const refused = await secret.post('/api/data/flaky', { title: 'x' });
-    expect(refused.body.message).to.match(/circuit open/);
+    expect(refused.status).to.equal(503);
+    expect(refused.body.code).to.equal('FUNCTION_CIRCUIT_OPEN');
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 2);
     expect(hooks.on('/flaky')).to.have.length(3); // the endpoint was not called
     await new Promise((r) => setTimeout(r, 1600));
     expect((await dash.get(`${fns()}/${id}`)).body.data.function.breaker.state).to.equal('halfOpen');

@@ -21,8 +21,13 @@ async function readStdin(): Promise<string> {
   return text.trim();
 }
 
-/** The token to log in with: --token, MONGOBAAS_TOKEN, a prompt on a terminal, else standard input. */
+/**
+ * The token to log in with: --token (`-` for standard input), MONGOBAAS_TOKEN, a prompt on a
+ * terminal, else standard input. --token with the value itself stays for scripts, but it lands
+ * in the shell's history, so the docs lead with the others.
+ */
 async function tokenToStore(given?: string): Promise<string> {
+  if (given === '-') return readStdin();
   if (given) return given;
   if (process.env.MONGOBAAS_TOKEN) return process.env.MONGOBAAS_TOKEN;
   if (process.stdin.isTTY) {
@@ -39,7 +44,10 @@ export function accountCommands(program: Command, globals: () => GlobalOptions) 
     .description(
       'Check a personal access token and store it for a dashboard URL (in your config folder, mode 0600)',
     )
-    .option('--token <token>', 'the token (else MONGOBAAS_TOKEN, a prompt, or standard input)')
+    .option(
+      '--token <token>',
+      'the token, `-` to read it from standard input (else MONGOBAAS_TOKEN, a prompt, or standard input)',
+    )
     .action(async (options: { token?: string }) => {
       const { url: given, json } = globals();
       const raw = given ?? process.env.MONGOBAAS_URL;

@@ -1,86 +1,39 @@
 // pull, diff and push of the project's definition file.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createApi } from '../api.js';
-import { canonical, pullDefinition, serialize, type ProjectDefinition } from '../definition.js';
-import { plan, type Step } from '../plan.js';
-import { functionsFromFile, type FunctionFileSpec } from '../functions.js';
+import { pullDefinition, type ProjectDefinition } from '../definition.js';
+import { readDefinition, realPathInside, writeDefinition } from '../definition-file.js';
+import { plan, refusalMessage, unconfirmed, type Step } from '../plan.js';
 import { output, paint, type Output } from '../output.js';
 import {
   CliError,
   DEFINITION_FILE,
   EXIT,
+  PROJECT_FILE,
   readProjectFile,
   resolveAuth,
   resolveProject,
   type GlobalOptions,
 } from '../settings.js';
 
-const TOP_LEVEL = new Set(['$schema', 'settings', 'collections', 'webhooks', 'mailTemplates', 'functions']);
-
+/** The definition file: --file as given, else the one mongobaas.json names, which must stay in its folder. */
 async function definitionPath(file?: string) {
   if (file) return file;
   const linked = await readProjectFile();
-  return linked?.definition ?? DEFINITION_FILE;
-}
-
-export async function readDefinition(file: string): Promise<ProjectDefinition> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new CliError(
-      missing
-        ? `No ${file}: run \`mongobaas pull\` first`
-        : `${file} is not valid JSON: ${(err as Error).message}`,
-      EXIT.usage,
-    );
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new CliError(`${file} must hold a JSON object`, EXIT.usage);
-  const unknown = Object.keys(parsed).filter((key) => !TOP_LEVEL.has(key));
-  if (unknown.length > 0)
-    throw new CliError(
-      `${file}: unknown key ${unknown.map((k) => `"${k}"`).join(', ')} (expected ${[...TOP_LEVEL].join(', ')})`,
-      EXIT.usage,
-    );
-  const { functions, ...rest } = parsed as Omit<ProjectDefinition, 'functions'> & {
-    functions?: Record<string, FunctionFileSpec>;
-  };
-  // Code files are named relative to the definition file, and must stay beside it.
-  const base = path.dirname(path.resolve(file));
-  const read = async (name: string) => {
-    const target = path.resolve(base, name);
-    if (!target.startsWith(base + path.sep))
-      throw new CliError(`${file}: a function's file must be inside ${base}: ${name}`, EXIT.usage);
-    try {
-      return await readFile(target, 'utf8');
-    } catch {
-      throw new CliError(`${file} names ${name}, which cannot be read`, EXIT.usage);
-    }
-  };
-  return canonical({ ...rest, functions: await functionsFromFile(functions, read) } as ProjectDefinition);
-}
-
-/** Writes the definition and its functions' code files beside it. */
-export async function writeDefinition(file: string, def: ProjectDefinition): Promise<void> {
-  const { text, files } = serialize(def);
-  const base = path.dirname(path.resolve(file));
-  for (const [name, code] of files) {
-    await mkdir(path.dirname(path.join(base, name)), { recursive: true });
-    await writeFile(path.join(base, name), code);
-  }
-  await writeFile(file, text);
+  if (!linked?.definition) return DEFINITION_FILE;
+  await realPathInside(process.cwd(), linked.definition, `${PROJECT_FILE}: the definition file`);
+  return linked.definition;
 }
 
 export async function currentAndDesired(globals: GlobalOptions, file?: string) {
+  // The file is read and checked first: a wrong one sends nothing.
+  const target = await definitionPath(file);
+  const desired = await readDefinition(target);
   const { url, token } = await resolveAuth(globals);
   const projectId = await resolveProject(globals);
   const api = createApi(url, token);
-  const target = await definitionPath(file);
-  const desired = await readDefinition(target);
   const current = await pullDefinition(api, projectId);
   return { api, projectId, current, desired, steps: plan(current, desired), file: target };
 }
@@ -89,23 +42,32 @@ const stepView = (step: Step) => ({
   summary: step.summary,
   changes: step.changes,
   destructive: step.destructive.map((d) => d.id),
+  widening: (step.widening ?? []).map((d) => d.id),
 });
 
 function printSteps(out: Output, steps: Step[]) {
   if (steps.length === 0) return out.line('No changes: the project matches the file');
   for (const step of steps) {
-    const mark = step.destructive.length > 0 ? paint('red', '! ') : '  ';
+    const widening = step.widening ?? [];
+    const mark =
+      step.destructive.length > 0 ? paint('red', '! ') : widening.length > 0 ? paint('yellow', '! ') : '  ';
     out.line(`${mark}${paint('bold', step.summary)}`);
     for (const change of step.changes) out.line(`      ${change}`);
     for (const d of step.destructive) out.line(paint('red', `      destructive: ${d.id} (${d.reason})`));
+    for (const d of widening) out.line(paint('yellow', `      widens access: ${d.id} (${d.reason})`));
   }
   const destructive = steps.flatMap((s) => s.destructive.map((d) => d.id));
+  const widening = steps.flatMap((s) => (s.widening ?? []).map((d) => d.id));
   out.line();
-  out.line(`${steps.length} step(s), ${destructive.length} destructive`);
-  if (destructive.length > 0) out.line(`push needs: --allow-destructive ${destructive.join(',')}`);
+  out.line(`${steps.length} step(s), ${destructive.length} destructive, ${widening.length} widening access`);
+  const flags = [
+    ...(destructive.length > 0 ? [`--allow-destructive ${destructive.join(',')}`] : []),
+    ...(widening.length > 0 ? [`--allow-widening ${widening.join(',')}`] : []),
+  ];
+  if (flags.length > 0) out.line(`push needs: ${flags.join(' ')}`);
 }
 
-const list = (value: string, previous: string[] = []) => [
+export const list = (value: string, previous: string[] = []) => [
   ...previous,
   ...value
     .split(',')
@@ -147,7 +109,9 @@ export function definitionCommands(program: Command, globals: () => GlobalOption
 
   program
     .command('diff')
-    .description('Show what push would change, field by field, marking destructive steps')
+    .description(
+      'Show what push would change, field by field, marking destructive steps and those that widen access',
+    )
     .option('--file <path>', 'the definition file')
     .option('--exit-code', `exit with ${EXIT.changes} when there are changes (0 when none)`)
     .action(async (options: { file?: string; exitCode?: boolean }) => {
@@ -166,17 +130,18 @@ export function definitionCommands(program: Command, globals: () => GlobalOption
       'comma-separated destructive steps to allow, as diff names them (repeatable)',
       list,
     )
-    .action(async (options: { file?: string; allowDestructive?: string[] }) => {
+    .option(
+      '--allow-widening <changes>',
+      'comma-separated changes that widen access to allow, as diff names them (repeatable)',
+      list,
+    )
+    .action(async (options: { file?: string; allowDestructive?: string[]; allowWidening?: string[] }) => {
       const out = output(Boolean(globals().json));
       const { api, projectId, steps } = await currentAndDesired(globals(), options.file);
-      const allowed = new Set(options.allowDestructive ?? []);
-      const refused = steps.flatMap((s) => s.destructive).filter((d) => !allowed.has(d.id));
-      if (refused.length > 0) {
+      const refused = refusalMessage(unconfirmed(steps, options.allowDestructive, options.allowWidening));
+      if (refused) {
         if (!out.json) printSteps(out, steps);
-        throw new CliError(
-          `Refused: destructive steps not allowed: ${refused.map((d) => d.id).join(', ')}. ` +
-            `Re-run with --allow-destructive ${refused.map((d) => d.id).join(',')} if you mean it.`,
-        );
+        throw new CliError(refused);
       }
       const applied: ReturnType<typeof stepView>[] = [];
       for (const [i, step] of steps.entries()) {

@@ -1,11 +1,13 @@
 // functions deploy: push only the hooks and functions of the definition (all, or one by name);
-// functions logs: a function's invocation log, newest last, with --follow.
+// functions logs: a function's invocation log, newest last, with --follow (--json: one document,
+// or JSON Lines with --follow).
 import type { Command } from 'commander';
 import { functionSteps } from '../functions.js';
 import { output, paint } from '../output.js';
 import { CliError, resolveAuth, resolveProject, type GlobalOptions } from '../settings.js';
 import { createApi, unwrap } from '../api.js';
-import { currentAndDesired } from './definition.js';
+import { currentAndDesired, list } from './definition.js';
+import { refusalMessage, unconfirmed } from '../plan.js';
 
 export function functionCommands(program: Command, globals: () => GlobalOptions) {
   const functions = program.command('functions').description('Hooks and functions of the project');
@@ -16,38 +18,44 @@ export function functionCommands(program: Command, globals: () => GlobalOptions)
     .option('--file <path>', 'the definition file')
     .option(
       '--allow-destructive <steps>',
-      'comma-separated destructive steps to allow (drop-function:<name>)',
+      'comma-separated destructive steps to allow (drop-function:<name>; repeatable)',
+      list,
     )
-    .action(async (name: string | undefined, options: { file?: string; allowDestructive?: string }) => {
-      const out = output(Boolean(globals().json));
-      const { api, projectId, current, desired } = await currentAndDesired(globals(), options.file);
-      if (name && !desired.functions[name] && !current.functions[name])
-        throw new CliError(`No function ${name} in the file or the project`);
-      const steps = functionSteps(current.functions, desired.functions, name);
-      const allowed = new Set((options.allowDestructive ?? '').split(',').map((s) => s.trim()));
-      const refused = steps.flatMap((s) => s.destructive).filter((d) => !allowed.has(d.id));
-      if (refused.length > 0)
-        throw new CliError(
-          `Refused: destructive steps not allowed: ${refused.map((d) => d.id).join(', ')}. ` +
-            `Re-run with --allow-destructive ${refused.map((d) => d.id).join(',')} if you mean it.`,
-        );
-      for (const step of steps) {
-        try {
-          await step.apply(api, projectId);
-        } catch (err) {
-          throw new CliError(`Stopped at "${step.summary}": ${(err as Error).message}`);
+    .option(
+      '--allow-widening <changes>',
+      'comma-separated changes that widen access to allow (access:<name>, privileged:<name>, ...; repeatable)',
+      list,
+    )
+    .action(
+      async (
+        name: string | undefined,
+        options: { file?: string; allowDestructive?: string[]; allowWidening?: string[] },
+      ) => {
+        const out = output(Boolean(globals().json));
+        const { api, projectId, current, desired } = await currentAndDesired(globals(), options.file);
+        if (name && !desired.functions[name] && !current.functions[name])
+          throw new CliError(`No function ${name} in the file or the project`);
+        const steps = functionSteps(current.functions, desired.functions, name);
+        const refused = refusalMessage(unconfirmed(steps, options.allowDestructive, options.allowWidening));
+        if (refused) throw new CliError(refused);
+        for (const step of steps) {
+          try {
+            await step.apply(api, projectId);
+          } catch (err) {
+            throw new CliError(`Stopped at "${step.summary}": ${(err as Error).message}`);
+          }
+          out.line(`${paint('green', 'done')} ${step.summary}`);
+          for (const change of step.changes) out.line(`      ${change}`);
         }
-        out.line(`${paint('green', 'done')} ${step.summary}`);
-        for (const change of step.changes) out.line(`      ${change}`);
-      }
-      out.result({ applied: steps.map((s) => s.summary) }, () =>
-        out.line(
-          steps.length === 0
-            ? 'No changes: the functions match the file'
-            : `Deployed ${steps.length} change(s)`,
-        ),
-      );
-    });
+        out.result({ applied: steps.map((s) => s.summary) }, () =>
+          out.line(
+            steps.length === 0
+              ? 'No changes: the functions match the file'
+              : `Deployed ${steps.length} change(s)`,
+          ),
+        );
+      },
+    );
 
   functions
     .command('logs')
@@ -84,7 +92,9 @@ export function functionCommands(program: Command, globals: () => GlobalOptions)
         if (entry.error) console.log(`    ${entry.error.stack ?? entry.error.message}`);
         for (const line of entry.logs) console.log(`    [${line.level}] ${line.message}`);
       };
-      (await page(options.limit)).reverse().forEach(print);
+      const first = (await page(options.limit)).reverse();
+      if (out.json && !options.follow) return out.result({ invocations: first }, () => {});
+      first.forEach(print);
       while (options.follow) {
         await new Promise((resolve) => setTimeout(resolve, 2000));
         (await page(100)).reverse().forEach(print);

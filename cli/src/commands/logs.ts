@@ -1,4 +1,5 @@
-// logs: the project's request log, newest last; --follow keeps polling for new entries.
+// logs: the project's request log, newest last; --follow keeps polling for new entries. With
+// --json: one JSON document, or with --follow one entry per line (JSON Lines), as it comes.
 import type { Command } from 'commander';
 import { createApi, unwrap } from '../api.js';
 import { output } from '../output.js';
@@ -44,6 +45,8 @@ export function logsCommands(program: Command, globals: () => GlobalOptions) {
         };
         const first = await page(options.limit);
         if (!first.enabled) console.error('The request log is turned off on this installation');
+        if (out.json && !options.follow)
+          return out.result({ enabled: first.enabled, entries: first.entries.reverse() }, () => {});
         first.entries.reverse().forEach(print);
         while (options.follow) {
           await new Promise((resolve) => setTimeout(resolve, FOLLOW_MS));

@@ -18,6 +18,8 @@ export interface Caller {
   userId?: string;
   /** Set when a hosted function's ctx.db makes the call (RequestContext.functionDepth): hooks it runs go one deeper. */
   functionDepth?: number;
+  /** The client's address (empty for a function's ctx.db call): counted by the functions' per-caller budget. */
+  ip?: string;
 }
 
 export interface Target {
@@ -32,7 +34,13 @@ export function callerOf(ctx: RequestContext): Caller {
   const { project, keyKind, endUser } = ctx.principal;
   if (!project || !keyKind) throw unauthorized('Missing API key', 'MISSING_API_KEY');
   const userId = endUser?.projectId === project.id ? endUser.id : undefined;
-  return { project, keyKind, userId, ...(ctx.functionDepth ? { functionDepth: ctx.functionDepth } : {}) };
+  return {
+    project,
+    keyKind,
+    userId,
+    ip: ctx.ip,
+    ...(ctx.functionDepth ? { functionDepth: ctx.functionDepth } : {}),
+  };
 }
 
 /** Who a change's events name as its maker: the after-triggers run with these rights. */

@@ -15,6 +15,8 @@ export interface AuthHooks {
   beforeSignUp(
     project: Project,
     event: { email: string; fields: Record<string, unknown>; provider: string },
+    /** The client's address (the functions' per-caller budget counts it). */
+    ip?: string,
   ): Promise<Record<string, unknown> | undefined>;
   /** Extra claims for a new access token of `userId`, or undefined. */
   claims(
@@ -28,18 +30,20 @@ export function authHooks(
   hooks: SyncHooks,
   projectById: (id: string) => Promise<Project | undefined>,
 ): AuthHooks {
-  const caller = (project: Project, userId: string | null) => ({
+  // Counted as a client's call: by its address at sign-up, by its end user at log-in and refresh.
+  const caller = (project: Project, userId: string | null, ip?: string) => ({
     keyKind: 'publishable' as const,
     userId,
     project,
+    ip,
   });
   return {
-    async beforeSignUp(project, event) {
+    async beforeSignUp(project, event, ip) {
       const fn = await hooks.find(project.id, 'beforeSignUp');
       if (!fn) return undefined;
       const answer = await hooks.run(fn, {
         project,
-        caller: caller(project, null),
+        caller: caller(project, null, ip),
         trigger: 'beforeSignUp',
         event,
         timeoutStatus: 503,

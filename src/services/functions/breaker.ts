@@ -1,6 +1,6 @@
 // The circuit breaker of each HTTP hook, kept in the shared cache so every process sees one state:
-// after `failures` failed calls in a row it opens (calls fail at once, per the failure policy,
-// without reaching the endpoint); once `cooldownMs` has passed it is half-open and lets one trial
+// after `failures` failed calls in a row it opens (calls are refused at once with 503
+// FUNCTION_CIRCUIT_OPEN under either failure policy, without reaching the endpoint); once `cooldownMs` has passed it is half-open and lets one trial
 // call through, across every process; a success closes it, a failure opens it again.
 import type { Cache } from '../../cache/index.js';
 import type { BreakerState } from './types.js';
@@ -35,14 +35,19 @@ export function hookBreakers(cache: Cache, settings: BreakerSettings, now = () =
 
   return {
     state,
-    /** Whether a call may go out now: closed, or the one trial of a half-open breaker. */
-    async admit(id: string): Promise<boolean> {
+    /**
+     * 0 when a call may go out now (closed, or the one trial of a half-open breaker), else the
+     * milliseconds until one may try again: the rest of the cool-down, or about a deadline while
+     * another call makes the trial.
+     */
+    async admit(id: string): Promise<number> {
       const { openedAt } = await read(id);
-      if (openedAt === null) return true;
-      if (now() - openedAt < settings.cooldownMs) return false;
+      if (openedAt === null) return 0;
+      const left = settings.cooldownMs - (now() - openedAt);
+      if (left > 0) return left;
       // One trial across every process: the first to count it goes; it expires with a cool-down.
       const ttl = Math.max(1, Math.ceil(settings.cooldownMs / 1000));
-      return (await cache.incr(keys(id).trial, ttl)) === 1;
+      return (await cache.incr(keys(id).trial, ttl)) === 1 ? 0 : 1000;
     },
     async succeeded(id: string): Promise<void> {
       const k = keys(id);

@@ -1,6 +1,8 @@
 // Callable functions: `POST /api/functions/{name}` on the public API. The function comes from the
 // project's cached table; its `access` says who may call it; the body (64 KiB at most) is the
 // event's `body`; the value answered (1 MiB at most from hosted code) is the response's `data`.
+// A failure tells a caller without the secret key only that it failed and the invocation's id:
+// what went wrong (an endpoint's address or answer, a stack) stays in the invocation log.
 import type { Cache } from '../../cache/index.js';
 import {
   ApiError,
@@ -62,18 +64,34 @@ export function callableFunctions(deps: {
         'callable',
         event,
         await deps.limitsOf(project),
-        { keyKind: caller.keyKind, userId, project, depth: caller.functionDepth ?? 0 },
+        { keyKind: caller.keyKind, userId, project, depth: caller.functionDepth ?? 0, ip: ctx.ip },
         true,
         { maxResultBytes: MAX_CALL_ANSWER_BYTES },
       );
+      const invocation = outcome.invocationId ? { invocationId: outcome.invocationId } : undefined;
       if (outcome.status === 'timeout')
-        throw new ApiError(504, 'FUNCTION_TIMEOUT', `The function ${name} did not answer in time`);
-      if (outcome.status !== 'ok')
+        throw new ApiError(
+          504,
+          'FUNCTION_TIMEOUT',
+          `The function ${name} did not answer in time`,
+          undefined,
+          undefined,
+          invocation,
+        );
+      if (outcome.status !== 'ok') {
+        const detail =
+          caller.keyKind === 'secret'
+            ? `: ${outcome.error?.message ?? outcome.status}`
+            : `; the function's invocation log has the detail (invocation ${outcome.invocationId})`;
         throw new ApiError(
           502,
           'FUNCTION_FAILED',
-          `The function ${name} failed: ${outcome.error?.message ?? outcome.status}`,
+          `The function ${name} failed${detail}`,
+          undefined,
+          undefined,
+          invocation,
         );
+      }
       const refusal = refusalOf(outcome.value);
       if (refusal) throw new ApiError(refusal.status, `HOOK_${refusal.code}`, refusal.message);
       return outcome.value ?? null;

@@ -4,13 +4,16 @@
 // unchanged), `{ refuse: { status, code, message } }` (the client gets that status and
 // `HOOK_<code>`), or a changed document (which the write path validates again like a client's).
 // A timeout or failure refuses the request (policy `closed`: 504 HOOK_TIMEOUT, 503
-// HOOK_UNAVAILABLE) or lets it go on unchanged (`open`), logged either way.
+// HOOK_UNAVAILABLE; the detail only to the secret key, else the invocation's id) or lets it go on
+// unchanged (`open`), logged either way. A hook that was not run (a caller's or the project's
+// quota spent, an open breaker, too many at once) is no failure: the invoker's refusal reaches
+// the client under either policy, so nobody can switch an `open` hook's check off by spending
+// the quota.
 import { ApiError } from '../../http/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { PlanLimits, Project } from '../types.js';
-import type { FunctionInvoker, InvocationCaller, RunnableFunction } from './invoke.js';
+import type { FunctionInvoker, InvocationCaller, RecordedOutcome, RunnableFunction } from './invoke.js';
 import { eventId } from './invoke.js';
-import type { InvocationOutcome } from './runtime-types.js';
 import type { TriggerType } from './types.js';
 import { isObject, refusalOf } from './answers.js';
 
@@ -38,15 +41,35 @@ export interface HooksDeps {
 }
 
 export function syncHooks({ table, invoker, limitsOf, log }: HooksDeps) {
-  function failed(fn: RunnableFunction, outcome: InvocationOutcome, timeoutStatus = 504): undefined {
+  function failed(fn: RunnableFunction, outcome: RecordedOutcome, call: HookCall): undefined {
     const message = outcome.error?.message ?? outcome.status;
     if (fn.failurePolicy === 'open') {
       log.warn({ functionId: fn.id, status: outcome.status, message }, 'hook failed; going on (policy open)');
       return undefined;
     }
+    const { invocationId } = outcome;
+    const fields = invocationId ? { invocationId } : undefined;
     if (outcome.status === 'timeout')
-      throw new ApiError(timeoutStatus, 'HOOK_TIMEOUT', `The ${fn.trigger.type} hook did not answer in time`);
-    throw new ApiError(503, 'HOOK_UNAVAILABLE', `The ${fn.trigger.type} hook failed: ${message}`);
+      throw new ApiError(
+        call.timeoutStatus ?? 504,
+        'HOOK_TIMEOUT',
+        `The ${fn.trigger.type} hook did not answer in time`,
+        undefined,
+        undefined,
+        fields,
+      );
+    const detail =
+      call.caller.keyKind === 'secret'
+        ? `: ${message}`
+        : `; the function's invocation log has the detail (invocation ${invocationId})`;
+    throw new ApiError(
+      503,
+      'HOOK_UNAVAILABLE',
+      `The ${fn.trigger.type} hook failed${detail}`,
+      undefined,
+      undefined,
+      fields,
+    );
   }
 
   return {
@@ -75,16 +98,16 @@ export function syncHooks({ table, invoker, limitsOf, log }: HooksDeps) {
         await limitsOf(call.project),
         call.caller,
       );
-      if (outcome.status !== 'ok') return failed(fn, outcome, call.timeoutStatus);
+      if (outcome.status !== 'ok') return failed(fn, outcome, call);
       const refusal = refusalOf(outcome.value);
       if (refusal) throw new ApiError(refusal.status, `HOOK_${refusal.code}`, refusal.message);
       if (outcome.value === undefined || outcome.value === null) return undefined;
       if (!isObject(outcome.value))
-        return failed(fn, {
-          ...outcome,
-          status: 'error',
-          error: { message: 'the answer is not a JSON object' },
-        });
+        return failed(
+          fn,
+          { ...outcome, status: 'error', error: { message: 'the answer is not a JSON object' } },
+          call,
+        );
       return outcome.value;
     },
   };

@@ -36,6 +36,8 @@ export interface FunctionsDeps {
   limitsOf: (project: Project) => Promise<PlanLimits>;
   collectionNames: (projectId: string) => Promise<string[]>;
   count?: InvokeDeps['count'];
+  /** Mails the owner when the month's invocations reach 80 % and 100 % (quota-warnings.ts). */
+  warn?: InvokeDeps['warn'];
 }
 
 export function functionServices(deps: FunctionsDeps) {
@@ -62,6 +64,7 @@ export function functionServices(deps: FunctionsDeps) {
     log: deps.log.child({ component: 'functions' }),
     hosted: () => hosted,
     count: deps.count,
+    warn: deps.warn,
   });
 
   /** The enabled functions of a project by trigger, kept under the project's cache version. */

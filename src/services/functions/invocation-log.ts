@@ -61,9 +61,9 @@ export function invocationLog(options: InvocationLogOptions) {
     /**
      * Buffers one entry (its id is made as it goes in, so the newest-first order holds). Resolves
      * at once, unless the buffer is at its bound: then once the write under way has made room.
-     * After close() the entry is written before it resolves.
+     * After close() the entry is written before it resolves. Resolves to the entry's id.
      */
-    async add(entry: Omit<InvocationRecord, 'id'>): Promise<void> {
+    async add(entry: Omit<InvocationRecord, 'id'>): Promise<string> {
       if (room || full()) {
         // Waiting callers go in in the order they came, after the one before them.
         const before = room;
@@ -76,10 +76,14 @@ export function invocationLog(options: InvocationLogOptions) {
         if (room === mine) room = undefined;
       }
       const record = { id: newId(), ...entry };
-      if (closed) return writeBatch([record]);
+      if (closed) {
+        await writeBatch([record]);
+        return record.id;
+      }
       bytes += sizeOf(record);
       writer.push(record);
       if (bytes >= maxBytes) writer.flushSoon();
+      return record.id;
     },
     flush,
     stats: () => ({ buffered: writer.size(), bytes, lost }),

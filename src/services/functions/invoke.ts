@@ -1,11 +1,15 @@
-// Runs one hook or function on its runtime with the project's limits: the invocations per month
-// (counted in the shared cache in batches, month-allowance.ts), the in-flight cap per project
+// Runs one hook or function on its runtime with the project's limits: the budget of one caller of
+// the publishable key per day (a client IP, and an end user when signed in; GCRA buckets in the
+// shared cache, so one caller cannot spend the project's month), the invocations per month
+// (counted in the shared cache in batches, month-allowance.ts; warnings at 80 % and 100 %,
+// quota-warnings.ts), the in-flight cap per project
 // (across every process for HTTP hooks; in this process for hosted code, whose runners are this
 // process's own), the HTTP hook's circuit breaker, the deadline, and one entry of the invocation
 // log (status, duration, error, log lines; never the request body), written in batches
-// (invocation-log.ts).
+// (invocation-log.ts). A spent budget, a spent month, an open breaker or a full project are not
+// outcomes of the function: they are thrown (answers.ts), so no failure policy can skip a hook.
 import { randomBytes } from 'node:crypto';
-import type { Cache } from '../../cache/index.js';
+import type { Cache, RateBucket } from '../../cache/index.js';
 import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
 import type { Logger } from '../../lib/logger.js';
 import type { PlanLimits, Project } from '../types.js';
@@ -14,10 +18,13 @@ import type { HttpRuntime } from './http-runtime.js';
 import { MAX_ANSWER_BYTES } from './http-runtime.js';
 import type { HostedHost, HostedRuntime, InvocationLimits, InvocationOutcome } from './runtime-types.js';
 import type { ActiveFunction, TriggerType } from './types.js';
-import { functionConcurrency, refusalOf } from './answers.js';
+import { circuitOpen, functionConcurrency, NOT_RUN_CODES, quotaExhausted, refusalOf } from './answers.js';
 import { ApiError } from '../../http/errors.js';
+import { clientIpKey } from '../../lib/client-ip.js';
+import { UNLIMITED } from '../../lib/plans.js';
 import { invocationLog } from './invocation-log.js';
-import { monthAllowance } from './month-allowance.js';
+import { monthAllowance, secondsToNextMonth } from './month-allowance.js';
+import { quotaWarnings, type QuotaWarning } from './quota-warnings.js';
 
 /** A function as the invoker needs it: the active version and its sealed secrets. */
 export interface RunnableFunction extends ActiveFunction {
@@ -34,7 +41,12 @@ export interface InvocationCaller {
   project?: Project;
   /** The functionDepth of the request whose write runs this function (absent: a client's). */
   depth?: number;
+  /** The client's address, on a client's request: with the publishable key, the per-caller budget counts it. */
+  ip?: string;
 }
+
+/** An invocation's outcome and, when it was recorded, the id of its entry in the invocation log. */
+export type RecordedOutcome = InvocationOutcome & { invocationId?: string };
 
 /** The hosted runtime and the host it offers code, wired by the sandbox (src/sandbox). */
 export interface HostedWiring {
@@ -52,7 +64,20 @@ export interface InvokeDeps {
   hosted: () => HostedWiring | undefined;
   /** Usage: runs and their milliseconds per project (the Overview's figures). */
   count?: (projectId: string, metric: 'functionInvocations' | 'functionMs', n: number) => void;
+  /** Tells the developer the month's invocations reached 80 % or 100 % (once each per month). */
+  warn?: (warning: QuotaWarning) => Promise<void>;
 }
+
+const DAY_MS = 24 * 3600 * 1000;
+/** The triggers a client's request runs and waits for: the per-caller budget counts them. */
+const SYNCHRONOUS = new Set<TriggerType>([
+  'callable',
+  'beforeCreate',
+  'beforeUpdate',
+  'beforeDelete',
+  'beforeSignUp',
+  'tokenClaims',
+]);
 
 /** Unique per event and process (a random prefix per process, then a counter): no entropy per call. */
 const EVENT_PREFIX = `evt_${randomBytes(9).toString('base64url')}`;
@@ -92,7 +117,9 @@ export function functionInvoker(deps: InvokeDeps) {
   ): Promise<InvocationOutcome> {
     if (fn.runtime.type === 'http') {
       if (!fn.signingSecretEnc) return failure('the hook has no signing secret');
-      if (!(await deps.breakers.admit(fn.id))) return failure('circuit open: the endpoint failed repeatedly');
+      // A test run (not reused, not recorded) reaches the endpoint whatever the breaker says.
+      const wait = reuse ? await deps.breakers.admit(fn.id) : 0;
+      if (wait > 0) throw circuitOpen(wait);
       const outcome = await deps.http.call({
         url: fn.runtime.url,
         secret: deps.open(fn.signingSecretEnc),
@@ -124,7 +151,8 @@ export function functionInvoker(deps: InvokeDeps) {
     });
   }
 
-  const month = monthAllowance(deps.cache, deps.log);
+  const warnings = deps.warn && quotaWarnings(deps.cache, deps.warn, deps.log);
+  const month = monthAllowance(deps.cache, deps.log, undefined, warnings?.observe);
   const entries = invocationLog({ write: (batch) => deps.invocations.addMany(batch), log: deps.log });
   /** Hosted calls in flight in this process, per project. */
   const hostedInFlight = new Map<string, number>();
@@ -152,11 +180,34 @@ export function functionInvoker(deps: InvokeDeps) {
     return () => deps.cache.leases.release(slots, member);
   }
 
+  /**
+   * Charges one invocation to the caller's budget of the day (`functionInvocationsPerCallerPerDay`):
+   * a client's request with the publishable key, by its client IP and its end user. Past it: 429
+   * FUNCTION_QUOTA_EXHAUSTED, before the month is charged, logged nowhere but the request log.
+   */
+  async function chargeCaller(fn: RunnableFunction, caller: InvocationCaller, limit: number) {
+    // A function's own ctx.db writes (depth 1 and more) were counted with the call that ran it.
+    if (caller.keyKind !== 'publishable' || (caller.depth ?? 0) > 0 || limit >= UNLIMITED) return;
+    if (!caller.ip && !caller.userId) return;
+    const message = `One caller may start ${limit} function invocations of this project a day; retry later`;
+    if (!(limit > 0)) throw quotaExhausted(429, DAY_MS / 1000, message);
+    const buckets: RateBucket[] = [];
+    if (caller.ip)
+      buckets.push({ key: `fncb:i:${fn.projectId}:${clientIpKey(caller.ip)}`, limit, periodMs: DAY_MS });
+    if (caller.userId)
+      buckets.push({ key: `fncb:u:${fn.projectId}:${caller.userId}`, limit, periodMs: DAY_MS });
+    const { allowed, states } = await deps.cache.consume(buckets);
+    if (!allowed) throw quotaExhausted(429, Math.max(...states.map((s) => s.retryAfterMs)) / 1000, message);
+  }
+
   return {
     /**
      * Runs `fn` for `event`; every failure is an outcome (the caller applies the policy), except
-     * the project's calls at once past the plan's `functionConcurrency` or the runner pool's
-     * per-project share: a thrown 429 FUNCTION_CONCURRENCY (logged), the client's to retry.
+     * what is not the function's doing (answers.ts), thrown: the caller's budget spent (429
+     * FUNCTION_QUOTA_EXHAUSTED, not logged), the project's month spent (503
+     * FUNCTION_QUOTA_EXHAUSTED), an open circuit breaker (503 FUNCTION_CIRCUIT_OPEN), the
+     * project's calls at once past the plan's `functionConcurrency` or the runner pool's
+     * per-project share (429 FUNCTION_CONCURRENCY); the last three are logged like a failed run.
      */
     async invoke(
       fn: RunnableFunction,
@@ -166,31 +217,37 @@ export function functionInvoker(deps: InvokeDeps) {
       caller: InvocationCaller,
       record = true,
       overrides: Partial<InvocationLimits> = {},
-    ): Promise<InvocationOutcome> {
+    ): Promise<RecordedOutcome> {
       const limits = { ...invocationLimits(planLimits), ...overrides };
       const started = Date.now();
+      // A client waits for these; an after-trigger or a schedule runs later, in the worker.
+      if (record && SYNCHRONOUS.has(trigger))
+        await chargeCaller(fn, caller, planLimits.functionInvocationsPerCallerPerDay);
       let outcome: InvocationOutcome;
       let release: (() => Promise<unknown>) | undefined;
-      /** Either cap on the project's calls at once: logged like a failed run, then the client's 429. */
-      let busy: ApiError | undefined;
+      /** Not run (the month, the breaker, the project's calls at once): logged, then thrown. */
+      let refused: ApiError | undefined;
       if (record && !(await month.admit(fn.projectId, planLimits.functionInvocationsPerMonth))) {
-        outcome = failure(
-          `the project's ${planLimits.functionInvocationsPerMonth} invocations of this month are used up`,
+        refused = quotaExhausted(
+          503,
+          secondsToNextMonth(Date.now()),
+          `The project's ${planLimits.functionInvocationsPerMonth} function invocations of this month are used up; they start again on the 1st (UTC)`,
         );
+        outcome = failure(refused.message);
       } else if (
         !(release = await slot(fn, planLimits.functionConcurrency, limits.deadlineMs + 5000, event.id))
       ) {
-        busy = functionConcurrency(
+        refused = functionConcurrency(
           `The project is at its plan's limit of functions running at once (${planLimits.functionConcurrency}); retry shortly`,
         );
-        outcome = failure(busy.message);
+        outcome = failure(refused.message);
       } else {
         try {
           // A test run (not recorded) starts from the module alone, apart from the live calls.
           outcome = await runtimeCall(fn, trigger, event, limits, caller, record);
         } catch (err) {
-          if (err instanceof ApiError && err.code === 'FUNCTION_CONCURRENCY') {
-            busy = err;
+          if (err instanceof ApiError && NOT_RUN_CODES.includes(err.code)) {
+            refused = err;
             outcome = failure(err.message);
           } else {
             deps.log.error({ err, functionId: fn.id }, 'function invocation failed');
@@ -205,9 +262,10 @@ export function functionInvoker(deps: InvokeDeps) {
         deps.count?.(fn.projectId, 'functionInvocations', 1);
         deps.count?.(fn.projectId, 'functionMs', outcome.durationMs);
       }
+      let invocationId: string | undefined;
       if (record) {
         const at = new Date();
-        await entries.add({
+        invocationId = await entries.add({
           projectId: fn.projectId,
           functionId: fn.id,
           trigger,
@@ -220,8 +278,8 @@ export function functionInvoker(deps: InvokeDeps) {
           expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),
         });
       }
-      if (busy) throw busy;
-      return outcome;
+      if (refused) throw refused;
+      return { ...outcome, invocationId };
     },
 
     /** Writes the buffered invocation log entries (reads of the log in this process call it first). */

@@ -21,10 +21,24 @@ export const MAX_LEASE = 128;
 /** Calls are counted over the current and the previous window: the last 100 to 200 ms. */
 const RATE_WINDOW_MS = 100;
 /** Longer than any month: the counter of a month outlives it a little, then expires. */
-const MONTH_SECONDS = 32 * 24 * 3600;
+export const MONTH_SECONDS = 32 * 24 * 3600;
+
+/** The shared counter of a project's invocations in a UTC month (`YYYY-MM`). */
+export const monthKey = (projectId: string, month: string) => `fninv:${projectId}:${month}`;
+
+/** Seconds from `at` until the first of the next month, 00:00 UTC (when the month's count starts again). */
+export function secondsToNextMonth(at: number): number {
+  const date = new Date(at);
+  return Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - at) / 1000);
+}
+
+/** Told what the counter reads after each charge (the quota warnings, quota-warnings.ts). */
+export type MonthObserver = (projectId: string, month: string, used: number, limit: number) => void;
 
 interface Lease {
   key: string;
+  projectId: string;
+  month: string;
   tokens: number;
   expiresAt: number;
   /** The limit minus the counter, as the last charge left it; undefined before any. */
@@ -56,7 +70,12 @@ function monthNamer() {
   };
 }
 
-export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = () => Date.now()) {
+export function monthAllowance(
+  cache: Pick<Cache, 'incr'>,
+  log: Logger,
+  now = () => Date.now(),
+  observe: MonthObserver = () => undefined,
+) {
   const leases = new Map<string, Lease>();
   const monthOf = monthNamer();
   let closed = false;
@@ -81,6 +100,7 @@ export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = ()
     const total = await cache.incr(lease.key, MONTH_SECONDS, want);
     // Only what fits under the limit is usable; the rest goes back at once.
     const usable = Math.max(0, Math.min(want, limit - (total - want)));
+    observe(lease.projectId, lease.month, total - want + usable, limit);
     lease.remaining = Math.max(0, limit - total);
     if (usable < want) {
       cache
@@ -118,11 +138,12 @@ export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = ()
     /** Takes one invocation of the project's month (UTC); false once `limit` are used. */
     async admit(projectId: string, limit: number): Promise<boolean> {
       const at = now();
-      const key = `fninv:${projectId}:${monthOf(at)}`;
+      const month = monthOf(at);
+      const key = monthKey(projectId, month);
       let lease = leases.get(key);
       if (!lease) {
-        forget(`fninv:${projectId}:`);
-        lease = { key, tokens: 0, expiresAt: 0, recent: recentCount(RATE_WINDOW_MS, at) };
+        forget(monthKey(projectId, ''));
+        lease = { key, projectId, month, tokens: 0, expiresAt: 0, recent: recentCount(RATE_WINDOW_MS, at) };
         leases.set(key, lease);
       }
       lease.recent.add(1, at);
@@ -141,6 +162,7 @@ export function monthAllowance(cache: Pick<Cache, 'incr'>, log: Logger, now = ()
       // The shared batch went to others first: this call is charged on its own.
       const total = await cache.incr(key, MONTH_SECONDS);
       lease.remaining = Math.max(0, limit - total);
+      observe(projectId, month, Math.min(total, limit), limit);
       return total <= limit;
     },
 

@@ -13,7 +13,7 @@ export function usageServices(
   platform: Database['platform'],
   log: Logger,
   projects: ProjectsService,
-  sources: Pick<UsageReportDeps, 'mailSent' | 'webhookCount' | 'backupBytes'> & {
+  sources: Pick<UsageReportDeps, 'mailSent' | 'webhookCount' | 'backupBytes' | 'warnings'> & {
     /** Gives back what this process's quota leases hold, so that `databaseUsed` reads exact. */
     settleDatabaseUsed?: (projectId: string) => Promise<void>;
   },

@@ -17,6 +17,14 @@ export interface UsageFigure {
   limitName: keyof PlanLimits | null;
 }
 
+export interface UsageWarning {
+  limitName: 'functionInvocationsPerMonth';
+  percent: 80 | 100;
+  used: number;
+  limit: number;
+  message: string;
+}
+
 export interface UsageReportDeps {
   repo: Pick<UsageRepo, 'days' | 'monthTotals'>;
   limitsOf(project: Project): Promise<PlanLimits>;
@@ -25,6 +33,8 @@ export interface UsageReportDeps {
   webhookCount(projectId: string): Promise<number>;
   /** Bytes of the project's kept backup archives (done backups; a deleted one no longer counts). */
   backupBytes(projectId: string): Promise<number>;
+  /** The limits the project is near or past this month (function invocations at 80 % and 100 %). */
+  warnings?(projectId: string, limits: PlanLimits, at: Date): Promise<UsageWarning[]>;
   now?: () => Date;
 }
 
@@ -34,6 +44,7 @@ export function usageReport({
   mailSent,
   webhookCount,
   backupBytes,
+  warnings,
   now = () => new Date(),
 }: UsageReportDeps) {
   return async function report(project: Project) {
@@ -41,13 +52,15 @@ export function usageReport({
     const month = at.toISOString().slice(0, 7);
     const today = utcDay(at);
     const from = utcDay(new Date(at.getTime() - (SERIES_DAYS - 1) * DAY_MS));
-    const [limits, stored, totals, mail, webhooks, backups] = await Promise.all([
-      limitsOf(project),
+    const limited = limitsOf(project);
+    const [limits, stored, totals, mail, webhooks, backups, warned] = await Promise.all([
+      limited,
       repo.days(project.id, from, today),
       repo.monthTotals(project.id, month),
       mailSent(project.id, month),
       webhookCount(project.id),
       backupBytes(project.id),
+      warnings ? limited.then((limits) => warnings(project.id, limits, at)) : [],
     ]);
     const figure = (used: number, limitName: keyof PlanLimits | null): UsageFigure => ({
       used,
@@ -90,6 +103,7 @@ export function usageReport({
         functionInvocations: figure(totals.functionInvocations, 'functionInvocationsPerMonth'),
         functionMs: figure(totals.functionMs, null),
       },
+      warnings: warned,
       daily,
     };
   };

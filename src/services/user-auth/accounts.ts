@@ -99,7 +99,11 @@ export function accountsPart(kit: UserAuthKit) {
       refuseUndeclaredFields(def, body, ['email', 'password', DISPLAY_NAME]);
       const email = normalizeEmail(body.email);
       const { password: _password, email: _email, ...profile } = body;
-      const set = await kit.hooks?.beforeSignUp(project, { email, fields: profile, provider: 'password' });
+      const set = await kit.hooks?.beforeSignUp(
+        project,
+        { email, fields: profile, provider: 'password' },
+        ctx.ip,
+      );
       if (set) Object.assign(body, checkedHookFields(def, set));
       const fields = { ...endUserFields(def, { ...body, email }, 'create'), email, emailVerified: false };
       const passwordHash = await hashPassword(body.password);

@@ -9,6 +9,7 @@ import { navigate } from '../../router';
 import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
 import { SigningSecret } from './signing-secret';
+import { FunctionQuotaWarning } from './quota-warning';
 import './functions.css';
 import { breakerWords, MEMBER_WORDS, triggerWords } from './words';
 
@@ -28,6 +29,7 @@ export function FunctionsPage({ project }: ProjectPageProps) {
         runs as hosted JavaScript or on your own HTTP endpoint.
       </p>
       {!admin && <p data-testid="member-note">{MEMBER_WORDS}</p>}
+      <FunctionQuotaWarning projectId={project.id} />
       <ErrorBox error={fns.error} />
       {fns.isPending && <Progress label="Loading functions…" />}
       {fns.data?.length === 0 && <p>{admin ? 'No functions yet. Add one below.' : 'No functions yet.'}</p>}
