@@ -6,7 +6,7 @@ import type { Services } from '../services/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../services/accounts.js';
 import { requireDeveloper } from '../services/projects.js';
 import type { Developer } from '../services/types.js';
-import { limitsOf, type PlanTable } from '../lib/plan-table.js';
+import { limitsOf, type PlanDefinition, type PlanTable } from '../lib/plan-table.js';
 
 type Ops = operations;
 
@@ -22,6 +22,8 @@ const developerView = (d: Developer, plans: PlanTable) => ({
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
 });
+
+const planView = ({ name, label, limits, backups }: PlanDefinition) => ({ name, label, limits, backups });
 
 export function accountHandlers({ accounts, signup, plans }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
@@ -88,7 +90,9 @@ export function accountHandlers({ accounts, signup, plans }: Services) {
       success: true,
       data: {
         defaultPlan: plans.defaultPlan,
-        plans: plans.plans.map(({ name, label, limits, backups }) => ({ name, label, limits, backups })),
+        plansFile: plans.file,
+        operator: planView(plans.operator),
+        plans: plans.plans.map(planView),
       },
       message: '',
     },

@@ -12,6 +12,7 @@ import type { Cache } from '../cache/index.js';
 import type { RateBucket } from '../cache/rate-limit.js';
 import type { AccessToken, AccessTokenScope, AccessTokensRepo } from '../db/access-tokens.js';
 import type { DevelopersRepo } from '../db/developers.js';
+import { DISABLED_MESSAGE } from './accounts.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { Developer } from './types.js';
 import type { Mailer } from '../mail/sender.js';
@@ -192,6 +193,7 @@ export function accessTokensService(
         );
       const developer = await developers.findById(found.developerId);
       if (!developer) throw unauthorized('Invalid access token', 'INVALID_ACCESS_TOKEN');
+      if (developer.disabled) throw unauthorized(DISABLED_MESSAGE, 'ACCOUNT_DISABLED');
       await charge(found);
       if (found.scope === 'read' && !SAFE_METHODS.has(method))
         throw forbidden(

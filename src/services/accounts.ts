@@ -2,7 +2,7 @@
 // per email, and per address, without telling whether the email exists), logout, password change (ends the other sessions, revokes the access tokens). Sign-up
 // over HTTP confirms the address by mail first (./signup.ts); `signup` here is the direct way
 // for fixtures and tools.
-import { tooManyRequests, unauthorized } from '../http/errors.js';
+import { forbidden, tooManyRequests, unauthorized } from '../http/errors.js';
 import { dummyHash, hashPassword, verifyPassword } from '../lib/passwords.js';
 import { clientIpKey } from '../lib/client-ip.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
@@ -21,6 +21,9 @@ const MAX_FAILURES_PER_EMAIL_AND_IP = 5;
 const MAX_FAILURES_PER_EMAIL = 100;
 const MAX_FAILURES_PER_IP = 50;
 const MAX_WRONG_PASSWORDS = 5;
+
+export const DISABLED_MESSAGE =
+  'This account is disabled by the operator of this installation; the operator can enable it again on the Operator › Developers page';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -93,6 +96,7 @@ export function accountsService(
       const found = await developers.credentialsByEmail(normalized);
       const ok = await verifyPassword(found?.passwordHash ?? (await dummyHash()), password);
       if (!found || !ok) throw unauthorized('Invalid email or password', 'INVALID_CREDENTIALS');
+      if (found.developer.disabled) throw forbidden(DISABLED_MESSAGE, 'ACCOUNT_DISABLED');
       // A success clears this client's failures on the account and does not count against the
       // account's ceiling or the address.
       await Promise.all([cache.del(pairKey), cache.decr(emailKey), cache.decr(ipKey)]);

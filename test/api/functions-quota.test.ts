@@ -7,7 +7,7 @@
 // sink) and the usage report carries the warning.
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
-import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/hook-receiver.js';
 import { mailbox } from '../helpers/mail.js';
