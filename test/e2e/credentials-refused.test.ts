@@ -1,7 +1,7 @@
 // A new user's app on the published urBackend SDK, on an origin the project does not list (the
 // test profile, as production: no loopback grant): every call is refused by the browser. The
-// dashboard then says so on the project overview and in Settings, in the words that fix it, and
-// one click adds the origin; the same page then works. Desktop and phone width.
+// dashboard then says so on the project overview, in Settings and in the request log, in the words
+// that fix it, and one click adds the origin; the same page then works. Desktop and phone width.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
@@ -73,6 +73,17 @@ describe('web dashboard: a page refused credentials', function () {
     await warning.getByText(sentence()).waitFor();
     await warning.getByRole('button', { name: `Add to Allowed origins: ${sdkPage.origin}` }).waitFor();
     await e2e.checkPage('credentials-refused-overview');
+  });
+
+  it('says the same, with the fix, in the request log', async () => {
+    await e2e.publicApp.services.requestLog.flush();
+    await page.goto(`${e2e.origin}${e2e.projectPath}/logs`);
+    const note = page
+      .locator('.log-note')
+      .filter({ hasText: `A page on ${sdkPage.origin} sent credentials` });
+    await note.first().waitFor();
+    expect(await note.first().textContent()).to.include('add it to Allowed origins (project Settings)');
+    await e2e.checkPage('credentials-refused-logs');
   });
 
   it('adds the origin from Settings in one click, after which the page works', async () => {

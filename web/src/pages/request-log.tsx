@@ -123,7 +123,11 @@ function RequestLog({ project }: ProjectPageProps) {
                     <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
                   </td>
                   <td className="mono">{e.method}</td>
-                  <td className="mono">{e.path}</td>
+                  <td className="mono">
+                    {e.path}
+                    {/* Why the request did not work as the caller meant (a page refused credentials). */}
+                    {e.note && <p className="log-note">{e.note}</p>}
+                  </td>
                   <td className={`status status-${String(e.status)[0]}xx`}>{e.status}</td>
                   <td>{e.durationMs.toFixed(1)} ms</td>
                   <td>
