@@ -131,7 +131,7 @@ export interface paths {
         get?: never;
         /**
          * Change the password
-         * @description Needs the current password. Every other session of the developer ends; this one stays. Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
+         * @description Needs the current password. Every other session of the developer ends; this one stays. Every personal access token of the account is revoked (the message says how many). Wrong current passwords are limited per account, 5 in 15 minutes (counted before the password is checked, so parallel guesses cannot pass the limit; a success clears the count); past that, 429 with `Retry-After`, so a stolen session cannot be used to guess the password.
          */
         put: operations["changeDeveloperPassword"];
         post?: never;
@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * The installation's plans
-         * @description Lowest first, each with its label, its limits and its backups, and the plan new accounts get. Free and Pro as the spec states them unless the operator defines the installation's own (`PLANS_FILE`, `DEFAULT_PLAN`); the operator's own account is on the last, the highest. A limit of 9007199254740991 (2^53 - 1) is no limit: the dashboard shows none.
+         * @description Lowest first, each with its label, its limits and its backups, and the plan new accounts get. Free and Pro as the spec states them unless the operator defines the installation's own (`PLANS_FILE`, `DEFAULT_PLAN`); new accounts get Free in production and the highest plan in the development profile (`NODE_ENV=development`, as `npm start` runs) unless either is set. The operator's own account is on none of them: its plan reads `operator` (`operator` here), with no limit on counts, sizes or features, and the widest per-call bounds of any plan. A limit of 9007199254740991 (2^53 - 1) is no limit: the dashboard shows none.
          */
         get: operations["listPlans"];
         put?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Create a personal access token
-         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session.
+         * @description For scripts and CI on the dashboard API: send it as `Authorization: Bearer mbp_...`. The token is in this answer only; the service keeps its SHA-256. The expiry is required and at most one year away. `projectIds` limits the token to some of your projects (it then cannot create projects). Operations that change the account (password, tokens, AI key, invitations, operator settings) need a session. At most 50 live tokens per account (403 `ACCESS_TOKEN_LIMIT`). Needs a session and the current `password` (401 `INVALID_CREDENTIALS` when wrong; wrong passwords are limited per account together with the password change, 5 in 15 minutes, then 429 with `Retry-After`), so a stolen session alone cannot mint a long-lived credential. The account is mailed about every new token. A password change revokes every token of the account.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -1276,6 +1276,115 @@ export interface paths {
         patch: operations["changeProjectMemberRole"];
         trace?: never;
     };
+    "/api/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation at a glance (operator only)
+         * @description The version, the profile (`NODE_ENV`), each part in use (engine, cache, object store, mail, plans) with the setting that changes it, the health of the database and cache, the worker's jobs with their last run and last failure, and the mail outbox folder when mail is not sent through `SMTP_URL`.
+         */
+        get: operations["getInstallationOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The installation's developer accounts (operator only)
+         * @description Newest first, at most 500; `search` keeps those whose email or name contains it. Each with its plan (`operator` for the operator's own account, which has no plan limits), whether it is disabled, how many projects it owns and when it last signed in.
+         */
+        get: operations["listDevelopers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developers/{developerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a developer account (operator only)
+         * @description Deletes the account, every project it owns (with their documents, files and backups), its memberships of other projects and its sessions; answers with the names of the deleted projects. The operator's own account cannot be deleted (400 `OPERATOR_ACCOUNT`).
+         */
+        delete: operations["deleteDeveloper"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developers/{developerId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a developer account (operator only)
+         * @description Ends its sessions and refuses its sign-ins and access tokens (`ACCOUNT_DISABLED`) until it is enabled again; its projects and their APIs keep working. The operator's own account cannot be disabled (400 `OPERATOR_ACCOUNT`).
+         */
+        post: operations["disableDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developers/{developerId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a developer account (operator only)
+         * @description Lets a disabled account sign in again.
+         */
+        post: operations["enableDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/developers/{developerId}/plan": {
         parameters: {
             query?: never;
@@ -1292,6 +1401,26 @@ export interface paths {
          * @description Moves a developer (and so every project they own) to one of the installation's plans (Free or Pro unless the operator defines others, `GET /api/plans`); another name is a 400 `UNKNOWN_PLAN` listing them. Only the operator, the first account of the installation, may call it.
          */
         put: operations["setDeveloperPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every project of the installation (operator only)
+         * @description Newest first, at most 500, each with its owner, what it uses, its collections, the limits in force (the owner's plan with the overrides) and the overrides themselves (`PUT /api/admin/projects/{projectId}/limits` sets them).
+         */
+        get: operations["listAllProjects"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1318,6 +1447,26 @@ export interface paths {
          * @description Replaces the overrides; limits not named follow the owner's plan. `{}` removes every override. A limit is a whole number from 0 to 2^53 - 1 (9007199254740991, the largest a JSON number carries exactly), except `functionLogBytesPerInvocation`, from 1024 to 1048576 (1 KiB to 1 MiB: the hosted runtime holds an invocation's log in memory).
          */
         put: operations["setProjectLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mail outbox folder (operator only)
+         * @description When mail is not sent through `SMTP_URL` (the development profile's default), every mail the installation sends is a file in `MAIL_OUTBOX_DIR`: the newest 100, each with its text and the links in it (sign-up and invitation links among them). 400 `NO_OUTBOX` when `SMTP_URL` is set.
+         */
+        get: operations["listOutboxMail"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2397,12 +2546,14 @@ export interface components {
             email: string;
             name: string | null;
             /**
-             * @description A plan of the installation (`GET /api/plans`): `free` and `pro` unless the operator defines others in a plan file.
+             * @description A plan of the installation (`GET /api/plans`): `free` and `pro` unless the operator defines others in a plan file. The operator's own account reads `operator`: no plan limits on their own installation, whatever plan is stored for it.
              * @example free
              */
             plan: string;
             /** @description The first account of an installation; may change plans and project limits. */
             isOperator: boolean;
+            /** @description The operator disabled the account; it cannot sign in or use an access token. */
+            disabled?: boolean;
             /** @description The account has an AI provider key (the key itself is never returned). */
             hasAiProviderKey: boolean;
             /** @description How many projects this account may own on its plan (the dashboard shows "1 of 2 projects" before the limit bites). */
@@ -2456,6 +2607,22 @@ export interface components {
             endUserAuth?: boolean;
             /** Format: uri */
             siteUrl?: string | null;
+        };
+        Plan: {
+            /** @example free */
+            name: string;
+            /** @example Free */
+            label: string;
+            limits: components["schemas"]["PlanLimits"];
+            backups: {
+                /** @description Backups made on request that are kept. */
+                kept: number;
+                /**
+                 * @description How often the worker takes one.
+                 * @enum {string}
+                 */
+                every: "day" | "hour";
+            };
         };
         /** @description Limits in force (the owner's plan with the operator's overrides). */
         PlanLimits: {
@@ -4095,6 +4262,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The operator disabled this account (`ACCOUNT_DISABLED`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4198,22 +4374,11 @@ export interface operations {
                         data: {
                             /** @example free */
                             defaultPlan: string;
-                            plans: {
-                                /** @example free */
-                                name: string;
-                                /** @example Free */
-                                label: string;
-                                limits: components["schemas"]["PlanLimits"];
-                                backups: {
-                                    /** @description Backups made on request that are kept. */
-                                    kept: number;
-                                    /**
-                                     * @description How often the worker takes one.
-                                     * @enum {string}
-                                     */
-                                    every: "day" | "hour";
-                                };
-                            }[];
+                            /** @description The plan file in force (`PLANS_FILE`), or null for the spec's Free and Pro. The plans are read from it at start: change the file and restart to change them. */
+                            plansFile: string | null;
+                            /** @description The operator's own account's plan, `operator`, not one to assign. */
+                            operator: components["schemas"]["Plan"];
+                            plans: components["schemas"]["Plan"][];
                         };
                         message: string;
                     };
@@ -4290,6 +4455,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The account's current password.
+                     * @example correct horse battery staple
+                     */
+                    password: string;
                     /** @example CI deploy */
                     name: string;
                     /**
@@ -4359,6 +4529,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -6977,6 +7148,207 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getInstallationOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @example 0.1.0 */
+                            version: string;
+                            /** @enum {string} */
+                            profile: "development" | "test" | "production";
+                            parts: {
+                                /** @example cache */
+                                name: string;
+                                /** @example Redis */
+                                now: string;
+                                /** @example REDIS_URL */
+                                setting: string;
+                            }[];
+                            health: {
+                                /** @enum {string} */
+                                status: "ok" | "unavailable";
+                                /** @enum {string} */
+                                database: "up" | "down";
+                                /** @enum {string} */
+                                cache: "up" | "down";
+                                uptimeSeconds: number;
+                            };
+                            /** @description The outbox folder (`MAIL_OUTBOX_DIR`) when mail is written there. */
+                            outbox: string | null;
+                            jobs: {
+                                /** @example trash-purge */
+                                name: string;
+                                /** @example hourly */
+                                schedule: string;
+                                lastRun: {
+                                    period: string;
+                                    /** Format: date-time */
+                                    startedAt: string;
+                                    /** Format: date-time */
+                                    finishedAt: string | null;
+                                    /** @enum {string} */
+                                    result: "finished" | "running" | "unfinished";
+                                } | null;
+                                lastFailure: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    error: string;
+                                } | null;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDevelopers: {
+        parameters: {
+            query?: {
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            developers: {
+                                developer: components["schemas"]["Developer"];
+                                projectsOwned: number;
+                                /** Format: date-time */
+                                lastSignInAt: string | null;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deletedProjects: string[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 65f1c2a4b7e8d90012345678 */
+                developerId: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     setDeveloperPlan: {
         parameters: {
             query?: never;
@@ -7009,6 +7381,54 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAllProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The projects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            projects: {
+                                id: string;
+                                name: string;
+                                owner: {
+                                    id: string;
+                                    email: string;
+                                } | null;
+                                /** @description The owner's plan. */
+                                plan: string;
+                                collections: number;
+                                usage: {
+                                    databaseUsed: number;
+                                    storageUsed: number;
+                                };
+                                limits: components["schemas"]["PlanLimits"];
+                                overrides: components["schemas"]["PlanLimits"];
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -7083,6 +7503,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOutboxMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mails, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            folder: string;
+                            mails: {
+                                id: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                from: string;
+                                to: string[];
+                                subject: string;
+                                text: string;
+                                links: string[];
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
         };
     };

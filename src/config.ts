@@ -186,7 +186,14 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: r.int('IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     queryTimeoutMs: r.int('QUERY_TIMEOUT_MS', 10_000, 100, 300_000),
     slowQueryMs: r.int('SLOW_QUERY_MS', 100, 0, 600_000),
-    plans: readPlanTable(r.optional('PLANS_FILE'), r.optional('DEFAULT_PLAN'), r.problems),
+    // The development profile (`npm start`) puts new accounts on the highest plan: a laptop's
+    // installation is its developer's own. PLANS_FILE or DEFAULT_PLAN say otherwise.
+    plans: readPlanTable(
+      r.optional('PLANS_FILE'),
+      r.optional('DEFAULT_PLAN'),
+      r.problems,
+      nodeEnv === 'development',
+    ),
     accessTokenRequestsPerMinute: r.int('ACCESS_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),

@@ -39,6 +39,7 @@ async function main() {
     smtpUrl: config.smtpUrl,
     mailOutboxDir: config.mailOutboxDir,
     loopbackTargets: config.webhooks.allowLoopback && !config.allowPrivateHosts,
+    profilePlan: config.plans.profileDefault ? config.plans.get(config.plans.defaultPlan).label : undefined,
   };
   // On a terminal one banner says it all once the service listens; JSON has an event per fact.
   if (format === 'json') announceDefaults(banner, log);

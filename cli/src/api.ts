@@ -4,10 +4,12 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/dashboard.js';
 import { CliError, EXIT } from './settings.js';
+import { checkVersion } from './version.js';
 
 export type Api = ReturnType<typeof createApi>;
 
 export function createApi(url: string, token: string) {
+  checkVersion(url);
   return createClient<paths>({
     baseUrl: url,
     headers: { authorization: `Bearer ${token}`, 'user-agent': 'mongobaas-cli' },

@@ -1,7 +1,6 @@
 // mongobaas: the command-line tool of the service, its commands and options. Global options (--url, --project, --json)
 // come before or after the command; exit codes: 0 done, 1 refused or failed, 2 wrong usage,
 // 3 changes found (diff --exit-code, gen types --check), 4 not logged in or token refused.
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { accountCommands } from './commands/account.js';
 import { definitionCommands } from './commands/definition.js';
@@ -10,10 +9,7 @@ import { backupCommands } from './commands/backups.js';
 import { logsCommands } from './commands/logs.js';
 import { functionCommands } from './commands/functions.js';
 import type { GlobalOptions } from './settings.js';
-
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
+import { version } from './version.js';
 
 export function buildProgram(): Command {
   const program = new Command('mongobaas')

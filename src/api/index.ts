@@ -6,6 +6,7 @@ import type { HandlerMap } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import { healthHandlers } from './health.js';
 import { accountHandlers } from './accounts.js';
+import { adminHandlers } from './admin.js';
 import { accessTokenHandlers } from './access-tokens.js';
 import { projectHandlers } from './projects.js';
 import { invitationHandlers } from './invitations.js';
@@ -59,6 +60,7 @@ export function dashboardHandlers(services: Services) {
   return {
     ...healthHandlers(services),
     ...accountHandlers(services),
+    ...adminHandlers(services),
     ...accessTokenHandlers(services),
     ...projectHandlers(services),
     ...invitationHandlers(services),

@@ -3,6 +3,7 @@ import type { Db } from 'mongodb';
 import type { Developer, PlanName } from '../services/types.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { isDuplicateKey } from './errors.js';
+import { OPERATOR_PLAN } from '../lib/plan-table.js';
 
 interface DeveloperDoc {
   _id: ObjectId;
@@ -13,6 +14,9 @@ interface DeveloperDoc {
   isOperator: boolean;
   /** The developer's AI provider key, encrypted (src/db/ai-keys.ts). */
   aiKeyEnc?: string | null;
+  /** Set while the operator has the account disabled: no sign-in, no session, no token. */
+  disabledAt?: Date | null;
+  lastSignInAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,14 +36,37 @@ interface MarkerDoc {
 }
 const OPERATOR_MARKER = 'operator';
 
-const toDeveloper = ({ _id, passwordHash: _hash, aiKeyEnc, ...rest }: DeveloperDoc): Developer => ({
+/**
+ * The one place the operator's account gets its plan: OPERATOR_PLAN, whatever is stored, so every
+ * limit check (they all read a developer's plan through here) finds no plan limit for the person
+ * who runs the installation (src/lib/plan-table.ts).
+ */
+const toDeveloper = ({
+  _id,
+  passwordHash: _hash,
+  aiKeyEnc,
+  plan,
+  disabledAt,
+  lastSignInAt: _last,
+  ...rest
+}: DeveloperDoc): Developer => ({
   id: _id.toHexString(),
   ...rest,
+  plan: rest.isOperator ? OPERATOR_PLAN : plan,
+  disabled: Boolean(disabledAt),
   hasAiProviderKey: Boolean(aiKeyEnc),
 });
 
-/** `plans`: the plan a new account gets, and the operator's (the first account's). */
-export function developersRepo(db: Db, plans: { defaultPlan: PlanName; operatorPlan: PlanName }) {
+/** A row of the operator's list of accounts. */
+export interface DeveloperSummary {
+  developer: Developer;
+  lastSignInAt: Date | null;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `plans`: the plan a new account gets. */
+export function developersRepo(db: Db, plans: { defaultPlan: PlanName }) {
   const developers = db.collection<DeveloperDoc>('developers');
   const sessions = db.collection<SessionDoc>('sessions');
   const markers = db.collection<MarkerDoc>('markers');
@@ -72,7 +99,7 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName; operatorP
       const doc: DeveloperDoc = {
         _id,
         ...input,
-        plan: isOperator ? plans.operatorPlan : plans.defaultPlan,
+        plan: plans.defaultPlan,
         isOperator,
         createdAt: now,
         updatedAt: now,
@@ -127,8 +154,36 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName; operatorP
       return doc ? toDeveloper(doc) : undefined;
     },
 
+    /** Accounts whose email or name contains `search`, newest first, at most `limit`. */
+    async list(search: string | undefined, limit: number): Promise<DeveloperSummary[]> {
+      const filter = search
+        ? { $or: ['email', 'name'].map((field) => ({ [field]: { $regex: escapeRegex(search), $options: 'i' } })) }
+        : {};
+      const docs = await developers.find(filter).sort({ createdAt: -1 }).limit(limit).toArray();
+      return docs.map((doc) => ({ developer: toDeveloper(doc), lastSignInAt: doc.lastSignInAt ?? null }));
+    },
+    async setDisabled(id: string, disabled: boolean): Promise<Developer | undefined> {
+      const _id = toObjectId(id);
+      if (!_id) return undefined;
+      const doc = await developers.findOneAndUpdate(
+        { _id },
+        { $set: { disabledAt: disabled ? new Date() : null, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      if (doc && disabled) await sessions.deleteMany({ developerId: _id });
+      return doc ? toDeveloper(doc) : undefined;
+    },
+    /** Removes the account and its sessions. */
+    async delete(id: string): Promise<boolean> {
+      const _id = toObjectId(id);
+      if (!_id) return false;
+      await sessions.deleteMany({ developerId: _id });
+      return (await developers.deleteOne({ _id, isOperator: false })).deletedCount === 1;
+    },
+
     async createSession(tokenHash: string, developerId: string, ttlMs: number): Promise<void> {
       const now = new Date();
+      await developers.updateOne({ _id: new ObjectId(developerId) }, { $set: { lastSignInAt: now } });
       await sessions.insertOne({
         _id: tokenHash,
         developerId: new ObjectId(developerId),
@@ -141,7 +196,7 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName; operatorP
       const session = await sessions.findOne({ _id: tokenHash, expiresAt: { $gt: new Date() } });
       if (!session) return undefined;
       const doc = await developers.findOne({ _id: session.developerId });
-      return doc ? toDeveloper(doc) : undefined;
+      return doc && !doc.disabledAt ? toDeveloper(doc) : undefined;
     },
     async deleteSession(tokenHash: string): Promise<void> {
       await sessions.deleteOne({ _id: tokenHash });

@@ -142,6 +142,32 @@ export function projectsRepo(db: Db) {
       return docs.map(toProject);
     },
     countOwnedBy: (developerId: string) => projects.countDocuments({ ownerId: new ObjectId(developerId) }),
+    /** Every project of the installation, newest first (the operator's list): at most `limit`. */
+    async listAll(limit: number): Promise<Project[]> {
+      const docs = await projects.find({}).sort({ createdAt: -1 }).limit(limit).toArray();
+      return docs.map(toProject);
+    },
+    /** Projects owned per developer, for the operator's list of accounts. */
+    async countByOwners(developerIds: string[]): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      const docs = await projects
+        .find(
+          { ownerId: { $in: developerIds.map((id) => new ObjectId(id)) } },
+          { projection: { ownerId: 1 } },
+        )
+        .toArray();
+      for (const { ownerId } of docs)
+        counts.set(ownerId.toHexString(), (counts.get(ownerId.toHexString()) ?? 0) + 1);
+      return counts;
+    },
+    /** Takes a deleted account out of the projects it was a member of. */
+    async removeMemberEverywhere(developerId: string): Promise<void> {
+      const developer = new ObjectId(developerId);
+      await projects.updateMany(
+        { 'members.developerId': developer },
+        { $pull: { members: { developerId: developer } }, $set: { updatedAt: new Date() } },
+      );
+    },
 
     async update(
       id: string,

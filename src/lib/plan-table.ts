@@ -1,8 +1,9 @@
 // The installation's plans: the spec's Free and Pro (src/lib/plans.ts) unless the operator
 // defines their own in a plan file (PLANS_FILE, JSON or YAML), and the plan new accounts get
-// (DEFAULT_PLAN). A self-hosted install can so give everyone Pro, or plans without limits; once
-// either is set, the operator's own account gets the highest plan (the last listed) from its
-// first sign-up. Read once at start; a wrong file stops the start with every problem named.
+// (DEFAULT_PLAN; in the development profile, the highest plan). A self-hosted install can so give
+// everyone Pro, or plans without limits. The operator's own account is on no plan at all: it reads
+// as OPERATOR_PLAN (src/db/developers.ts), whose limits are lifted here. Read once at start; a
+// wrong file stops the start with every problem named.
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { BACKUP_PLANS, PLANS, UNLIMITED } from './plans.js';
@@ -25,17 +26,59 @@ export interface PlanTable {
   readonly plans: readonly PlanDefinition[];
   /** The plan of a new account. */
   readonly defaultPlan: PlanName;
-  /**
-   * The plan of the operator's own account: the highest once the operator chose the plans
-   * (PLANS_FILE or DEFAULT_PLAN); the default plan on an installation left as the spec states it.
-   */
-  readonly operatorPlan: PlanName;
-  /** A plan by name; a name no longer defined reads as the default plan. */
+  /** New accounts get the highest plan because of the development profile (nothing set instead). */
+  readonly profileDefault: boolean;
+  /** The plan file the plans were read from (PLANS_FILE), or null for the spec's Free and Pro. */
+  readonly file: string | null;
+  /** The operator's own account (OPERATOR_PLAN): no plan limits on their own installation. */
+  readonly operator: PlanDefinition;
+  /** A plan by name (OPERATOR_PLAN included); a name no longer defined reads as the default plan. */
   get(name: PlanName): PlanDefinition;
   has(name: string): boolean;
 }
 
 const PLAN_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** What the operator's account reads as its plan: reserved, never a plan of a file. */
+export const OPERATOR_PLAN = 'operator';
+
+/**
+ * Per-call bounds that protect the server rather than meter a customer: a function with no
+ * deadline or memory cap, a cron every second or a log kept forever would harm the installation
+ * itself. The operator gets the most generous value any plan has; every other number is lifted.
+ */
+const BOUNDS: Partial<Record<keyof PlanLimits, 'max' | 'min'>> = {
+  requestsPerMinute: 'max',
+  realtimeConnectionsPerProject: 'max',
+  functionDeadlineMs: 'max',
+  functionMemoryBytes: 'max',
+  functionConcurrency: 'max',
+  functionFetchesPerInvocation: 'max',
+  functionDbCallsPerInvocation: 'max',
+  functionLogBytesPerInvocation: 'max',
+  functionCronMinSeconds: 'min',
+  functionLogDays: 'max',
+};
+
+/** The operator's plan: every feature on, every count and size unlimited, the widest bounds. */
+function operatorDefinition(plans: PlanDefinition[]): PlanDefinition {
+  const limits: Record<string, number | boolean> = {};
+  for (const [key, value] of Object.entries(plans[plans.length - 1]!.limits)) {
+    const bound = BOUNDS[key as keyof PlanLimits];
+    const values = plans.map((p) => p.limits[key as keyof PlanLimits] as number);
+    if (typeof value === 'boolean') limits[key] = true;
+    else if (bound) limits[key] = bound === 'max' ? Math.max(...values) : Math.min(...values);
+    else limits[key] = UNLIMITED;
+  }
+  const kept = Math.max(...plans.map((p) => p.backups.kept));
+  const every = plans.some((p) => p.backups.every === 'hour') ? 'hour' : 'day';
+  return Object.freeze({
+    name: OPERATOR_PLAN,
+    label: 'Operator (no plan limits)',
+    limits: Object.freeze(limits) as unknown as PlanLimits,
+    backups: Object.freeze({ kept, every }),
+  });
+}
 const LABELS: Record<string, string> = { free: 'Free', pro: 'Pro' };
 const capitalised = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -48,20 +91,28 @@ export function builtinPlans(): PlanDefinition[] {
   }));
 }
 
-function tableOf(plans: PlanDefinition[], defaultPlan: PlanName, operatorOnHighest: boolean): PlanTable {
+function tableOf(
+  plans: PlanDefinition[],
+  defaultPlan: PlanName,
+  file: string | null = null,
+  profileDefault = false,
+): PlanTable {
   const byName = new Map(plans.map((plan) => [plan.name, plan]));
   const fallback = byName.get(defaultPlan)!;
+  const operator = operatorDefinition(plans);
   return Object.freeze({
     plans: Object.freeze(plans),
     defaultPlan,
-    operatorPlan: operatorOnHighest ? plans[plans.length - 1]!.name : defaultPlan,
-    get: (name: PlanName) => byName.get(name) ?? fallback,
+    profileDefault,
+    file,
+    operator,
+    get: (name: PlanName) => (name === OPERATOR_PLAN ? operator : (byName.get(name) ?? fallback)),
     has: (name: string) => byName.has(name),
   });
 }
 
 /** Free and Pro as the spec states them, Free for new accounts. */
-export const BUILTIN_PLAN_TABLE: PlanTable = tableOf(builtinPlans(), 'free', false);
+export const BUILTIN_PLAN_TABLE: PlanTable = tableOf(builtinPlans(), 'free');
 
 type Raw = Record<string, unknown>;
 
@@ -69,6 +120,8 @@ type Raw = Record<string, unknown>;
 function planOf(name: string, raw: unknown, known: Map<string, PlanDefinition>, problems: string[]) {
   const where = `plan "${name}"`;
   if (!PLAN_NAME.test(name)) problems.push(`${where}: a name is 1 to 32 lower-case letters, digits or -`);
+  if (name === OPERATOR_PLAN)
+    problems.push(`${where}: the name is reserved for the operator's own account, which has no plan limits`);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     problems.push(`${where} must be an object`);
     return undefined;
@@ -119,12 +172,15 @@ function planOf(name: string, raw: unknown, known: Map<string, PlanDefinition>, 
 /**
  * The installation's table from the plan file's text (`file` names it in messages) and
  * DEFAULT_PLAN. Problems are pushed, in words; the built-in table is returned when there are any.
+ * `highestByDefault` (the development profile): new accounts get the highest plan unless the file
+ * or DEFAULT_PLAN names one.
  */
 export function parsePlanTable(
   text: string | undefined,
   file: string,
   defaultPlan: string | undefined,
   problems: string[],
+  highestByDefault = false,
 ): PlanTable {
   const found: string[] = [];
   let plans = builtinPlans();
@@ -157,8 +213,8 @@ export function parsePlanTable(
     if (named !== undefined) fileDefault = String(named);
     found.forEach((p) => problems.push(p.startsWith('PLANS_FILE') ? p : `PLANS_FILE ${file}: ${p}`));
   }
-  const chosen =
-    defaultPlan ?? fileDefault ?? (plans.some((p) => p.name === 'free') ? 'free' : plans[0]?.name);
+  const lowest = plans.some((p) => p.name === 'free') ? 'free' : plans[0]?.name;
+  const chosen = defaultPlan ?? fileDefault ?? (highestByDefault ? plans[plans.length - 1]?.name : lowest);
   if (found.length) return BUILTIN_PLAN_TABLE;
   if (!chosen || !plans.some((p) => p.name === chosen)) {
     problems.push(
@@ -166,11 +222,17 @@ export function parsePlanTable(
     );
     return BUILTIN_PLAN_TABLE;
   }
-  return tableOf(plans, chosen, text !== undefined || defaultPlan !== undefined);
+  const fromProfile = highestByDefault && defaultPlan === undefined && fileDefault === undefined;
+  return tableOf(plans, chosen, text === undefined ? null : file, fromProfile);
 }
 
-export function readPlanTable(file: string | undefined, defaultPlan: string | undefined, problems: string[]) {
-  if (!file) return parsePlanTable(undefined, '', defaultPlan, problems);
+export function readPlanTable(
+  file: string | undefined,
+  defaultPlan: string | undefined,
+  problems: string[],
+  highestByDefault = false,
+) {
+  if (!file) return parsePlanTable(undefined, '', defaultPlan, problems, highestByDefault);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -178,7 +240,7 @@ export function readPlanTable(file: string | undefined, defaultPlan: string | un
     problems.push(`PLANS_FILE ${file} cannot be read: ${(err as Error).message}`);
     return BUILTIN_PLAN_TABLE;
   }
-  return parsePlanTable(text, file, defaultPlan, problems);
+  return parsePlanTable(text, file, defaultPlan, problems, highestByDefault);
 }
 
 /** Merged limits by overrides object and plan: a project object is reused while its version lasts. */

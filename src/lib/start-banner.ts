@@ -15,6 +15,8 @@ export interface BannerInput {
   mailOutboxDir: string;
   /** The development profile's loopback webhook and HTTP hook targets (WEBHOOK_ALLOW_LOOPBACK). */
   loopbackTargets?: boolean;
+  /** The development profile put new accounts on this plan, the highest (nothing set instead). */
+  profilePlan?: string;
 }
 
 /** One default in use: what runs now, and the settings that replace it. */
@@ -48,6 +50,12 @@ export function defaultsInUse(input: BannerInput): DefaultInUse[] {
       name: 'webhooks',
       now: 'development profile: http://localhost and loopback targets accepted (webhooks, HTTP hooks)',
       replacedBy: 'WEBHOOK_ALLOW_LOOPBACK=false',
+    });
+  if (input.profilePlan)
+    out.push({
+      name: 'plans',
+      now: `development profile: new accounts on ${input.profilePlan}, the highest plan; yours has no plan limits`,
+      replacedBy: 'DEFAULT_PLAN or PLANS_FILE',
     });
   return out;
 }

@@ -13,6 +13,8 @@ import { membersService } from './members.js';
 import { invitationsService } from './invitations.js';
 import { invitationsRepo } from '../db/invitations.js';
 import { operatorService } from './operator.js';
+import { installationService } from './installation.js';
+import { jobRunsRepo } from '../db/job-runs.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
@@ -305,7 +307,19 @@ export function createServices(deps: Deps) {
       dashboardUrl: deps.config.dashboardUrl,
       log: deps.log,
     }),
-    operator: operatorService(repos.developers, repos.projects, deps.config.plans),
+    operator: operatorService({
+      developers: repos.developers,
+      projects: repos.projects,
+      projectsService: projects,
+      collectionsCount: repos.collections.count,
+      plans: deps.config.plans,
+    }),
+    installation: installationService({
+      config: deps.config,
+      version: deps.version,
+      health: () => healthService(deps).check(),
+      jobRuns: jobRunsRepo(platform),
+    }),
     collections,
     indexes,
     slowQueries,

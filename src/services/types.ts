@@ -11,6 +11,8 @@ export interface Developer {
   name: string | null;
   plan: PlanName;
   isOperator: boolean;
+  /** The operator disabled the account: it cannot sign in or use a token. */
+  disabled: boolean;
   /** An AI provider key is stored for the account (the key itself never leaves src/db and the AI service). */
   hasAiProviderKey: boolean;
   createdAt: Date;

@@ -3,7 +3,12 @@
 import { expect } from 'chai';
 import { startAiProvider, type AiProviderServer } from '../helpers/ai-provider.js';
 import { PLATFORM_KEY, startAiApp, type AiTestApp } from '../helpers/ai-app.js';
-import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createCollectionFixture,
+  createOperator,
+  createProjectFixture,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import { ApiClient } from '../helpers/client.js';
 
 export const DEVELOPER_KEY = 'gsk_developer_aaaaaaaaaaaaaaaaaaaaaaaa';
@@ -25,6 +30,7 @@ export interface AiSuite {
 export async function startAiSuite(name: string, overrides: Record<string, string> = {}): Promise<AiSuite> {
   const provider = await startAiProvider([PLATFORM_KEY, DEVELOPER_KEY, PROJECT_KEY]);
   const app = await startAiApp(name, provider, overrides);
+  await createOperator(app.services);
   // Every response body of the suite is kept (the test client is patched while the suite runs).
   const bodies: string[] = [];
   const request = ApiClient.prototype.request;

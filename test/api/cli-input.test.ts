@@ -1,7 +1,8 @@
 // The command-line tool with a wrong definition file, as a developer meets it: the file is checked
 // against the schema the package ships before any request, and each problem is named by
 // file:line:column and path, with nothing changed on the server. Also its JSON output of logs: one
-// document a script can parse, and JSON Lines under --follow.
+// document a script can parse, and JSON Lines under --follow. And a warning when the installation
+// was built with another version of the CLI.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
-import { buildCli, cliMain, runCli } from '../helpers/cli.js';
+import { buildCli, cliMain, cliPackage, runCli } from '../helpers/cli.js';
 import { requestLogsRepo } from '../../src/db/request-logs.js';
 import { ObjectId } from '../../src/db/ids.js';
 
@@ -23,7 +24,7 @@ function at(text: string, needle: string, shift = 0): string {
   return `${lines.length}:${lines[lines.length - 1]!.length + 1}`;
 }
 
-describe('mongobaas CLI: a wrong definition file, and logs as JSON', function () {
+describe('mongobaas CLI: a wrong definition file, logs as JSON, its version against the server', function () {
   this.timeout(180_000);
   let app: TestApp;
   let owner: ProjectFixture;
@@ -188,5 +189,36 @@ describe('mongobaas CLI: a wrong definition file, and logs as JSON', function ()
       '/api/data/first',
       '/api/data/second',
     ]);
+  });
+
+  it('warns when the installation serves another version of the CLI', async () => {
+    const version = JSON.parse(await readFile(path.join(cliPackage(), 'package.json'), 'utf8')).version;
+    let served = '9.9.9';
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url === '/clients/index.json')
+        return res.end(JSON.stringify({ cli: { version: served, tarball: `mongobaas-cli-${served}.tgz` } }));
+      res.end(JSON.stringify({ data: { developer: { email: 'dev@example.com', plan: 'free' } } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const env = { MONGOBAAS_URL: url, MONGOBAAS_TOKEN: token };
+      const older = await cli(['whoami', '--json'], env);
+      expect(older.code, older.stderr).to.equal(0);
+      expect(JSON.parse(older.stdout)).to.include({ email: 'dev@example.com' });
+      expect(older.stderr).to.include(
+        `warning: this CLI is ${version} and ${url} was built with 9.9.9; install that one: npm install -g ${url}/clients/mongobaas-cli-9.9.9.tgz`,
+      );
+      served = version;
+      const same = await cli(['whoami'], env);
+      expect(same.code, same.stderr).to.equal(0);
+      expect(same.stderr).to.equal('');
+    } finally {
+      server.close();
+    }
+    const real = await cli(['whoami']);
+    expect(real.code, real.stderr).to.equal(0);
+    expect(real.stderr).to.not.include('warning:');
   });
 });

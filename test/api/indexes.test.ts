@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
-import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import { createOperator, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { ttlSweepJob } from '../../src/jobs/ttl-sweep.js';
 
@@ -19,6 +19,7 @@ describe('Declared indexes (dashboard and secret key)', () => {
 
   before(async () => {
     apps = await startTestApps('indexes');
+    await createOperator(apps.dashboard.services);
     p = await createProjectFixture(apps.dashboard.services, 'Indexes');
     dash = apps.dashboard.client.with({ cookie: p.cookie });
     secret = apps.public.client.with({ 'x-api-key': p.secretKey });

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
-import { contextFor, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  contextFor,
+  createOperator,
+  createProjectFixture,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 
 describe('/api/schemas with the secret key (public)', () => {
@@ -22,6 +27,7 @@ describe('/api/schemas with the secret key (public)', () => {
 
   before(async () => {
     apps = await startTestApps('schemas_key');
+    await createOperator(apps.dashboard.services);
     p = await createProjectFixture(apps.dashboard.services, 'Infra');
     secret = apps.public.client.with({ 'x-api-key': p.secretKey });
     publishable = apps.public.client.with({ 'x-api-key': p.publishableKey });

@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
-import { createDeveloper } from '../helpers/fixtures.js';
+import { createDeveloper, createOperator } from '../helpers/fixtures.js';
 import { invitationTokenOf, mailbox } from '../helpers/mail.js';
 import { signupTokenOf } from '../helpers/signup.js';
 import { repoPath } from '../../src/lib/paths.js';
@@ -73,6 +73,8 @@ describe('web dashboard in a real browser', function () {
     };
     publicApp = await startTestApp('public', 'web_e2e', shared, publicPort);
     dashboard = await startTestApp('dashboard', 'web_e2e', shared, dashboardPort);
+    // The installation's operator has no plan limits: the walk signs up as the next developer.
+    await createOperator(dashboard.services);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

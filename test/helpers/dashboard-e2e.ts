@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from './browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from './app.js';
-import { createProjectFixture, type ProjectFixture } from './fixtures.js';
+import { createOperator, createProjectFixture, type ProjectFixture } from './fixtures.js';
 import { repoPath } from '../../src/lib/paths.js';
 
 const SHOTS = repoPath('screenshots');
@@ -36,6 +36,11 @@ export interface DashboardE2E {
   page: Page;
   /** Errors the page logged (script errors, CSP refusals); refused calls are the API's to log. */
   consoleErrors: string[];
+  /**
+   * The installation's operator (its first account, no plan limits), signed up before the owner
+   * so that the owner is an ordinary developer on the plan new accounts get. Not logged in.
+   */
+  operator: { cookie: string; developer: ProjectFixture['developer'] };
   /** A developer with a project, logged in to the browser. */
   owner: ProjectFixture;
   /** The project's pages start here: `/projects/<id>`. */
@@ -118,6 +123,7 @@ export async function startDashboardE2E(
       m.type() === 'error' && !m.text().startsWith('Failed to load resource') && consoleErrors.push(m.text()),
   );
   page.on('pageerror', (e) => consoleErrors.push(e.message));
+  const operator = await createOperator(dashboard.services);
   const owner = await createProjectFixture(dashboard.services, 'Shop');
   const [name, value] = owner.cookie.split('=') as [string, string];
   await context.addCookies([{ name, value, url: origin }]);
@@ -130,6 +136,7 @@ export async function startDashboardE2E(
     context,
     page,
     consoleErrors,
+    operator,
     owner,
     projectPath: `/projects/${owner.project.id}`,
     async checkPage(shot: string) {

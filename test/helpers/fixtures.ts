@@ -34,6 +34,12 @@ export async function createDeveloper(services: Services, email?: string) {
   return { developer, password, cookie: `${SESSION_COOKIE}=${sessionToken}` };
 }
 
+/**
+ * The installation's operator, signed up first: the suite's later developers are then ordinary
+ * accounts on the plan new accounts get (the operator's own account has no plan limits).
+ */
+export const createOperator = (services: Services) => createDeveloper(services, 'operator@example.test');
+
 export async function createProjectFixture(
   services: Services,
   name = 'Test project',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parsePlanTable, limitsOf } from '../../src/lib/plan-table.js';
+import { OPERATOR_PLAN, parsePlanTable, limitsOf } from '../../src/lib/plan-table.js';
 import { PLANS, UNLIMITED } from '../../src/lib/plans.js';
 
 const FILE = `
@@ -28,7 +28,7 @@ describe('plan table', () => {
       ['team', 'Team'],
     ]);
     expect(table.defaultPlan).to.equal('starter');
-    expect(table.operatorPlan).to.equal('team');
+    expect(table.file).to.equal('plans.yaml');
     expect(table.get('starter').limits).to.deep.equal({ ...PLANS.free, collectionsPerProject: 25 });
     expect(table.get('team').limits.projectsPerDeveloper).to.equal(UNLIMITED);
     expect(table.get('team').limits.storageBytes).to.equal(PLANS.pro.storageBytes);
@@ -37,16 +37,47 @@ describe('plan table', () => {
     expect(limitsOf(table, { limits: { webhooksPerProject: 3 } }, 'team').webhooksPerProject).to.equal(3);
   });
 
-  it('lets DEFAULT_PLAN alone put new accounts on Pro, and the operator on the highest', () => {
+  it('lets DEFAULT_PLAN alone put new accounts on Pro; the development profile defaults to the highest', () => {
     const problems: string[] = [];
-    const table = parsePlanTable(undefined, '', 'pro', problems);
+    expect(parsePlanTable(undefined, '', 'pro', problems).defaultPlan).to.equal('pro');
+    expect(parsePlanTable(undefined, '', undefined, problems).defaultPlan, 'as the spec states it').to.equal(
+      'free',
+    );
+    expect(parsePlanTable(undefined, '', undefined, problems, true)).to.include({
+      defaultPlan: 'pro',
+      profileDefault: true,
+    });
+    expect(parsePlanTable(undefined, '', 'pro', problems, true).profileDefault).to.equal(false);
+    expect(parsePlanTable(undefined, '', 'free', problems, true).defaultPlan, 'DEFAULT_PLAN wins').to.equal(
+      'free',
+    );
+    expect(parsePlanTable(FILE, 'p.yaml', undefined, problems, true).defaultPlan, 'the file wins').to.equal(
+      'starter',
+    );
     expect(problems).to.deep.equal([]);
-    expect([table.defaultPlan, table.operatorPlan]).to.deep.equal(['pro', 'pro']);
-    const hosted = parsePlanTable(undefined, '', undefined, problems);
-    expect([hosted.defaultPlan, hosted.operatorPlan], 'as the spec states it').to.deep.equal([
-      'free',
-      'free',
-    ]);
+  });
+
+  it("gives the operator's own account no plan limits, and keeps the per-call bounds the widest", () => {
+    const table = parsePlanTable(FILE, 'plans.yaml', undefined, []);
+    const { limits, backups } = table.get(OPERATOR_PLAN);
+    expect(limits).to.include({
+      projectsPerDeveloper: UNLIMITED,
+      collectionsPerProject: UNLIMITED,
+      webhooksPerProject: UNLIMITED,
+      indexesPerCollection: UNLIMITED,
+      functionsPerProject: UNLIMITED,
+      storageBytes: UNLIMITED,
+      ownAiKey: true,
+      ownMailKey: true,
+      externalStorage: true,
+      customMailTemplates: true,
+      functionDeadlineMs: PLANS.pro.functionDeadlineMs,
+      functionCronMinSeconds: PLANS.pro.functionCronMinSeconds,
+    });
+    expect(backups.kept).to.equal(90);
+    const problems: string[] = [];
+    parsePlanTable('plans:\n  operator: {}\n', 'o.yaml', undefined, problems);
+    expect(problems[0]).to.match(/plan "operator": the name is reserved/);
   });
 
   it('names every problem of a wrong file, and of an unknown DEFAULT_PLAN', () => {

@@ -119,4 +119,31 @@ describe('development log on a terminal', function () {
     ]);
     expect(startBanner({ ...input, loopbackTargets: false })).not.to.include('webhooks');
   });
+
+  it('announces the development profile putting new accounts on the highest plan', () => {
+    const input: BannerInput = {
+      node: 'v24.0.0',
+      urls: { dashboard: 'http://localhost:3001' },
+      worker: true,
+      embeddedDatabase: false,
+      redisUrl: 'redis://r',
+      s3: true,
+      smtpUrl: 'smtp://m',
+      storageDir: '.data/storage',
+      mailOutboxDir: '.data/outbox',
+      profilePlan: 'Pro',
+    };
+    expect(
+      startBanner(input)
+        .split('\n')
+        .at(-1)!
+        .trim()
+        .split(/\s{2,}/),
+    ).to.deep.equal([
+      'plans',
+      'development profile: new accounts on Pro, the highest plan; yours has no plan limits',
+      'set DEFAULT_PLAN or PLANS_FILE to replace',
+    ]);
+    expect(startBanner({ ...input, profilePlan: undefined })).not.to.include('plans');
+  });
 });

@@ -5,6 +5,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { ApiFailure } from '../api';
 import { ErrorBox, Notice } from './ui';
 import { useAction } from '../hooks';
+import { useSession } from '../session';
 
 interface Props {
   /** `account` or `project`: names the ids and the words. */
@@ -17,8 +18,11 @@ interface Props {
 }
 
 /** The 403 of a plan without own AI keys, in words that say what to do. */
-function planMessage(error: unknown, scope: Props['scope']): string | undefined {
+function planMessage(error: unknown, scope: Props['scope'], operator: boolean): string | undefined {
   if (!(error instanceof ApiFailure) || error.status !== 403) return undefined;
+  // The operator's own account has no plan limits: what bites is the owner's plan, theirs to change.
+  if (operator)
+    return `Your own AI key needs the Pro plan, and this project's owner is on the Free plan. Move the owner to Pro on the Operator › Developers page (or set DEFAULT_PLAN for every new account); the AI tools meanwhile use the platform key with its monthly limits.`;
   const whose = scope === 'account' ? 'your account' : 'this project';
   return `Your own AI key needs the Pro plan, and ${whose} is on the Free plan. Ask the operator of this installation to upgrade it; the AI tools meanwhile use the platform key with its monthly limits. (${error.message})`;
 }
@@ -30,7 +34,7 @@ export function AiKeyForm({ scope, hasKey, save, children }: Props) {
   const action = useAction();
   const failure = action.error instanceof ApiFailure ? action.error : undefined;
   const fieldError = failure?.status === 400 ? failure.message : undefined;
-  const plan = planMessage(action.error, scope);
+  const plan = planMessage(action.error, scope, Boolean(useSession().developer?.isOperator));
   const inputId = `ai-key-${scope}`;
 
   const submit = (value: string | null) => {
