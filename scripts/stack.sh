@@ -27,6 +27,10 @@
 #                                    STACK_DIR and ports would otherwise share .env.<profile>)
 #   STACK_START_TIMEOUT (s, 60), STACK_STOP_TIMEOUT (s, 15), STACK_MONGO_JAVA_OPTS
 #   STACK_ENGINE                     mongo-java-server (default) or ferretdb, see above
+#   STACK_START_TOKEN                at start: recorded with each server this start launches (not
+#                                    with one already running); at stop: only the servers recorded
+#                                    with this token are stopped (scripts/start.sh passes its own, so
+#                                    its stop never stops another start's servers)
 #   STACK_PG_PORT                    PostgreSQL port for STACK_ENGINE=ferretdb (default: the
 #                                    mongo port + 10000, so stacks with distinct ports never clash)
 set -euo pipefail
@@ -177,6 +181,14 @@ cmd_marker_of() {
 # Processes
 
 pid_file() { echo "$PROFILE_DIR/$1.pid"; }
+token_file() { echo "$PROFILE_DIR/$1.token"; }
+START_TOKEN="${STACK_START_TOKEN:-}"
+
+# Whether a stop with STACK_START_TOKEN may stop this server: only if that start launched it.
+owned() {
+  [[ -z $START_TOKEN ]] && return 0
+  [[ -f $(token_file "$1") && $(<"$(token_file "$1")") == "$START_TOKEN" ]]
+}
 log_file() { echo "$PROFILE_DIR/$1.log"; }
 
 # A process that exited but is not yet reaped (a zombie) still answers kill -0. Our servers are
@@ -222,7 +234,10 @@ spawn() {
   pidfile=$(pid_file "$name")
   logfile=$(log_file "$name")
   [[ -f $logfile ]] && mv -f "$logfile" "$logfile.prev"
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$(token_file "$name")"
+  if [[ -n $START_TOKEN ]]; then
+    printf '%s\n' "$START_TOKEN" >"$(token_file "$name")"
+  fi
   (
     cd "$REPO_ROOT"
     # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
@@ -240,7 +255,7 @@ spawn() {
 stop_service() {
   local name=$1 pid ticks=0
   if ! pid=$(running_pid "$name"); then
-    rm -f "$(pid_file "$name")"
+    rm -f "$(pid_file "$name")" "$(token_file "$name")"
     return 1
   fi
   kill -TERM "$pid" 2>/dev/null || true
@@ -254,7 +269,7 @@ stop_service() {
     kill -KILL "$pid" 2>/dev/null || true
     sleep 0.2
   fi
-  rm -f "$(pid_file "$name")"
+  rm -f "$(pid_file "$name")" "$(token_file "$name")"
   return 0
 }
 
@@ -620,7 +635,11 @@ start_service() {
   local name=$1 port pid t0
   port=$(port_of "$name")
   if pid=$(running_pid "$name"); then
-    log "$name already running (pid $pid, port $port)"
+    if [[ -n $START_TOKEN ]]; then
+      log "$name already running (pid $pid, port $port): not started by this start, so its stop leaves it running"
+    else
+      log "$name already running (pid $pid, port $port)"
+    fi
     return 0
   fi
   ensure_port_free "$name" "$port"
@@ -717,10 +736,14 @@ cmd_stop() {
   for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do
     s=${SERVICES[i]}
     if pid=$(running_pid "$s"); then
-      stop_service "$s"
-      log "$s stopped (was pid $pid)"
+      if owned "$s"; then
+        stop_service "$s"
+        log "$s stopped (was pid $pid)"
+      else
+        log "$s left running (pid $pid): another start started it"
+      fi
     else
-      rm -f "$(pid_file "$s")"
+      owned "$s" && rm -f "$(pid_file "$s")" "$(token_file "$s")"
       log "$s not running"
     fi
   done

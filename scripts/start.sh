@@ -3,15 +3,33 @@
 # npm ci, never the test tools), starts the embedded defaults that are not replaced by
 # configuration (DECISIONS §1), builds, and runs every role (or the one named by ROLE). On a
 # terminal the service's log is a readable line per request and a start banner (LOG_FORMAT).
+#
+# One `npm start` per stack folder (STACK_DIR, as scripts/stack.sh): a second one, while the first
+# runs or stops, says so and exits 1. Its stop stops only the servers its own start started (a
+# token per start, STACK_START_TOKEN), never one that was running already or another start's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/env.sh
+
+stack_dir=${STACK_DIR:-.stack}
+mkdir -p "$stack_dir/dev"
+lock="$stack_dir/dev/start.lock"
+# Descriptor 8 holds the lock until this script exits; its children get it closed (8>&-), or a
+# database left running would hold it for its whole life.
+exec 8<>"$lock"
+if ! flock -n 8; then
+  echo "[start] another npm start is running or stopping on this stack (pid $(cat "$lock" 2>/dev/null || echo '?'), $stack_dir): stop it first (Ctrl-C in its terminal), or give this one its own STACK_DIR and ports" >&2
+  exit 1
+fi
+echo $$ >"$lock"
+export STACK_START_TOKEN="start-$$-$(date +%s%N)"
+env_file=${STACK_ENV_FILE:-.env.dev}
 
 # The embedded database (skipped when MONGODB_URI is set) and the generated secrets start while
 # the dependencies install and the service builds: Maven's fetch and the JVM's start (about 20 s
 # of a first start) overlap npm ci instead of following it.
 embedded_db=$([ -z "${MONGODB_URI:-}" ] && echo 1 || echo 0)
-bash scripts/stack.sh start dev &
+bash scripts/stack.sh start dev 8>&- &
 stack=$!
 
 # npm ci when needed, then the service and the dashboard, each compiled again only when its
@@ -31,16 +49,20 @@ prepare() {
         --platform=node --target=node24 --sourcemap || return 1
     echo "$want" >dist/.build-stamp
   fi
-  bash scripts/build-web.sh || return 1
-  bash scripts/build-clients.sh
+  # Only the dashboard role serves it.
+  case ${ROLE:-all} in all | dashboard) bash scripts/build-web.sh && bash scripts/build-clients.sh ;; esac
 }
-if ! prepare; then
+if ! prepare 8>&-; then
   wait "$stack" || true
-  bash scripts/stack.sh stop dev || true
+  bash scripts/stack.sh stop dev 8>&- || true
   exit 1
 fi
-wait "$stack" || { echo "[start] the embedded servers did not start (see above)" >&2; exit 1; }
-load_env_file .env.dev
+wait "$stack" || {
+  echo "[start] the embedded servers did not start (see above)" >&2
+  bash scripts/stack.sh stop dev 8>&- || true
+  exit 1
+}
+load_env_file "$env_file"
 if [ "$embedded_db" = 1 ]; then
   # The app says what this means in its start banner (with MONGODB_URI as the replacement), in
   # GET /api/health (data.engine) and on the dashboard.
@@ -50,12 +72,18 @@ fi
 # on localhost (WEBHOOK_ALLOW_LOOPBACK, docs/webhooks.md), said in the banner and on the Webhooks page.
 export NODE_ENV="${NODE_ENV:-development}"
 
-node dist/main.js "${ROLE:-all}" &
+node dist/main.js "${ROLE:-all}" 8>&- &
 app=$!
 stop() {
+  trap '' INT TERM
   kill -TERM "$app" 2>/dev/null || true
   wait "$app" 2>/dev/null || true
-  bash scripts/stack.sh stop dev
+  bash scripts/stack.sh stop dev 8>&-
 }
-trap stop INT TERM
-wait "$app"
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+status=0
+wait "$app" || status=$?
+# The service ended by itself (a start-up failure): the servers this start started stop too.
+stop
+exit "$status"

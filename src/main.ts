@@ -10,10 +10,14 @@ import { createDeps, closeDeps } from './deps.js';
 import { EMBEDDED_ENGINE_NOTE } from './services/health.js';
 import { createServices } from './services/index.js';
 import { createApp, type HttpRole } from './app.js';
+import { withTimeout } from './lib/time.js';
 import { startWorker } from './jobs/worker.js';
 import { usageRecountJob } from './jobs/usage-recount.js';
 
 const ROLES: Role[] = ['public', 'dashboard', 'worker'];
+/** How long the shutdown's last writes may wait for the database, and how long it waits to learn that the database is gone. */
+const SHUTDOWN_FLUSH_MS = 3000;
+const SHUTDOWN_PING_MS = 2000;
 
 async function main() {
   const arg = process.argv[2] ?? 'all';
@@ -55,6 +59,11 @@ async function main() {
       for (const server of servers) server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
+    // With the database gone, a request in flight only waits for its 503 (two server selections
+    // took 10 s): connections are cut once a ping has no answer within SHUTDOWN_PING_MS.
+    withTimeout(deps.db.ping(), SHUTDOWN_PING_MS, 'database ping').catch(() => {
+      for (const server of servers) server.closeAllConnections();
+    });
     // Open realtime streams would hold their connections: they end, telling clients to reconnect.
     services.realtime.close();
     await Promise.all([
@@ -68,14 +77,24 @@ async function main() {
       worker?.stop(),
     ]);
     clearTimeout(force);
-    // The counts of the last few seconds (API calls, mail, deliveries) are written before exit.
-    await services.usage.counter.stop().catch((err) => log.error({ err }, 'usage flush failed'));
-    // The request log's buffered entries (about the last second of requests) are written too.
-    await services.requestLog.close().catch((err) => log.error({ err }, 'request log flush failed'));
-    // The unused rest of the database quota's open leases goes back to the projects' counters.
-    await services.quota.stop().catch((err) => log.error({ err }, 'database quota give-back failed'));
-    // The invocation log's buffered entries are written; unused monthly invocations given back.
-    await services.functions.close().catch((err) => log.error({ err }, 'functions close failed'));
+    const flush = async () => {
+      // The counts of the last few seconds (API calls, mail, deliveries) are written before exit.
+      await services.usage.counter.stop().catch((err) => log.error({ err }, 'usage flush failed'));
+      // The request log's buffered entries (about the last second of requests) are written too.
+      await services.requestLog.close().catch((err) => log.error({ err }, 'request log flush failed'));
+      // The unused rest of the database quota's open leases goes back to the projects' counters.
+      await services.quota.stop().catch((err) => log.error({ err }, 'database quota give-back failed'));
+      // The invocation log's buffered entries are written; unused monthly invocations given back.
+      await services.functions.close().catch((err) => log.error({ err }, 'functions close failed'));
+    };
+    // A database that is gone would hold each write for its whole server selection time (12 s in
+    // all were seen with the embedded one killed): the last writes get one deadline, then the
+    // process stops without them.
+    await withTimeout(flush(), SHUTDOWN_FLUSH_MS, 'the last writes').catch(() =>
+      log.warn(
+        `the database did not take the last writes (usage counts, request log, leases) within ${SHUTDOWN_FLUSH_MS / 1000} s; stopping without them`,
+      ),
+    );
     // Hosted-function runners are killed once no request can need them.
     await services.hosted.close().catch((err) => log.error({ err }, 'hosted runtime close failed'));
     await closeDeps(deps);
