@@ -48,7 +48,10 @@ export interface ProjectDefinition {
   functions: Record<string, FunctionSpec>;
 }
 
-export const SCHEMA_REF = './node_modules/mongobaas-cli/schema/project-config.schema.json';
+/** Where pull used to point `$schema`: inside a local install only, so it is replaced. */
+export const OLD_SCHEMA_REF = './node_modules/mongobaas-cli/schema/project-config.schema.json';
+/** The schema the installation serves (scripts/build-clients.sh), found by an editor wherever the CLI is. */
+export const schemaRef = (url: string) => `${url}/clients/project-config.schema.json`;
 
 /** Reads the project's definition through the dashboard API. */
 export async function pullDefinition(api: Api, projectId: string): Promise<ProjectDefinition> {
@@ -179,6 +182,6 @@ export function canonical(def: ProjectDefinition): ProjectDefinition {
 export function serialize(def: ProjectDefinition): { text: string; files: Map<string, string> } {
   const { functions, ...rest } = canonical(def);
   const { specs, files } = functionsToFile(functions);
-  const text = JSON.stringify({ $schema: SCHEMA_REF, ...rest, functions: specs }, null, 2) + '\n';
+  const text = JSON.stringify({ ...rest, functions: specs }, null, 2) + '\n';
   return { text, files };
 }

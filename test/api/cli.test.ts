@@ -118,6 +118,7 @@ describe('mongobaas CLI', function () {
     expect(await readFile(path.join(dir, 'functions', 'checkPost.js'), 'utf8')).to.equal(CODE_V1);
     const text = await readFile(file(), 'utf8');
     const config = JSON.parse(text);
+    expect(config.$schema).to.equal(`${app.url}/clients/project-config.schema.json`);
     expect(Object.keys(config.collections)).to.deep.equal(['authors', 'posts']);
     expect(config.collections.posts.rls).to.deep.equal({
       enabled: true,

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createApi } from '../api.js';
-import { pullDefinition, type ProjectDefinition } from '../definition.js';
+import { OLD_SCHEMA_REF, pullDefinition, schemaRef, type ProjectDefinition } from '../definition.js';
 import { readDefinition, realPathInside, writeDefinition } from '../definition-file.js';
 import { plan, refusalMessage, unconfirmed, type Step } from '../plan.js';
 import { output, paint, type Output } from '../output.js';
@@ -93,7 +93,9 @@ export function definitionCommands(program: Command, globals: () => GlobalOption
       } catch {
         previous = undefined;
       }
-      await writeDefinition(file, { ...def, ...(previous?.$schema ? { $schema: previous.$schema } : {}) });
+      // A $schema of the developer's own is kept; else the one the installation serves.
+      const kept = previous?.$schema && previous.$schema !== OLD_SCHEMA_REF ? previous.$schema : undefined;
+      await writeDefinition(file, { ...def, $schema: kept ?? schemaRef(url) });
       const counts = {
         collections: Object.keys(def.collections).length,
         webhooks: def.webhooks.length,
