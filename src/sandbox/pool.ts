@@ -9,7 +9,7 @@ import type { FromRunner, HostCallMessage, LogLine, ReadyMessage, ToRunner } fro
 import { answerHostCall } from './host-call.js';
 import { failed, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
-import { redactor } from './redact.js';
+import { redactor, withEnvRevision } from './redact.js';
 import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 
 const WATCH_INTERVAL_MS = 50;
@@ -80,8 +80,9 @@ export class SandboxPool {
   }
 
   /** Runs one call. Throws FunctionConcurrencyError at once when its project is at its cap. */
-  run(job: SandboxJob): Promise<SandboxOutcome> {
+  run(submitted: SandboxJob): Promise<SandboxOutcome> {
     if (this.closing) return Promise.resolve(failed('crashed', 'The function runtime is shutting down', 0));
+    const job = withEnvRevision(submitted);
     return new Promise<SandboxOutcome>((resolve) => {
       const waiting: Waiting = { job, submittedAt: Date.now(), resolve };
       this.queue.push(job.projectId, waiting);
@@ -269,7 +270,7 @@ export class SandboxPool {
     runner.lastUsed = Date.now();
     clearTimeout(active.killTimer);
     this.queue.finished(active.job.projectId);
-    const redact = redactor(active.job.env);
+    const redact = redactor(active.job.env, active.job.retired);
     active.resolve({
       ...outcome,
       queuedMs: active.startedAt - active.submittedAt,

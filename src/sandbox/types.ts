@@ -36,6 +36,8 @@ export interface SandboxJob {
   event: unknown;
   /** Decrypted secrets for this call only; redacted from its logs and error. */
   env: Record<string, string>;
+  /** Values removed or replaced in the env's last change: redacted too, never given to the code. */
+  retired?: string[];
   limits: SandboxLimits;
   host: SandboxHost;
 }

@@ -23,12 +23,14 @@ export function hostedRuntime(
         const { status, value, error, logs, durationMs } = await pool.run({
           projectId: call.projectId,
           code: call.code,
-          // One project's function version: a runner keeps its interpreter for this key only.
+          // One project's function version: a runner keeps its interpreter for this key only (the
+          // pool adds the env's revision to it, src/sandbox/redact.ts).
           ...(call.reuse
             ? { key: `${call.projectId}/${call.functionId}/${call.version}/${call.codeHash}` }
             : {}),
           event: call.event,
           env: call.env,
+          ...(call.retired?.length ? { retired: call.retired } : {}),
           limits: call.limits,
           host: call.host as unknown as Parameters<SandboxPool['run']>[0]['host'],
         });

@@ -30,6 +30,8 @@ import { quotaWarnings, type QuotaWarning } from './quota-warnings.js';
 export interface RunnableFunction extends ActiveFunction {
   signingSecretEnc: string | null;
   envEnc: Record<string, string>;
+  /** Sealed values removed or replaced in the env's last change: redacted from logs, never run with. */
+  envRetiredEnc?: string[];
   rateLimitPerMinute?: number | null;
 }
 
@@ -145,6 +147,7 @@ export function functionInvoker(deps: InvokeDeps) {
       trigger,
       event,
       env,
+      retired: fn.envRetiredEnc?.map((sealed) => deps.open(sealed)),
       limits,
       host: hosted.hostFor(fn, caller, limits),
       reuse,

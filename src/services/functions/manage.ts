@@ -172,8 +172,12 @@ export function functionsManager({
       if (input.name !== undefined) changes.name = input.name;
       if (input.enabled !== undefined) changes.enabled = input.enabled;
       if (input.rateLimitPerMinute !== undefined) changes.rateLimitPerMinute = input.rateLimitPerMinute;
-      if (input.env !== undefined)
+      if (input.env !== undefined) {
         changes.envEnc = mergeEnv(fn.envEnc, input.env, limits.functionSecrets, seal);
+        changes.envRetiredEnc = Object.entries(fn.envEnc)
+          .filter(([name]) => name in input.env!)
+          .map(([, sealed]) => sealed);
+      }
       let trigger = active.trigger;
       let signingSecret: string | null = null;
       if (input.trigger || input.runtime || input.failurePolicy) {

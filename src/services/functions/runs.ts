@@ -18,6 +18,7 @@ export const runnable = (fn: StoredFunction): RunnableFunction => ({
   enabled: fn.enabled,
   signingSecretEnc: fn.signingSecretEnc,
   envEnc: fn.envEnc,
+  envRetiredEnc: fn.envRetiredEnc,
   rateLimitPerMinute: fn.rateLimitPerMinute,
 });
 

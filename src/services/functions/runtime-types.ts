@@ -65,6 +65,8 @@ export interface HostedInvocation {
   event: unknown;
   /** Decrypted secrets, only for this call. */
   env: Record<string, string>;
+  /** Values removed or replaced in the env's last change: redacted from the call's logs. */
+  retired?: string[];
   limits: InvocationLimits;
   host: HostedHost;
   /**

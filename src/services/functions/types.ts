@@ -66,6 +66,11 @@ export interface StoredFunction {
   signingSecretEnc: string | null;
   /** Env secrets by name, each sealed; write-only through the API. */
   envEnc: Record<string, string>;
+  /**
+   * The sealed values the env's last change removed or replaced: logs keep redacting them (a
+   * module may have kept one in a variable), and no call gets them.
+   */
+  envRetiredEnc?: string[];
   /** Callables: calls per minute of this function, besides the project's request limit (null: none). */
   rateLimitPerMinute: number | null;
   createdAt: Date;
