@@ -5,7 +5,7 @@ import type { Logger } from './lib/logger.js';
 import { connectDatabase, type Database } from './db/client.js';
 import { createCache, type Cache } from './cache/index.js';
 import { repoPath } from './lib/paths.js';
-import { guardSockets } from './lib/socket-guard.js';
+import { checkSocketGuard } from './lib/socket-guard.js';
 
 export interface Deps {
   readonly config: Config;
@@ -19,7 +19,8 @@ export interface Deps {
 const version = (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string }).version;
 
 export async function createDeps(config: Config, log: Logger): Promise<Deps> {
-  guardSockets();
+  // The guard of external database members rests on Node internals: no start without it working.
+  await checkSocketGuard();
   const db = await connectDatabase(
     config.mongodbUri,
     config.platformDb,

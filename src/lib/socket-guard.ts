@@ -7,8 +7,11 @@
 // before it connects (TLS ones too); those announced in the run where a listener refused some
 // literal addresses are given a block list of exactly those addresses, which Node checks before
 // connecting. Other sockets, and the same sockets to any other address, are untouched.
+// Both the channel and the socket's `blockList` are Node internals a new runtime may change, so
+// the process checks at start that the guard still refuses a connection (checkSocketGuard) and
+// refuses to start when it does not.
 import { subscribe } from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 
 /** Addresses refused in the current synchronous run; undefined the rest of the time. */
 let refusedNow: Set<string> | undefined;
@@ -40,4 +43,58 @@ export function refuseForThisRun(hosts: string[]): void {
     queueMicrotask(() => (refusedNow = undefined));
   }
   for (const host of hosts) refusedNow.add(bare(host));
+}
+
+export class SocketGuardError extends Error {}
+
+let checked: Promise<void> | undefined;
+
+/**
+ * Proves on this runtime, once per process, that the guard works: a connection to a listener on
+ * loopback opened in a run that refused 127.0.0.1 must fail without reaching it, and the same
+ * connection outside such a run must reach it (else the check itself proves nothing). Throws
+ * SocketGuardError, naming the runtime, when either is not so. `refuse` is for the check's test.
+ */
+export function checkSocketGuard(refuse: (hosts: string[]) => void = refuseForThisRun): Promise<void> {
+  if (refuse !== refuseForThisRun) return selfTest(refuse);
+  return (checked ??= selfTest(refuse));
+}
+
+async function selfTest(refuse: (hosts: string[]) => void): Promise<void> {
+  guardSockets();
+  let reached = 0;
+  const server = net.createServer((socket) => {
+    reached++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => server.listen(0, '127.0.0.1', resolve).once('error', reject));
+  const { port } = server.address() as net.AddressInfo;
+  const attempt = () =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.setTimeout(5000, () => socket.destroy(new Error('timeout')));
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+  try {
+    refuse(['127.0.0.1']);
+    const guarded = await attempt(); // opened in the same run: refused
+    const open = await attempt();
+    // The listener counts what reached it once the open connection's arrival is seen.
+    for (let i = 0; i < 100 && reached === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    if (guarded === 'connected' || open !== 'connected' || reached !== 1) {
+      throw new SocketGuardError(
+        `the socket guard does not work on Node.js ${process.version} (a refused connection ` +
+          `${guarded === 'connected' ? 'went through' : `ended with ${guarded}`}, an allowed one ` +
+          `${open === 'connected' ? 'connected' : `ended with ${open}`}): it relies on the ` +
+          "'net.client.socket' diagnostics channel and a socket's blockList; run the Node.js " +
+          'version of .node-version, or fix src/lib/socket-guard.ts for this one',
+      );
+    }
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
