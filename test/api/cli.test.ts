@@ -318,6 +318,52 @@ describe('mongobaas CLI', function () {
     );
   });
 
+  it('installs from a checkout as docs/cli.md says, in a clean folder with a fresh npm cache', async () => {
+    // `npm run build:cli` then `npm pack ./cli` and `npm install -g` of the tarball; the build is
+    // the suite's own package folder (the same files), the global prefix a folder of the test.
+    const clean = await mkdtemp(path.join(tmpdir(), 'mongobaas-cli-install-'));
+    try {
+      const npm = (args: string[]) =>
+        run('npm', [...args, '--loglevel=error'], {
+          cwd: clean,
+          env: {
+            ...process.env,
+            npm_config_cache: path.join(clean, 'cache'),
+            npm_config_update_notifier: 'false',
+          },
+        });
+      const packed = (await npm(['pack', cliPackage(), '--pack-destination', clean])).stdout
+        .trim()
+        .split('\n')
+        .pop()!;
+      await npm([
+        'install',
+        '-g',
+        '--prefix',
+        path.join(clean, 'global'),
+        '--no-audit',
+        '--no-fund',
+        `./${packed}`,
+      ]);
+      const { stdout } = await run(path.join(clean, 'global', 'bin', 'mongobaas'), ['--version'], {
+        cwd: clean,
+      });
+      expect(stdout.trim()).to.equal(
+        JSON.parse(await readFile(repoPath('cli/package.json'), 'utf8')).version,
+      );
+      // Its dependencies came with it: the definition check (ajv) runs from the install.
+      await writeFile(path.join(clean, 'mongobaas.config.json'), '{"colections": {}}');
+      const diff = await run(path.join(clean, 'global', 'bin', 'mongobaas'), ['diff'], { cwd: clean }).catch(
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect((diff as { stderr: string }).stderr).to.include(
+        'mongobaas.config.json:1:2: colections: unknown property',
+      );
+    } finally {
+      await rm(clean, { recursive: true, force: true });
+    }
+  });
+
   it("prints a function's invocation log, newest last, with its error and log lines", async () => {
     const listed = await session().get(`/api/projects/${owner.project.id}/functions`);
     const fn = listed.body.data.functions.find((f: { name: string }) => f.name === 'checkPost');
