@@ -12,7 +12,7 @@ import { ApiError } from './errors.js';
 import { setHeaders } from './headers.js';
 import { owningLayers } from './route-owner.js';
 import type { RequestState } from './middleware.js';
-import { credentialsRefusedNote, grantsCredentials } from '../services/user-auth/app-origins.js';
+import { credentialsRefusedNote, grantsCredentials, isWebOrigin } from '../services/user-auth/app-origins.js';
 import type { Project } from '../services/types.js';
 
 /** The code of the 403 for a publishable key used from an origin its project does not list. */
@@ -155,6 +155,8 @@ function grantCredentials(ctx: Context, origin: string, options: CorsOptions) {
 function noteRefused(ctx: Context, project: Project, origin: string, options: CorsOptions) {
   const headers = ctx.headers;
   if (headers['sec-fetch-storage-access'] === undefined && headers.cookie === undefined) return;
+  // Anyone can send these headers: only a well-formed origin is put before the developer.
+  if (!isWebOrigin(origin)) return;
   (ctx.state as Partial<RequestState>).note = credentialsRefusedNote(origin);
   options.credentialsRefused?.(project, origin);
 }

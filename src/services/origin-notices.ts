@@ -28,7 +28,7 @@ export function originNotices(deps: {
       if (last === undefined && written.size >= MAX_REMEMBERED) written.delete(written.keys().next().value!);
       written.set(key, at);
       deps
-        .note(project.id, origin.slice(0, 2048), new Date(at), NOTICES_KEPT)
+        .note(project.id, origin, new Date(at), NOTICES_KEPT)
         .catch((err: unknown) => deps.log.warn({ err }, 'a refused credential origin was not noted'));
     },
   };

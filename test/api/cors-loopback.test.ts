@@ -101,6 +101,9 @@ describe('a page that sends credentials its project does not grant', () => {
     for (const res of sent) expect(credentials(res)).to.equal(null);
     const plain = await schemaFrom(p, 'https://plain.example.com');
     expect(plain.status).to.equal(200);
+    // The Origin header is anyone's to write: text that is no origin is never shown as one.
+    const forged = await schemaFrom(p, 'https://evil.example/call-us-at-555', CREDENTIALED);
+    expect(forged.status).to.equal(200);
 
     await apps.public.services.requestLog.flush();
     const log = await apps.dashboard.client
@@ -109,8 +112,8 @@ describe('a page that sends credentials its project does not grant', () => {
     expect(log.status).to.equal(200);
     const notes = (log.body.data.entries as { note?: string }[]).map((e) => e.note ?? null);
     const fix = `A page on ${PAGE} sent credentials; add it to Allowed origins (project Settings) so the browser lets it read the answers.`;
-    // Newest first: the plain request (no credentials, nothing to fix), then the three.
-    expect(notes).to.deep.equal([null, fix, fix, fix]);
+    // Newest first: the forged one and the plain request (no credentials), then the three.
+    expect(notes).to.deep.equal([null, null, fix, fix, fix]);
     // Three requests, one write (at most one per origin and 10 minutes).
     expect((await waitNoted(p)).map((n) => n.origin)).to.deep.equal([PAGE]);
   });

@@ -1,7 +1,8 @@
 // A new user's app on the published urBackend SDK, on an origin the project does not list (the
 // test profile, as production: no loopback grant): every call is refused by the browser. The
 // dashboard then says so on the project overview, in Settings and in the request log, in the words
-// that fix it, and one click adds the origin; the same page then works. Desktop and phone width.
+// that fix it, and a button adds the origin once confirmed; the same page then works. Desktop and
+// phone width.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
@@ -95,6 +96,10 @@ describe('web dashboard: a page refused credentials', function () {
 
     await page.setViewportSize({ width: 390, height: 844 });
     await warning.getByRole('button', { name: `Add to Allowed origins: ${sdkPage.origin}` }).click();
+    // Anyone can claim an origin: the dialog asks whether it is the developer's app.
+    const dialog = page.getByRole('alertdialog', { name: `Add ${sdkPage.origin} to Allowed origins?` });
+    await dialog.getByText('Only if it is your app').waitFor();
+    await dialog.getByRole('button', { name: 'Add origin' }).click();
     await warning.waitFor({ state: 'detached' });
     expect(await page.getByLabel('Allowed origins (one per line)').inputValue()).to.equal(sdkPage.origin);
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -24,6 +24,20 @@ export function grantsCredentials(project: Project, origin: string, loopback: bo
   return loopback && project.settings.allowedOrigins.length === 0 && LOOPBACK_ORIGIN.test(origin);
 }
 
+/**
+ * Whether `origin` is a web origin as a browser sends it (`https://host[:port]`, or `http://`):
+ * the Origin header is any client's to write, so nothing else is put before the developer.
+ */
+export function isWebOrigin(origin: string): boolean {
+  if (origin.length > 2048) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin;
+  } catch {
+    return false;
+  }
+}
+
 /** The sentence that fixes a refused credentialed request, for the request log and the dashboard. */
 export const credentialsRefusedNote = (origin: string) =>
   `A page on ${origin} sent credentials; add it to Allowed origins (project Settings) so the browser lets it read the answers.`;

@@ -1,9 +1,12 @@
 // The warning of the project overview and Settings while pages on origins the project does not
 // grant sent credentials (`project.credentialsRefused`, noted by the public API's CORS): the browser
-// refused those pages every answer and said only "blocked by CORS". One click adds the origin to
-// the project's allowed origins, through the same update as the Settings form.
+// refused those pages every answer and said only "blocked by CORS". A button adds the origin to
+// the project's allowed origins, through the same update as the Settings form, once confirmed: the
+// Origin header is anyone's to send, and a listed origin gets the users' credentials and
+// social-login redirects, so the developer is asked whether it is their app.
 import { useUpdateProject } from '../../data/projects';
 import { ErrorBox } from '../../components/ui';
+import { Confirm } from '../../components/confirm';
 import type { Project } from '../../api';
 
 export function CredentialsRefused({
@@ -38,14 +41,27 @@ export function CredentialsRefused({
               <span className="muted">Last seen {new Date(at).toLocaleString()}.</span>
             </p>
             {admin ? (
-              <button
-                type="button"
-                onClick={() => add(origin)}
-                disabled={update.isPending}
-                aria-label={`Add to Allowed origins: ${origin}`}
+              <Confirm
+                title={`Add ${origin} to Allowed origins?`}
+                action="Add origin"
+                safe
+                onConfirm={() => add(origin)}
+                trigger={
+                  <button
+                    type="button"
+                    disabled={update.isPending}
+                    aria-label={`Add to Allowed origins: ${origin}`}
+                  >
+                    Add to Allowed origins
+                  </button>
+                }
               >
-                Add to Allowed origins
-              </button>
+                <p>
+                  Only if it is your app: pages on {origin} will get your end users’ credentials and may
+                  receive social-login redirects. Any client can claim an origin, so one you do not recognise
+                  is not a reason to add it.
+                </p>
+              </Confirm>
             ) : (
               <p className="muted">A project admin can add it in Settings.</p>
             )}
