@@ -2,6 +2,7 @@
 // the suite's own (cli/dist is rebuilt by other work, scripts/build-clients.sh), run in a folder of
 // its own with its own HOME and config folder, and only the environment a test gives it.
 import { execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cp, mkdtemp, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,10 @@ export const cliMain = () => path.join(packageDir, 'dist', 'main.js');
 
 export async function buildCli(): Promise<string> {
   if (packageDir) return packageDir;
-  const dir = path.join(await mkdtemp(path.join(tmpdir(), 'mongobaas-cli-build-')), 'cli');
+  const root = await mkdtemp(path.join(tmpdir(), 'mongobaas-cli-build-'));
+  // Shared by the suites of one test run, removed when it ends.
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  const dir = path.join(root, 'cli');
   for (const part of ['package.json', 'README.md', 'schema'])
     await cp(repoPath('cli', part), path.join(dir, part), { recursive: true });
   // Its dependencies are the repository's (as an install of the package would bring them).
