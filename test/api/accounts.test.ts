@@ -45,8 +45,9 @@ describe('dashboard accounts', () => {
     expect(ada.developer).to.include({
       email: 'ada@example.com',
       name: 'Ada',
-      plan: 'free',
+      plan: 'operator',
       isOperator: true,
+      disabled: false,
     });
     const me = await client.get('/api/user/me', { headers: { cookie: ada.cookie } });
     expect(me.status).to.equal(200);

@@ -2,7 +2,7 @@
 // the request, before any project is created or anything cleared: a clear 403 naming the limit.
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
-import { createProjectFixture } from '../helpers/fixtures.js';
+import { createOperator, createProjectFixture } from '../helpers/fixtures.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 
 describe('backups: a restore whose collections declare more indexes than the plan allows', () => {
@@ -10,6 +10,7 @@ describe('backups: a restore whose collections declare more indexes than the pla
 
   before(async () => {
     apps = await startTestApps('backup_index_limit');
+    await createOperator(apps.dashboard.services);
   });
   after(() => apps?.close());
 

@@ -7,6 +7,7 @@ import { startTestApps } from '../helpers/app.js';
 import {
   createCollectionFixture,
   createDeveloper,
+  createOperator,
   createProjectFixture,
   type ProjectFixture,
 } from '../helpers/fixtures.js';
@@ -27,6 +28,7 @@ describe('usage report', () => {
 
   before(async () => {
     apps = await startTestApps('usage_report', { ALLOW_PRIVATE_HOSTS: 'true' });
+    await createOperator(apps.dashboard.services);
     receiver = await startReceiver();
     fx = await createProjectFixture(apps.dashboard.services);
     dash = apps.dashboard.client.with({ cookie: fx.cookie });
