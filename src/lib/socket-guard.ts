@@ -84,7 +84,7 @@ async function selfTest(refuse: (hosts: string[]) => void): Promise<void> {
     const guarded = await attempt(); // opened in the same run: refused
     const open = await attempt();
     // The listener counts what reached it once the open connection's arrival is seen.
-    for (let i = 0; i < 100 && reached === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && reached === 0; i++) await new Promise((r) => setTimeout(r, 10));
     if (guarded === 'connected' || open !== 'connected' || reached !== 1) {
       throw new SocketGuardError(
         `the socket guard does not work on Node.js ${process.version} (a refused connection ` +
