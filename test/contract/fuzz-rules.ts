@@ -112,6 +112,25 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
   },
   dashboard: {
+    disableDeveloper: {
+      statuses: [400],
+      reason:
+        "the run's developerId is the operator, whose own account cannot be disabled (OPERATOR_ACCOUNT)",
+    },
+    enableDeveloper: {
+      statuses: [400],
+      reason:
+        "the run's developerId is the operator, whose own account cannot be disabled or enabled (OPERATOR_ACCOUNT)",
+    },
+    deleteDeveloper: {
+      statuses: [400, 404],
+      reason:
+        "the run's developerId is the operator, whose own account cannot be deleted (OPERATOR_ACCOUNT); another is gone once deleted",
+    },
+    listOutboxMail: {
+      statuses: [400],
+      reason: 'the test stack sends mail through SMTP_URL, so there is no outbox folder to read (NO_OUTBOX)',
+    },
     createFunction: {
       statuses: [400],
       reason:
