@@ -3109,6 +3109,8 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3284,6 +3286,8 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3399,6 +3403,8 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3674,6 +3680,8 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
                                     /** @enum {string} */
@@ -3778,6 +3786,13 @@ export interface operations {
                                         reason: string;
                                     }[];
                                 } | null;
+                                /** @description A restore into a new project: the hooks and functions it brought back disabled (they were enabled in the backup), named as the project's Functions page names them. Their secrets' values were not copied (their names were) and an HTTP hook signs with a new secret: set the values, then enable each (`PATCH .../functions/{functionId}` `{ "enabled": true }`). Filled as the restore loads them; empty for a replace (functions keep their state) and for an archive without functions (format version 1); null for backups. */
+                                disabledFunctions: {
+                                    /** @example 65f1c2a4b7e8d9001234567b */
+                                    id: string;
+                                    /** @example checkPost */
+                                    name: string;
+                                }[] | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3874,6 +3889,13 @@ export interface operations {
                                         reason: string;
                                     }[];
                                 } | null;
+                                /** @description A restore into a new project: the hooks and functions it brought back disabled (they were enabled in the backup), named as the project's Functions page names them. Their secrets' values were not copied (their names were) and an HTTP hook signs with a new secret: set the values, then enable each (`PATCH .../functions/{functionId}` `{ "enabled": true }`). Filled as the restore loads them; empty for a replace (functions keep their state) and for an archive without functions (format version 1); null for backups. */
+                                disabledFunctions: {
+                                    /** @example 65f1c2a4b7e8d9001234567b */
+                                    id: string;
+                                    /** @example checkPost */
+                                    name: string;
+                                }[] | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3971,6 +3993,13 @@ export interface operations {
                                         reason: string;
                                     }[];
                                 } | null;
+                                /** @description A restore into a new project: the hooks and functions it brought back disabled (they were enabled in the backup), named as the project's Functions page names them. Their secrets' values were not copied (their names were) and an HTTP hook signs with a new secret: set the values, then enable each (`PATCH .../functions/{functionId}` `{ "enabled": true }`). Filled as the restore loads them; empty for a replace (functions keep their state) and for an archive without functions (format version 1); null for backups. */
+                                disabledFunctions: {
+                                    /** @example 65f1c2a4b7e8d9001234567b */
+                                    id: string;
+                                    /** @example checkPost */
+                                    name: string;
+                                }[] | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

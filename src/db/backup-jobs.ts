@@ -62,6 +62,8 @@ export interface BackupJob {
   resume: { partsDone: number; cleared?: boolean };
   /** Restore: rows refused by a unique index and Refs to missing documents (null for backups). */
   conflicts: Conflicts | null;
+  /** Restore into a new project: the functions it brought back disabled (null for backups). */
+  disabledFunctions: { id: string; name: string }[] | null;
   attempts: number;
   createdAt: Date;
   startedAt: Date | null;
@@ -70,8 +72,9 @@ export interface BackupJob {
 
 type JobDoc = Omit<
   BackupJob,
-  'id' | 'projectId' | 'replace' | 'conflicts' | 'location' | 'sourceProjectId'
+  'id' | 'projectId' | 'replace' | 'conflicts' | 'location' | 'sourceProjectId' | 'disabledFunctions'
 > & {
+  disabledFunctions?: BackupJob['disabledFunctions'];
   _id: ObjectId;
   replace?: boolean;
   location?: string | null;
@@ -91,6 +94,7 @@ const toJob = ({ _id, projectId, owner: _o, leaseUntil: _l, ...rest }: JobDoc): 
   location: rest.location ?? null,
   sourceProjectId: rest.sourceProjectId ?? null,
   conflicts: rest.conflicts ?? (rest.kind === 'restore' ? { total: 0, items: [] } : null),
+  disabledFunctions: rest.disabledFunctions ?? (rest.kind === 'restore' ? [] : null),
 });
 
 export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
@@ -188,7 +192,7 @@ export function backupJobsRepo(db: Db) {
     async progress(
       id: string,
       owner: string,
-      changes: Partial<Pick<BackupJob, 'progress' | 'resume' | 'conflicts'>>,
+      changes: Partial<Pick<BackupJob, 'progress' | 'resume' | 'conflicts' | 'disabledFunctions'>>,
       leaseUntil: Date,
     ): Promise<boolean> {
       const res = await jobs.updateOne(
@@ -204,7 +208,15 @@ export function backupJobsRepo(db: Db) {
       outcome: Partial<
         Pick<
           BackupJob,
-          'size' | 'sha256' | 'key' | 'location' | 'counts' | 'progress' | 'resume' | 'conflicts'
+          | 'size'
+          | 'sha256'
+          | 'key'
+          | 'location'
+          | 'counts'
+          | 'progress'
+          | 'resume'
+          | 'conflicts'
+          | 'disabledFunctions'
         >
       > &
         Pick<BackupJob, 'state'> & { error?: string | null },

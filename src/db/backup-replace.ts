@@ -3,7 +3,7 @@
 // again after a crash (deleting what is gone already is a no-op).
 import type { Db } from 'mongodb';
 import { ObjectId } from './ids.js';
-import { dataCollections, PLATFORM_PARTS } from './backups.js';
+import { dataCollections, type PlatformPart } from './backups.js';
 
 /** Every file record of the project (any state, any store): the bytes a clear may delete. */
 export async function* fileRecords(
@@ -18,9 +18,13 @@ export async function* fileRecords(
   }
 }
 
-/** Deletes the project's collection definitions, webhooks, mail templates and file records. */
-export async function clearPlatform(platform: Db, projectId: string): Promise<void> {
-  for (const part of PLATFORM_PARTS)
+/** Deletes the project's records of `kinds` (collection definitions, webhooks, functions...). */
+export async function clearPlatform(
+  platform: Db,
+  projectId: string,
+  kinds: readonly PlatformPart[],
+): Promise<void> {
+  for (const part of kinds)
     await platform.collection(part).deleteMany({ projectId: new ObjectId(projectId) });
 }
 

@@ -1,7 +1,8 @@
 // Reading and writing a project's data for backups, as canonical Extended JSON lines (so ObjectId,
 // Date, Decimal128, Int64 and Binary come back as they were): every collection of its database
 // (trashed documents and end users included) with a cursor each, and its platform records
-// (collection definitions, webhooks, mail templates, file records). API keys are never read.
+// (collection definitions, webhooks, mail templates, file records, hooks and functions). API keys
+// are never read.
 // Loading a collection upserts by `_id` (a load run again after a crash gives the same result);
 // platform records are written by their own repositories (services/backups/restore-records.ts).
 import { createHash } from 'node:crypto';
@@ -16,7 +17,7 @@ import { toDocument, type StoredDocument } from './stored-form.js';
 const BATCH = 500;
 
 /** The platform record kinds in an archive, by their platform collection. */
-export const PLATFORM_PARTS = ['collections', 'webhooks', 'mail_templates', 'files'] as const;
+export const PLATFORM_PARTS = ['collections', 'webhooks', 'mail_templates', 'files', 'functions'] as const;
 export type PlatformPart = (typeof PLATFORM_PARTS)[number];
 
 export interface DumpLine {
@@ -163,17 +164,22 @@ export async function restoredFilePath(platform: Db, targetProjectId: string, id
     : undefined;
 }
 
-/** Sets the slot counters that collection definitions and webhooks take, from the real counts. */
+/** Sets the slot counters that collection definitions, webhooks and functions take, from the real counts. */
 export async function recountSlots(platform: Db, projectId: string): Promise<void> {
   const scope = { projectId: new ObjectId(projectId) };
   const collections = await platform.collection('collections').countDocuments(scope);
-  const webhooks = await platform.collection('webhooks').countDocuments(scope);
   await platform
     .collection('projects')
     .updateOne({ _id: new ObjectId(projectId) }, { $set: { collectionsCount: collections } });
-  await platform
-    .collection<{ _id: string; count: number }>('webhook_counts')
-    .updateOne({ _id: projectId }, { $set: { count: webhooks } }, { upsert: true });
+  for (const [kind, counter] of [
+    ['webhooks', 'webhook_counts'],
+    ['functions', 'function_counts'],
+  ] as const) {
+    const count = await platform.collection(kind).countDocuments(scope);
+    await platform
+      .collection<{ _id: string; count: number }>(counter)
+      .updateOne({ _id: projectId }, { $set: { count } }, { upsert: true });
+  }
 }
 
 /** The project's settings and name as stored (no keys, no JWT secret, no usage). */

@@ -6,6 +6,7 @@ import type { Db } from 'mongodb';
 import { isDuplicateKey } from './errors.js';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
+import { replaceInProject } from './restored.js';
 import type { StoredFunction } from '../services/functions/types.js';
 import { countedSlots } from './counted-slots.js';
 
@@ -37,6 +38,7 @@ const toFunction = ({ _id, projectId, slot: _slot, ...rest }: FunctionDoc): Stor
   projectId: projectId.toHexString(),
   ...rest,
   rateLimitPerMinute: rest.rateLimitPerMinute ?? null,
+  disabledReason: rest.disabledReason ?? null,
 });
 
 export type NewFunction = Omit<StoredFunction, 'id' | 'projectId' | 'createdAt' | 'updatedAt'>;
@@ -117,6 +119,15 @@ export function functionsRepo(db: Db) {
     async delete(projectId: string, id: string): Promise<boolean> {
       const filter = one(projectId, id);
       return !!filter && (await functions.deleteOne(filter)).deletedCount === 1;
+    },
+    /** A function a restore brings back under `id` into `projectId` (checked by services/backups). */
+    async restore(
+      projectId: string,
+      id: string,
+      record: Omit<StoredFunction, 'id' | 'projectId'>,
+      slot: string,
+    ): Promise<void> {
+      await replaceInProject(functions, projectId, id, { ...record, slot });
     },
     async deleteAll(projectId: string): Promise<void> {
       await functions.deleteMany(scope(projectId));

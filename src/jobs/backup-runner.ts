@@ -45,6 +45,7 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
       ensureUserIndexes: (projectId) => usersRepo(dbFor).ensureIndexes(projectId),
       refs: restoreRefsRepo(deps.db.platform),
       newWebhookSecret: () => services.webhooks.newSealedSecret(),
+      sealFunctionValue: (value) => services.functions.sealValue(value),
       copyTimeoutMs: deps.config.restoreCopyTimeoutMs,
       backupBounds: async (projectId, trigger) => {
         const project = await services.repos.projects.findById(projectId);

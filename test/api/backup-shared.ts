@@ -39,7 +39,7 @@ export async function packArchive(manifest: object): Promise<Buffer> {
 
 /** A tar.gz of a manifest listing `parts` with their real sizes, line counts and SHA-256, then the parts. */
 export async function packParts(
-  header: { project: { id: string; name: string }; includesUsers?: boolean },
+  header: { project: { id: string; name: string }; includesUsers?: boolean; formatVersion?: number },
   parts: { name: string; body: Buffer }[],
 ): Promise<Buffer> {
   const manifest = {

@@ -12,7 +12,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Binary, BSON, Decimal128, Long, ObjectId } from 'mongodb';
 import { startTestApps } from '../helpers/app.js';
-import { createDeveloper, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createDeveloper,
+  createOperator,
+  createProjectFixture,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 import { dumpDatabase, packArchive } from './backup-shared.js';
@@ -166,7 +171,7 @@ describe('backups: back up a project and restore it into a new one', () => {
       expect(names).to.include.members(['data/posts.jsonl', 'data/users.jsonl', 'platform/webhooks.jsonl']);
       execFileSync('tar', ['-xzf', 'b.tar.gz'], { cwd: dir });
       const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-      expect(manifest).to.deep.include({ formatVersion: 1, project: { id: fx.project.id, name: 'Source' } });
+      expect(manifest).to.deep.include({ formatVersion: 2, project: { id: fx.project.id, name: 'Source' } });
       const ledger = readFileSync(path.join(dir, 'data/ledger.jsonl'), 'utf8');
       expect(ledger)
         .to.include('"$numberDecimal":"1234.5678901234567890"')
@@ -270,11 +275,11 @@ describe('backups: back up a project and restore it into a new one', () => {
       expect(corrupt.body.message).to.match(/The archive is refused/);
 
       await replace(
-        await packArchive({ formatVersion: 2, project: { id: fx.project.id, name: 'x' }, parts: [] }),
+        await packArchive({ formatVersion: 3, project: { id: fx.project.id, name: 'x' }, parts: [] }),
       );
       const version = await dash.post(`${base()}/${backupId}/restore`, { name: 'Future' });
       expect(version.status).to.equal(400);
-      expect(version.body.message).to.match(/unknown format version 2/);
+      expect(version.body.message).to.match(/unknown format version 3 \(this server reads 1 and 2\)/);
 
       const other = new ObjectId().toHexString();
       await replace(await packArchive({ formatVersion: 1, project: { id: other, name: 'x' }, parts: [] }));
@@ -361,6 +366,7 @@ describe('backups: the schedule and its retention', () => {
     const apps = await startTestApps('backup_schedule');
     app = apps.dashboard;
     close = () => apps.close();
+    await createOperator(app.services); // the tenant below is then on the Free plan
     fx = await createProjectFixture(app.services, 'Scheduled');
   });
   after(() => close?.());
@@ -401,6 +407,7 @@ describe('backups: a restore that would not fit the caller’s plan', () => {
     const apps = await startTestApps('backup_quota');
     app = apps.dashboard;
     close = () => apps.close();
+    await createOperator(app.services); // the developer below is then on a plan
   });
   after(() => close?.());
 

@@ -162,7 +162,7 @@ describe('Backups page in a real browser', function () {
     expect([...bytes.subarray(0, 2)], 'gzip magic').to.deep.equal([0x1f, 0x8b]);
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', file, 'manifest.json'], { encoding: 'utf8' }));
     expect(manifest.project).to.deep.equal({ id: rig.fx.project.id, name: 'Shop' });
-    expect(manifest.formatVersion).to.equal(1);
+    expect(manifest.formatVersion).to.equal(2);
     await page
       .getByText('The downloaded archive holds the end users’ password hashes: keep it safe.')
       .waitFor();

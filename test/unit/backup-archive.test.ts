@@ -76,7 +76,7 @@ describe('backup archive format', () => {
       Readable.from([bytes]),
       {
         manifest: (m) => {
-          expect(m.formatVersion).to.equal(1);
+          expect(m.formatVersion).to.equal(2);
         },
         async part(part, lines) {
           read[part.name] = [];

@@ -7,7 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { badRequest } from '../../http/errors.js';
-import { FORMAT_VERSION, RECORD_KINDS, type Manifest, type ManifestPart } from './archive.js';
+import { READABLE_VERSIONS, RECORD_KINDS, type Manifest, type ManifestPart } from './archive.js';
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 // Only what a backup writes: the platform record kinds a restore has a writer for, one part per
@@ -22,14 +22,19 @@ const refused = (reason: string) => badRequest(`The archive is refused: ${reason
 function checkManifest(value: unknown): Manifest {
   const m = value as Manifest;
   if (!m || typeof m !== 'object') throw refused('manifest.json is not an object');
-  if (m.formatVersion !== FORMAT_VERSION) {
-    throw refused(`unknown format version ${String(m.formatVersion)} (this server reads ${FORMAT_VERSION})`);
+  if (!READABLE_VERSIONS.includes(m.formatVersion)) {
+    throw refused(
+      `unknown format version ${String(m.formatVersion)} (this server reads ${READABLE_VERSIONS.join(' and ')})`,
+    );
   }
   if (!m.project || typeof m.project.id !== 'string' || !Array.isArray(m.parts)) {
     throw refused('manifest.json lacks the project or the parts');
   }
   for (const part of m.parts) {
     if (!PART_NAME.test(String(part?.name))) throw refused(`unknown part ${String(part?.name)}`);
+    // Version 1 had no hooks and functions: such a part is no backup's.
+    if (m.formatVersion === 1 && part.name === 'platform/functions.jsonl')
+      throw refused('a format version 1 archive holds no platform/functions.jsonl');
   }
   return m;
 }

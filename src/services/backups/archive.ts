@@ -13,10 +13,19 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 
-export const FORMAT_VERSION = 1;
+/** Version 2 added `platform/functions.jsonl` (hooks and functions); a version 1 archive still restores. */
+export const FORMAT_VERSION = 2;
+export const READABLE_VERSIONS: readonly number[] = [1, 2];
 
 /** The platform parts an archive may hold (`platform/<kind>.jsonl`); a restore reads no other. */
-export const RECORD_KINDS = ['project', 'collections', 'webhooks', 'mail_templates', 'files'] as const;
+export const RECORD_KINDS = [
+  'project',
+  'collections',
+  'webhooks',
+  'mail_templates',
+  'files',
+  'functions',
+] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export interface ManifestPart {

@@ -146,7 +146,15 @@ export function backupService(deps: BackupServiceDeps) {
       const opened = await openArchive(project, job);
       const manifest = await verifyForRestore(opened.stream, {
         sha256: job.sha256 ?? undefined,
-        rules: { sourceProjectId: project.id, indexesPerCollection: limits.indexesPerCollection },
+        rules: {
+          sourceProjectId: project.id,
+          indexesPerCollection: limits.indexesPerCollection,
+          functions: {
+            codeBytes: limits.functionCodeBytes,
+            secrets: limits.functionSecrets,
+            cronMinSeconds: limits.functionCronMinSeconds,
+          },
+        },
         manifest: (m) => checkQuotas(m, limits),
       });
       const created = same ? undefined : await deps.projects.create(ctx, input.name!, {});
@@ -226,6 +234,11 @@ function checkQuotas(manifest: Manifest, limits: PlanLimits): void {
   }
   if (count('platform/webhooks.jsonl') > limits.webhooksPerProject) {
     throw quotaExceeded(`The backup holds more webhooks than the plan allows (${limits.webhooksPerProject})`);
+  }
+  if (count('platform/functions.jsonl') > limits.functionsPerProject) {
+    throw quotaExceeded(
+      `The backup holds more functions than the plan allows (${limits.functionsPerProject})`,
+    );
   }
   if (!manifest.parts.length) throw badRequest('The archive is empty');
 }

@@ -16,6 +16,7 @@ import {
   type Checked,
   type RecordRules,
 } from './restore-records.js';
+import { checkFunctionLine, FUNCTION_CAPS } from './restore-functions.js';
 
 export type CheckedRecord = { [K in keyof Checked]: { kind: K } & Checked[K] }[keyof Checked];
 
@@ -49,10 +50,14 @@ export async function* checkedRecords(
     return;
   }
   let row = 0;
+  // Function names and hook slots met so far (one each per project).
+  const seen = new Set<string>();
   for await (const line of lines) {
     row += 1;
     const doc = parse(kind, row, line);
-    if (kind === 'project') {
+    if (kind === 'functions')
+      yield { kind, ...checkFunctionLine(doc, row, rules.functions ?? FUNCTION_CAPS, seen) };
+    else if (kind === 'project') {
       if (row > 1) throw refusedRecord(kind, row, 'the project part has one line');
       yield { kind, ...checkProjectLine(doc, row) };
     } else if (kind === 'webhooks') yield { kind, ...checkWebhookLine(doc, row) };

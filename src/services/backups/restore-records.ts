@@ -11,12 +11,15 @@ import type { ProjectSettings } from '../types.js';
 import { checkCollectionInput, COLLECTION_NAME } from '../schema/field-definitions.js';
 import { checkCollectionIndexes } from '../schema/index-definitions.js';
 import { WEBHOOK_EVENTS } from '../webhooks/index.js';
+import type { CheckedFunction, FunctionRules } from './restore-functions.js';
 
 export interface RecordRules {
   /** The project the archive was made of: its file paths are `<id>/...`. */
   sourceProjectId: string;
   /** Declared indexes one collection may have (the target's plan). */
   indexesPerCollection: number;
+  /** The target plan's code size, secrets and cron interval (else the caps of FUNCTION_CAPS). */
+  functions?: FunctionRules;
 }
 
 type Doc = Record<string, unknown>;
@@ -34,6 +37,7 @@ export interface Checked {
   webhooks: { id: string; fields: WebhookFields; secretEnc: string; dates: Dates };
   mail_templates: { id: string; name: string; fields: MailTemplateFields; dates: Dates };
   files: { id: string; record: CheckedFile };
+  functions: CheckedFunction;
 }
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -44,7 +48,7 @@ const MAX_TEXT = 1024 * 1024;
 export const refusedRecord = (kind: string, row: number | undefined, problem: string) =>
   badRequest(`The archive is refused: platform/${kind}.jsonl${row ? ` line ${row}` : ''}: ${problem}`);
 
-function fields(kind: string, row: number, doc: Doc) {
+export function recordFields(kind: string, row: number, doc: Doc) {
   const no = (problem: string): never => {
     throw refusedRecord(kind, row, problem);
   };
@@ -83,7 +87,7 @@ export function checkProjectLine(doc: Doc, row: number): Checked['project'] {
   const settings = doc.settings;
   if (!settings || typeof settings !== 'object')
     throw refusedRecord('project', row, 'settings must be an object');
-  const f = fields('project', row, settings as Doc);
+  const f = recordFields('project', row, settings as Doc);
   return {
     settings: {
       allowedOrigins: f.list('allowedOrigins', (o) => typeof o === 'string' && o.length <= 2048),
@@ -97,7 +101,7 @@ export function checkProjectLine(doc: Doc, row: number): Checked['project'] {
 export function checkCollectionLines(docs: Doc[], rules: RecordRules): Checked['collections'][] {
   const names = new Set(docs.map((d) => d.name).filter((n): n is string => typeof n === 'string'));
   return docs.map((doc, i) => {
-    const f = fields('collections', i + 1, doc);
+    const f = recordFields('collections', i + 1, doc);
     try {
       const checked = checkCollectionInput(doc, { existingCollections: names, operation: 'create' });
       // A definition stored before declared indexes has none; the plan's limit holds for the rest.
@@ -119,7 +123,7 @@ export function checkCollectionLines(docs: Doc[], rules: RecordRules): Checked['
 }
 
 export function checkWebhookLine(doc: Doc, row: number): Checked['webhooks'] {
-  const f = fields('webhooks', row, doc);
+  const f = recordFields('webhooks', row, doc);
   const url = f.text('url');
   if (!/^https?:\/\//.test(url) || !URL.canParse(url)) f.no('url must be an http(s) URL');
   return {
@@ -141,7 +145,7 @@ export function checkWebhookLine(doc: Doc, row: number): Checked['webhooks'] {
 }
 
 export function checkMailTemplateLine(doc: Doc, row: number): Checked['mail_templates'] {
-  const f = fields('mail_templates', row, doc);
+  const f = recordFields('mail_templates', row, doc);
   const name = f.text('name', 64);
   if (!TEMPLATE_NAME.test(name)) f.no('name is not a template name');
   return {
@@ -161,7 +165,7 @@ export function checkMailTemplateLine(doc: Doc, row: number): Checked['mail_temp
  * archive's project (`<sourceProjectId>/<name>`), never a path of another project.
  */
 export function checkFileLine(doc: Doc, row: number, rules: RecordRules): Checked['files'] | undefined {
-  const f = fields('files', row, doc);
+  const f = recordFields('files', row, doc);
   if (doc.state !== 'confirmed') return undefined;
   const path = f.text('path');
   const [owner, name, ...more] = path.split('/');

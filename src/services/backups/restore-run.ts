@@ -21,9 +21,11 @@ import {
 import type { BackupJob, BackupJobsRepo } from '../../db/backup-jobs.js';
 import { collectionsRepo } from '../../db/collections.js';
 import { filesRepo } from '../../db/files.js';
+import { functionsRepo } from '../../db/functions.js';
 import { mailTemplatesRepo } from '../../db/mail-templates.js';
 import { projectsRepo } from '../../db/projects.js';
 import { HEALTHY, webhooksRepo } from '../../db/webhooks.js';
+import { generateSecret } from '../webhooks/signing.js';
 import { readArchive } from './archive-reader.js';
 import { conflictLog, refTracker } from './conflicts.js';
 import { copyVerified } from './local-copy.js';
@@ -34,6 +36,10 @@ import type { RunDeps } from './run.js';
 /** What a webhook restored into a new project says until its developer enables it again. */
 export const RESTORED_WEBHOOK_REASON =
   'Disabled after restore: this copy signs with a new secret (rotate it to see one) and sends nothing until it is enabled';
+
+/** What a function restored into a new project says until its developer enables it again. */
+export const RESTORED_FUNCTION_REASON =
+  'Disabled after restore: its secrets’ values were not copied (set them again) and an HTTP hook signs with a new secret; it runs once it is enabled';
 
 export interface RestoreSteps {
   /** Writes progress, resume point or conflicts, extending the lease (throws when the job was lost). */
@@ -88,7 +94,11 @@ async function load(
 ) {
   const target = job.projectId;
   const db = await deps.dbFor(target);
-  const write = recordWriter(deps, job);
+  // The functions brought back disabled so far (a run taken over goes on from the job's list).
+  const disabled = [...(job.disabledFunctions ?? [])];
+  const write = recordWriter(deps, job, (fn) => {
+    if (!disabled.some((d) => d.id === fn.id)) disabled.push(fn);
+  });
   // Set by the request that queued it too; again here, so that no client write lands while the
   // project is cleared and loaded even when that request died before marking it.
   if (job.replace) await deps.setRestoring(target, job.id);
@@ -160,6 +170,7 @@ async function load(
           resume: { ...resume, partsDone: i + 1 },
           progress: { ...progress },
           conflicts: conflicts.snapshot(),
+          disabledFunctions: [...disabled],
         });
       },
       async file(part, bytes) {
@@ -184,16 +195,18 @@ async function load(
   await deps.recountUsage(target);
   await deps.changed(target);
   if (job.replace) await deps.clearRestoring(target, job.id);
-  await finish({ state: 'done', progress, conflicts: conflicts.snapshot() });
+  await finish({ state: 'done', progress, conflicts: conflicts.snapshot(), disabledFunctions: disabled });
 }
 
 /**
  * Writes one checked record with the repository of its kind, always into the job's project. Over
  * its own project a record keeps its id (none is another project's: checked before) and its path;
- * into a new project ids are moved (movedId), file paths put under it, and webhooks disabled with
- * a new secret, so that a copy does not sign events to the receivers of the project it came from.
+ * into a new project ids are moved (movedId), file paths put under it, webhooks disabled with a
+ * new secret, so that a copy does not sign events to the receivers of the project it came from,
+ * and functions disabled with their secrets' values dropped (sealed values are not carried over
+ * into another project) and a new signing secret: `disabled` is told of each one that was enabled.
  */
-function recordWriter(deps: RunDeps, job: BackupJob) {
+function recordWriter(deps: RunDeps, job: BackupJob, disabled: (fn: { id: string; name: string }) => void) {
   const target = job.projectId;
   const repos = {
     projects: projectsRepo(deps.platform),
@@ -201,6 +214,7 @@ function recordWriter(deps: RunDeps, job: BackupJob) {
     webhooks: webhooksRepo(deps.platform),
     templates: mailTemplatesRepo(deps.platform),
     files: filesRepo(deps.platform),
+    functions: functionsRepo(deps.platform),
   };
   const idOf = (id: string) => (job.replace ? id : movedId(target, id));
   return async (record: CheckedRecord): Promise<void> => {
@@ -225,6 +239,30 @@ function recordWriter(deps: RunDeps, job: BackupJob) {
           pausedAt: fresh ? new Date() : null,
           pausedReason: fresh ? RESTORED_WEBHOOK_REASON : null,
         });
+        return;
+      }
+      case 'functions': {
+        const id = idOf(record.id);
+        const fn = record.fields;
+        if (job.replace) {
+          await repos.functions.restore(target, id, { ...fn, ...record.dates }, record.slot(id));
+          return;
+        }
+        const empty = deps.sealFunctionValue('');
+        await repos.functions.restore(
+          target,
+          id,
+          {
+            ...fn,
+            ...record.dates,
+            enabled: false,
+            disabledReason: fn.enabled ? RESTORED_FUNCTION_REASON : fn.disabledReason,
+            envEnc: Object.fromEntries(Object.keys(fn.envEnc).map((name) => [name, empty])),
+            signingSecretEnc: fn.signingSecretEnc && deps.sealFunctionValue(generateSecret()),
+          },
+          record.slot(id),
+        );
+        if (fn.enabled) disabled({ id, name: fn.name });
         return;
       }
       case 'files': {

@@ -47,6 +47,8 @@ export interface RunDeps {
   refs: RestoreRefsRepo;
   /** A new webhook signing secret, sealed as stored (a webhook restored into a new project gets one). */
   newWebhookSecret(): string;
+  /** A value sealed as a function's env and signing secret are stored (a restore into a new project). */
+  sealFunctionValue(value: string): string;
   /** The bounds of one backup of the project (by the plan in force). */
   backupBounds(projectId: string, trigger: BackupJob['trigger']): Promise<BackupBounds>;
   /** How long a restore's one read of its archive may take (RESTORE_COPY_TIMEOUT_MS). */

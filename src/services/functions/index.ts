@@ -95,6 +95,8 @@ export function functionServices(deps: FunctionsDeps) {
   });
   return {
     manage,
+    /** Seals a value as env secrets and signing secrets are stored (a restore writes functions). */
+    sealValue: (value: string) => encrypt(key, value),
     runs: functionRuns({ repo, invocations, invoker, limitsOf: projects.limitsOf }),
     repo,
     invocations,

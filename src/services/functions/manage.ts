@@ -82,6 +82,7 @@ export function functionsManager({
       codeHash: active.codeHash,
       env: Object.keys(fn.envEnc).sort(),
       rateLimitPerMinute: fn.rateLimitPerMinute,
+      disabledReason: fn.disabledReason ?? null,
       breaker: await breakerOf(fn),
       createdAt: fn.createdAt.toISOString(),
       updatedAt: fn.updatedAt.toISOString(),
@@ -170,7 +171,9 @@ export function functionsManager({
       const active = activeVersionOf(fn);
       const changes: Partial<StoredFunction> = {};
       if (input.name !== undefined) changes.name = input.name;
-      if (input.enabled !== undefined) changes.enabled = input.enabled;
+      // Its developer decides now: the reason the service left it disabled goes.
+      if (input.enabled !== undefined)
+        Object.assign(changes, { enabled: input.enabled, disabledReason: null });
       if (input.rateLimitPerMinute !== undefined) changes.rateLimitPerMinute = input.rateLimitPerMinute;
       if (input.env !== undefined) {
         changes.envEnc = mergeEnv(fn.envEnc, input.env, limits.functionSecrets, seal);

@@ -73,6 +73,8 @@ export interface StoredFunction {
   envRetiredEnc?: string[];
   /** Callables: calls per minute of this function, besides the project's request limit (null: none). */
   rateLimitPerMinute: number | null;
+  /** Why the service (not its developer) left it disabled: a restore into a new project. */
+  disabledReason?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -8,6 +8,7 @@ import { isLimit } from '../../data/plans';
 import { navigate } from '../../router';
 import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
+import { RestoredFunctions } from './restored';
 import { SigningSecret } from './signing-secret';
 import { FunctionQuotaWarning } from './quota-warning';
 import './functions.css';
@@ -32,6 +33,7 @@ export function FunctionsPage({ project }: ProjectPageProps) {
       <FunctionQuotaWarning projectId={project.id} />
       <ErrorBox error={fns.error} />
       {fns.isPending && <Progress label="Loading functions…" />}
+      {fns.data && <RestoredFunctions projectId={project.id} functions={fns.data} admin={admin} />}
       {fns.data?.length === 0 && <p>{admin ? 'No functions yet. Add one below.' : 'No functions yet.'}</p>}
       {fns.data && fns.data.length > 0 && (
         <div className="table-wrap">
