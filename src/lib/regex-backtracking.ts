@@ -2,7 +2,13 @@
 // (mongo-java-server) evaluates `$regex` with java.util.regex, which backtracks and has no time
 // limit (maxTimeMS does not reach it): `^(a+)+$` on 30 `a`s and a `!` runs for minutes. RE2
 // (src/lib/user-regex.ts) accepts such patterns, being linear itself, so the embedded engine needs
-// this extra rule: no repeated group that itself repeats or alternates.
+// these extra rules: no repeated group that itself repeats or alternates, and at most two
+// unbounded repetitions in all (`a*a*a*b` and `.*a.*a.*b` on 1,000 characters each ran for more
+// than 3 s: the time grows as the value's length to their number, times the length again for the
+// unanchored search). Two still cost the square of a long value: docs/data-api.md says so.
+
+/** Unbounded repetitions allowed in one pattern on the embedded engine. */
+export const MAX_UNBOUNDED_REPETITIONS = 2;
 
 /** What makes a repeated group explode: a quantifier or an alternation inside it. */
 interface Group {
@@ -37,6 +43,7 @@ function skipClass(pattern: string, i: number): number {
  */
 export function backtrackingProblem(pattern: string): string | undefined {
   const stack: Group[] = [{ repeats: false, alternates: false }];
+  let unbounded = 0;
   let i = 0;
   while (i < pattern.length) {
     const c = pattern[i]!;
@@ -64,6 +71,11 @@ export function backtrackingProblem(pattern: string): string | undefined {
     } else {
       const quantifier = repeatingQuantifier(pattern, i);
       if (quantifier || c === '?') top.repeats = true;
+      if (quantifier && (c !== '{' || /^\{\d*,\}/.test(pattern.slice(i, i + quantifier)))) {
+        if (++unbounded > MAX_UNBOUNDED_REPETITIONS) {
+          return 'more than two unbounded repetitions (`*`, `+`, `{n,}`, as in `.*a.*b.*c`) are not supported on the embedded database: its engine backtracks without a time limit';
+        }
+      }
       i += quantifier || 1;
     }
   }
