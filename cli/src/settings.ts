@@ -92,7 +92,15 @@ export async function storeToken(url: string, token: string, email: string): Pro
 /** Forgets the token of a URL (or of the current one); true when one was stored. */
 export async function forgetToken(url?: string): Promise<boolean> {
   const credentials = await readCredentials();
-  const host = url ? normalizeUrl(url) : credentials.current;
+  // Any URL a token was ever stored for can be forgotten, plain http ones included.
+  let host = credentials.current;
+  if (url) {
+    try {
+      host = new URL(url).origin;
+    } catch {
+      throw new CliError(`Not a URL: ${url}`, EXIT.usage);
+    }
+  }
   if (!host || !credentials.hosts[host]) return false;
   delete credentials.hosts[host];
   if (credentials.current === host) delete credentials.current;
