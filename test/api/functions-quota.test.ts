@@ -1,13 +1,14 @@
 // The month's function invocations as an attacker meets them, over HTTP on the real stack: with
 // only the publishable key, a loop on a public callable is stopped by the per-caller budget
-// (another caller and the project go on); once the month is spent anyway, a hook is never skipped
+// (another caller and the project go on), and so are an end user's writes that queue an
+// after-trigger; once the month is spent anyway, a hook is never skipped
 // nor an ordinary failure: an `open` and a `closed` hook both refuse the write with 503
 // FUNCTION_QUOTA_EXHAUSTED and Retry-After (nothing stored); an open circuit breaker answers 503
 // FUNCTION_CIRCUIT_OPEN the same way; the owner is mailed at 80 % and at 100 % once each (SMTP
 // sink) and the usage report carries the warning.
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
-import { createCollectionFixture, createProjectFixture } from '../helpers/fixtures.js';
+import { createCollectionFixture, createProjectFixture, userToken } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/hook-receiver.js';
 import { mailbox } from '../helpers/mail.js';
@@ -105,6 +106,34 @@ describe('functions: the month is no off switch for hooks', function () {
         (p: { limits: Record<string, number> }) => p.limits.functionInvocationsPerCallerPerDay,
       ),
     ).to.deep.equal([1000, 20000]);
+  });
+
+  it("counts an end user's writes that queue an after-trigger, refused before anything is written", async () => {
+    const t = await tenant({ functionInvocationsPerCallerPerDay: 2 });
+    await createCollectionFixture(apps.dashboard.services, t.fx.project.id, {
+      name: 'orders',
+      rls: { enabled: true, mode: 'private', ownerField: 'userId' },
+    });
+    await t.register('audit', { type: 'afterCreate', collection: 'orders' });
+    const tokenOf = (id: string) => userToken(apps.public.services, t.fx.project.id, id);
+    const mallory = t.publishable('203.0.113.80').with({
+      authorization: `Bearer ${await tokenOf('cccccccccccccccccccccccc')}`,
+    });
+    const statuses = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await mallory.post('/api/data/orders', { title: `o${i}` })).status);
+    expect(statuses).to.deep.equal([201, 201, 429, 429]);
+    const refused = await mallory.post('/api/data/orders', { title: 'late' });
+    expect(refused.body.code).to.equal('FUNCTION_QUOTA_EXHAUSTED');
+    expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
+    const stored = (await t.secret.get('/api/data/orders')).body.data.map((d: { title: string }) => d.title);
+    expect(stored.sort()).to.deep.equal(['o0', 'o1']);
+    // Another end user, and the secret key, still write.
+    const alice = t.publishable('203.0.113.81').with({
+      authorization: `Bearer ${await tokenOf('dddddddddddddddddddddddd')}`,
+    });
+    expect((await alice.post('/api/data/orders', { title: 'a' })).status).to.equal(201);
+    expect((await t.secret.post('/api/data/orders', { title: 's', userId: 'x' })).status).to.equal(201);
   });
 
   it('once the month is spent, an open and a closed hook refuse with 503 FUNCTION_QUOTA_EXHAUSTED; mail at 80 % and 100 %', async () => {

@@ -6,7 +6,8 @@
 // deeper, and retries a failed run on the webhook schedule. The event's id (`evt_<key>`) is the
 // same on every attempt, for the function's own de-duplication. A change made by a function
 // already MAX_FUNCTION_DEPTH deep queues none, so an afterCreate that writes its own collection
-// stops there.
+// stops there. A client's change with the publishable key is charged to its end user's budget of
+// the day (functionInvocationsPerCallerPerDay) for each function it queues, before it is written.
 import type { DeliveryRunAs, StoredDelivery } from '../../db/webhook-deliveries.js';
 import { ApiError } from '../../http/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -51,8 +52,20 @@ export function afterTriggers({ table, invoker, projectById, limitsOf, log }: Af
      */
     async targets(intent: EventIntent): Promise<RunnableFunction[]> {
       const trigger = AFTER[intent.name];
-      if (!trigger || !intent.actor || intent.actor.depth >= MAX_FUNCTION_DEPTH) return [];
-      return (await table(intent.projectId))[hookKey(trigger, intent.collection)] ?? [];
+      const { actor } = intent;
+      if (!trigger || !actor || actor.depth >= MAX_FUNCTION_DEPTH) return [];
+      const runs = (await table(intent.projectId))[hookKey(trigger, intent.collection)] ?? [];
+      if (runs.length && actor.keyKind === 'publishable' && actor.depth === 0) {
+        const project = await projectById(intent.projectId);
+        if (project)
+          await invoker.chargeAfter(
+            project.id,
+            { keyKind: actor.keyKind, userId: actor.userId, depth: actor.depth },
+            await limitsOf(project),
+            runs.length,
+          );
+      }
+      return runs;
     },
 
     /** Runs one queued after-trigger; a failed run is retried on the outbox's schedule. */

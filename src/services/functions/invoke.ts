@@ -188,7 +188,7 @@ export function functionInvoker(deps: InvokeDeps) {
    * a client's request with the publishable key, by its client IP and its end user. Past it: 429
    * FUNCTION_QUOTA_EXHAUSTED, before the month is charged, logged nowhere but the request log.
    */
-  async function chargeCaller(fn: RunnableFunction, caller: InvocationCaller, limit: number) {
+  async function chargeCaller(projectId: string, caller: InvocationCaller, limit: number) {
     // A function's own ctx.db writes (depth 1 and more) were counted with the call that ran it.
     if (caller.keyKind !== 'publishable' || (caller.depth ?? 0) > 0 || limit >= UNLIMITED) return;
     if (!caller.ip && !caller.userId) return;
@@ -196,9 +196,8 @@ export function functionInvoker(deps: InvokeDeps) {
     if (!(limit > 0)) throw quotaExhausted(429, DAY_MS / 1000, message);
     const buckets: RateBucket[] = [];
     if (caller.ip)
-      buckets.push({ key: `fncb:i:${fn.projectId}:${clientIpKey(caller.ip)}`, limit, periodMs: DAY_MS });
-    if (caller.userId)
-      buckets.push({ key: `fncb:u:${fn.projectId}:${caller.userId}`, limit, periodMs: DAY_MS });
+      buckets.push({ key: `fncb:i:${projectId}:${clientIpKey(caller.ip)}`, limit, periodMs: DAY_MS });
+    if (caller.userId) buckets.push({ key: `fncb:u:${projectId}:${caller.userId}`, limit, periodMs: DAY_MS });
     const { allowed, states } = await deps.cache.consume(buckets);
     if (!allowed) throw quotaExhausted(429, Math.max(...states.map((s) => s.retryAfterMs)) / 1000, message);
   }
@@ -225,7 +224,7 @@ export function functionInvoker(deps: InvokeDeps) {
       const started = Date.now();
       // A client waits for these; an after-trigger or a schedule runs later, in the worker.
       if (record && SYNCHRONOUS.has(trigger))
-        await chargeCaller(fn, caller, planLimits.functionInvocationsPerCallerPerDay);
+        await chargeCaller(fn.projectId, caller, planLimits.functionInvocationsPerCallerPerDay);
       let outcome: InvocationOutcome;
       let release: (() => Promise<unknown>) | undefined;
       /** Not run (the month, the breaker, the project's calls at once): logged, then thrown. */
@@ -283,6 +282,16 @@ export function functionInvoker(deps: InvokeDeps) {
       }
       if (refused) throw refused;
       return { ...outcome, invocationId };
+    },
+
+    /**
+     * Charges a client's change that queues after-triggers to its budget of the day, once per
+     * function it will run, when the change is announced (before it is written): a refusal is
+     * the writer's 429 and nothing is written (after-triggers.ts).
+     */
+    async chargeAfter(projectId: string, caller: InvocationCaller, planLimits: PlanLimits, runs: number) {
+      for (let i = 0; i < runs; i++)
+        await chargeCaller(projectId, caller, planLimits.functionInvocationsPerCallerPerDay);
     },
 
     /** Writes the buffered invocation log entries (reads of the log in this process call it first). */
