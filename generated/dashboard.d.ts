@@ -2078,7 +2078,7 @@ export interface paths {
         put?: never;
         /**
          * Back the project up now (admins)
-         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
+         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind, hooks and functions included; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. The dashboard's "Back up now" and the schedule (`updateBackupSchedule`) leave them out unless an admin opts in; a script states it here (the default, `true`, is kept for the scripts and the CLI written against it). One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
          */
         post: operations["createBackup"];
         delete?: never;
@@ -2241,6 +2241,36 @@ export interface paths {
          */
         get: operations["getRestore"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/backup-schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The project's backup schedule and what it holds (admins)
+         * @description How often the worker backs the project up and how many scheduled backups it keeps (the plan's: daily and 3 on Free, hourly and 30 on Pro), and whether the scheduled backups hold the end users. They do not unless an admin opted in (`includeUsers`, false by default): an archive with the end users holds their password hashes (argon2id) and identities, and whoever has the file has them. The same rule as "Back up now" on the dashboard.
+         */
+        get: operations["getBackupSchedule"];
+        /**
+         * Whether the scheduled backups hold the end users (admins)
+         * @description `includeUsers: true` opts the project's scheduled backups in to the end users, with their password hashes (argon2id) and identities: whoever has one of these archives has them, so keep them as safe as the database. `false` (the default of every project) leaves them out: a restore of such a backup brings back no accounts. Applies to the scheduled backups queued from then on; the period and the count kept are the plan's.
+         */
+        put: operations["updateBackupSchedule"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3996,7 +4026,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. Where functions run (a callable, a write to a collection with a before-hook or an after-trigger, a sign-up or log-in with an auth hook): `FUNCTION_QUOTA_EXHAUSTED` when this caller (its client IP, and its end user when signed in) has started the plan's `functionInvocationsPerCallerPerDay` with the publishable key (the secret key is not counted), and `FUNCTION_CONCURRENCY` when the project runs as many functions at once as it may; under either failure policy, nothing written. */
+        /** @description A rate limit is reached (code `RATE_LIMITED`, or a code of the operation such as `AI_RATE_LIMITED` or `TOO_MANY_IMPORTS`; the message names the limit); `Retry-After` says when to try again. A refusal by the request limits of the public API (per project, key and plan, per client IP) also carries the `RateLimit-*` headers. Where functions run (a callable, a write to a collection with a before-hook, a sign-up or log-in with an auth hook): `FUNCTION_QUOTA_EXHAUSTED` when this caller (its client IP, and its end user when signed in) has started the plan's `functionInvocationsPerCallerPerDay` with the publishable key (the secret key is not counted), and `FUNCTION_CONCURRENCY` when the project runs as many functions at once as it may; under either failure policy, nothing written. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -9962,6 +9992,119 @@ export interface operations {
                                 startedAt: string | null;
                                 /** Format: date-time */
                                 finishedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getBackupSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedule: {
+                                /**
+                                 * @description One scheduled backup per day or per hour (the plan's).
+                                 * @enum {string}
+                                 */
+                                every: "day" | "hour";
+                                /** @description Scheduled backups kept; older ones are deleted (the plan's). */
+                                kept: number;
+                                /** @description The scheduled backups hold the end users with their password hashes. Opt-in: false until an admin sets it. */
+                                includeUsers: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When an admin last set it (null: never; the default applies).
+                                 */
+                                updatedAt: string | null;
+                            };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateBackupSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The end users and their password hashes in every scheduled backup (opt-in). */
+                    includeUsers: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            schedule: {
+                                /**
+                                 * @description One scheduled backup per day or per hour (the plan's).
+                                 * @enum {string}
+                                 */
+                                every: "day" | "hour";
+                                /** @description Scheduled backups kept; older ones are deleted (the plan's). */
+                                kept: number;
+                                /** @description The scheduled backups hold the end users with their password hashes. Opt-in: false until an admin sets it. */
+                                includeUsers: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When an admin last set it (null: never; the default applies).
+                                 */
+                                updatedAt: string | null;
                             };
                         };
                         message: string;

@@ -125,7 +125,28 @@ export function backupHandlers({ projects, backups }: Services) {
     };
   };
 
+  const scheduleView = (schedule: Awaited<ReturnType<typeof backups.schedule>>) => ({
+    ...schedule,
+    updatedAt: iso(schedule.updatedAt),
+  });
+
+  const getBackupSchedule: Handler<Ops['getBackupSchedule']> = async ({ params }, ctx) => {
+    const project = await admin(ctx, params.projectId);
+    return { status: 200, body: ok({ schedule: scheduleView(await backups.schedule(project)) }) };
+  };
+
+  const updateBackupSchedule: Handler<Ops['updateBackupSchedule']> = async ({ params, body }, ctx) => {
+    const project = await admin(ctx, params.projectId);
+    const schedule = await backups.setSchedule(project, body);
+    const warning = schedule.includeUsers
+      ? 'Scheduled backups now hold the end users’ password hashes: keep them safe'
+      : 'Scheduled backups leave the end users out';
+    return { status: 200, body: ok({ schedule: scheduleView(schedule) }, warning) };
+  };
+
   return {
+    getBackupSchedule,
+    updateBackupSchedule,
     listBackups,
     createBackup,
     getBackup,

@@ -4,6 +4,7 @@
 import type { Db } from 'mongodb';
 import { ObjectId, toObjectId } from './ids.js';
 import { registerPlatformIndexes } from './platform.js';
+import { backupSchedulesRepo } from './backup-schedules.js';
 
 const COLLECTION = 'backup_jobs';
 registerPlatformIndexes(COLLECTION, [
@@ -114,12 +115,16 @@ export type NewJob = Pick<BackupJob, 'kind' | 'trigger' | 'includeUsers'> &
 
 export function backupJobsRepo(db: Db) {
   const jobs = db.collection<JobDoc>(COLLECTION);
+  const schedules = backupSchedulesRepo(db);
   const one = (projectId: string, id: string) => {
     const [pid, _id] = [toObjectId(projectId), toObjectId(id)];
     return pid && _id ? { _id, projectId: pid } : undefined;
   };
 
   return {
+    /** What the project's scheduled backups hold (kept and removed with its jobs). */
+    schedule: schedules,
+
     async create(projectId: string, input: NewJob, now = new Date()): Promise<BackupJob> {
       const doc: JobDoc = {
         _id: new ObjectId(),
@@ -235,10 +240,11 @@ export function backupJobsRepo(db: Db) {
       return doc ? toJob(doc) : undefined;
     },
 
-    /** Forgets every job of a deleted project (its archives go with its files). */
+    /** Forgets every job of a deleted project (its archives go with its files), and its schedule's settings. */
     async removeAll(projectId: string): Promise<void> {
       const pid = toObjectId(projectId);
       if (pid) await jobs.deleteMany({ projectId: pid });
+      await schedules.remove(projectId);
     },
 
     /** Finished backups beyond the newest `keep` of a trigger (retention by count). */

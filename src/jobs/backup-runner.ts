@@ -108,7 +108,9 @@ export function backupRunner(deps: Deps, services: Services, options: Partial<Ru
         const latest = (await jobs.list(projectId, 'backup')).find((j) => j.trigger === 'schedule');
         if (latest && periodOf(latest.createdAt, every) === periodOf(at, every)) continue;
         if (await jobs.active(projectId)) continue; // a backup, or a restore writing into it
-        await jobs.create(projectId, { kind: 'backup', trigger: 'schedule', includeUsers: true }, at);
+        // The end users' password hashes only when the project's admins opted in (backup-schedules.ts).
+        const { includeUsers } = await jobs.schedule.get(projectId);
+        await jobs.create(projectId, { kind: 'backup', trigger: 'schedule', includeUsers }, at);
         queued += 1;
       }
       return queued;

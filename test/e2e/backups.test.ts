@@ -102,13 +102,62 @@ describe('Backups page in a real browser', function () {
     await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).to.equal(`/projects/${rig.fx.project.id}/backups`);
     await page.getByText('No backups yet. “Back up now” makes the first one.').waitFor();
-    await page.getByText(/The archive then holds the end users’ password hashes/).waitFor();
+    // End users are opt-in, for "Back up now" as for the schedule.
+    const hint = page.locator('#include-users-hint');
+    await hint
+      .getByText('The archive leaves the end users out: a restore brings back no accounts.')
+      .waitFor();
+    expect(await page.getByRole('checkbox', { name: 'Include end users', exact: true }).isChecked()).to.equal(
+      false,
+    );
     await page.getByTestId('backup-schedule').getByRole('link', { name: 'the API reference' }).waitFor();
     await page.getByText('Now: 0 scheduled, 0 made on request.', { exact: false }).waitFor();
     await checkAxe(page, 'backups page, empty');
   });
 
+  it('says where the schedule is set that its backups hold the end users only once an admin opts in', async () => {
+    const card = page.getByRole('region', { name: 'Schedule and retention' });
+    await card
+      .getByText('The worker backs the project up once a day and keeps the newest 3 scheduled backups', {
+        exact: false,
+      })
+      .waitFor();
+    const box = card.getByRole('checkbox', { name: 'Include end users in scheduled backups' });
+    expect(await box.isChecked()).to.equal(false);
+    await card
+      .getByText(
+        'The archive leaves the end users out: a restore brings back no accounts. Off unless you opt in.',
+      )
+      .waitFor();
+    const save = card.getByRole('button', { name: 'Save schedule' });
+    expect(await save.isDisabled(), 'nothing changed yet').to.equal(true);
+    await box.check();
+    await card
+      .getByText(/^The archive then holds the end users’ password hashes \(and their identities\)/)
+      .waitFor();
+    await save.click();
+    await card
+      .getByRole('status')
+      .filter({ hasText: 'Saved: scheduled backups now hold the end users.' })
+      .waitFor();
+    const schedule = `/api/projects/${rig.fx.project.id}/backup-schedule`;
+    expect((await dash.get(schedule)).body.data.schedule.includeUsers).to.equal(true);
+    await checkAxe(page, 'schedule opted in to the end users');
+    await box.uncheck();
+    await save.click();
+    await card
+      .getByRole('status')
+      .filter({ hasText: 'Saved: scheduled backups leave the end users out.' })
+      .waitFor();
+    expect((await dash.get(schedule)).body.data.schedule.includeUsers).to.equal(false);
+  });
+
   it('backs up now: queued, a progress bar that moves, then done with a size', async () => {
+    await page.getByRole('checkbox', { name: 'Include end users', exact: true }).check();
+    await page
+      .locator('#include-users-hint')
+      .getByText(/^The archive then holds the end users’ password hashes/)
+      .waitFor();
     await page.getByRole('button', { name: 'Back up now' }).click();
     await page.getByRole('status').filter({ hasText: 'Backup queued.' }).waitFor();
     await row().getByText('Queued').waitFor();
@@ -197,7 +246,8 @@ describe('Backups page in a real browser', function () {
     const drained = runner({ onProgress: held.onProgress }).drain();
     await held.reached;
     await status.getByText('Running').waitFor();
-    await status.getByText(/^[\d,]+ of 1,203 documents$/).waitFor();
+    // Held past its first documents (a poll may first see the platform parts done: 0 of 1,203).
+    await status.getByText(/^[1-9][\d,]* of 1,203 documents$/).waitFor();
     expect(Number(await status.getByRole('progressbar').getAttribute('value'))).to.be.greaterThan(0);
     await checkAxe(page, 'restore running, keys shown');
     await shot(page, 'backups-restore-running');

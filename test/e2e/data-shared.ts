@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { startTestApp, suiteDatabase, type TestApp } from '../helpers/app.js';
-import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import { createOperator, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { AXE, freePort } from '../helpers/dashboard-e2e.js';
 
@@ -40,6 +40,9 @@ export async function startRig(
   };
   const publicApp = await startTestApp('public', suite, shared, publicPort);
   const dashboard = await startTestApp('dashboard', suite, shared, dashboardPort);
+  // The installation's first account is its operator (no plan limits): the owner is the second,
+  // on the plan new accounts get, as in the dashboard rig.
+  await createOperator(dashboard.services);
   const fx = await createProjectFixture(dashboard.services, 'Shop');
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });

@@ -59,6 +59,12 @@ export function backupService(deps: BackupServiceDeps) {
     return opened;
   }
 
+  /** The plan's schedule and what the scheduled backups hold (end users: opt-in). */
+  async function schedule(project: Project) {
+    const { every, kept } = deps.plans.get(await deps.planOf(project)).backups;
+    return { every, kept, ...(await deps.jobs.schedule.get(project.id)) };
+  }
+
   return {
     async create(
       project: Project,
@@ -96,6 +102,12 @@ export function backupService(deps: BackupServiceDeps) {
     },
 
     list: (project: Project) => deps.jobs.list(project.id, 'backup'),
+
+    schedule,
+    async setSchedule(project: Project, input: { includeUsers: boolean }) {
+      await deps.jobs.schedule.set(project.id, input.includeUsers);
+      return schedule(project);
+    },
     get: requireBackup,
 
     /** A short-lived URL of the archive, or undefined when the store serves none (read it through the API). */

@@ -1,9 +1,9 @@
 // A project's backups (admins; members get the API's 404 as on the other admin pages): "Back up
-// now" with the end users in or out, the schedule as far as the API tells it, the list (polled
-// while a backup moves) with download, delete, "Restore into a new project" and "Restore over this
-// project…" (a dialog asking for the project's name).
+// now" with the end users left out unless asked (as for the schedule, ./schedule-card.tsx), the
+// list (polled while a backup moves) with download, delete, "Restore into a new project" and
+// "Restore over this project…" (a dialog asking for the project's name).
 import { useState } from 'react';
-import { ApiFailure, errorText, formatBytes } from '../../api';
+import { ApiFailure, errorText } from '../../api';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
 import { unsettled, useBackupActions, useBackups, type BackupJob } from '../../data/backups';
 import type { ProjectPageProps } from '../project-shell';
@@ -11,6 +11,7 @@ import { BackupTable } from './backup-table';
 import { RestorePanel } from './restore-form';
 import { ReplaceDialog } from './restore-same';
 import { when } from './job-progress';
+import { ScheduleCard, USERS_LEFT_OUT, USERS_WARNING } from './schedule-card';
 import './backups.css';
 
 /** The refusals of "Back up now", in words that say what to do. */
@@ -36,15 +37,14 @@ function follow(url: string) {
 export function BackupsPage({ project }: ProjectPageProps) {
   const list = useBackups(project.id);
   const { create, remove, download } = useBackupActions(project.id);
-  const [includeUsers, setIncludeUsers] = useState(true);
+  // Opt-in, as for the schedule: an archive with the end users holds their password hashes.
+  const [includeUsers, setIncludeUsers] = useState(false);
   const [restoring, setRestoring] = useState<BackupJob | undefined>(undefined);
   const [replacing, setReplacing] = useState<BackupJob | undefined>(undefined);
   const [notice, setNotice] = useState('');
 
   const backups = list.data?.backups ?? [];
   const moving = backups.some(unsettled);
-  const scheduled = backups.filter((b) => b.trigger === 'schedule');
-  const onRequest = backups.length - scheduled.length;
 
   const backUp = async () => {
     setNotice('');
@@ -82,9 +82,7 @@ export function BackupsPage({ project }: ProjectPageProps) {
               Include end users
             </label>
             <p id="include-users-hint" className={includeUsers ? 'warning' : 'muted'}>
-              {includeUsers
-                ? 'The archive then holds the end users’ password hashes (and their identities): whoever has the file has them. Keep it as safe as the database.'
-                : 'The archive leaves the end users out: a restore brings back no accounts.'}
+              {includeUsers ? USERS_WARNING : USERS_LEFT_OUT}
             </p>
             <button type="button" onClick={() => void backUp()} disabled={create.isPending || moving}>
               {create.isPending ? 'Queueing…' : 'Back up now'}
@@ -98,21 +96,7 @@ export function BackupsPage({ project }: ProjectPageProps) {
             {notice && <Notice>{notice}</Notice>}
           </section>
 
-          <section className="card" aria-labelledby="schedule-heading">
-            <h2 id="schedule-heading">Schedule and retention</h2>
-            <p data-testid="backup-schedule">
-              The worker also backs the project up on the plan’s schedule and keeps the plan’s number of
-              scheduled backups, deleting older ones; backups made on request are counted apart. Each plan’s
-              schedule and counts are in the backups manual (<code>docs/backups.md</code>, “Plans and
-              schedule”) and in <a href="/docs">the API reference</a>.
-            </p>
-            <p className="muted">
-              Now: {scheduled.length} scheduled, {onRequest} made on request
-              {scheduled[0] ? `; the latest scheduled one is of ${when(scheduled[0].createdAt)}` : ''}. The
-              archives take {formatBytes(list.data.totalBytes)} of storage (not counted in the project’s
-              storage quota).
-            </p>
-          </section>
+          <ScheduleCard projectId={project.id} backups={backups} totalBytes={list.data.totalBytes} />
 
           <section aria-labelledby="list-heading">
             <h2 id="list-heading">Backups</h2>
