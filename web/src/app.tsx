@@ -15,6 +15,7 @@ import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
 import { AcceptInvitationPage } from './pages/invitations/accept';
+import { OperatorShell } from './pages/operator';
 import { AUTH_PATHS, pageAfterLogin } from './next-page';
 import { dropDraftsOfOthers, keepDrafts } from './drafts';
 import type { Developer } from './api';
@@ -90,6 +91,7 @@ function Shell() {
   } else if (path === '/account') page = <AccountPage />;
   else if (path === '/invitations/accept') page = <AcceptInvitationPage />;
   else if (path === '/' || path === '/projects') page = <ProjectsPage />;
+  else if (path === '/admin' || path.startsWith('/admin/')) page = <OperatorShell path={path} />;
   else {
     const params = match('/projects/:projectId', path.split('/').slice(0, 3).join('/'));
     page = params ? (
@@ -119,6 +121,7 @@ function Shell() {
         {developer && (
           <nav aria-label="Account">
             <Link to="/">Projects</Link>
+            {developer.isOperator && <Link to="/admin">Operator</Link>}
             <Link to="/account">{developer.email}</Link>
             <button type="button" className="link" onClick={logout}>
               Log out
