@@ -7,7 +7,16 @@
 // change estimated with its 95 % interval (log-cost.ts). Writes bench/RESULTS.md (or --out).
 //
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--log-pairs 60] [--log-control] [--gc]
-//                    [--calibrate 25,50,100] [--out bench/RESULTS.md]
+//                    [--calibrate 25,50,100] [--commands 1000] [--before DIR] [--before-env K=V,...]
+//                    [--out bench/RESULTS.md]
+//
+// Each measure also reads the database server's CPU per request (db-process.ts), and after the
+// measures each server's database commands per request are counted on the wire (--commands N
+// requests of each kind, 0 to skip; commands.ts). --log-pairs 0 skips the request log's cost.
+// --before DIR measures the API built in another work tree (DIR/dist/main.js, e.g. a `git
+// worktree` of the commit before a change) in the same rounds, in turn with the others: before
+// and after in one run. --before-env KEY=VALUE,... starts that arm with these settings (alone:
+// the same build, e.g. REQUEST_LOG_ENABLED=false).
 //
 // With --calibrate the run is a calibration instead (calibrate.ts), written to bench/CALIBRATION.md.
 //
@@ -29,7 +38,10 @@ import { closeDeps } from '../../src/deps.js';
 import { findPinned } from '../../src/db/find-pinned.js';
 import { repoPath } from '../../src/lib/paths.js';
 import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
-import { httpLoadWithCpu, loop, median, type HttpRequest, type Measure } from './load.js';
+import { httpLoadWithCpu, loop, median, withDbCpu, type HttpRequest, type Measure } from './load.js';
+import { databasePid } from './db-process.js';
+import { countCommands } from './command-count.js';
+import { commandsSection, resultsTable, type Row } from './report.js';
 import { gcSection, gcTrace } from './gc-trace.js';
 import { calibrate, calibrationSection } from './calibrate.js';
 import { logCostLine, logCostSection, requestLogCost, type LogCostResult } from './log-cost.js';
@@ -55,12 +67,20 @@ const { values } = parseArgs({
     gc: { type: 'boolean', default: false },
     /** Prices in µs of CPU per request for spinning thin servers: the run is then the calibration (calibrate.ts). */
     calibrate: { type: 'string', default: '' },
+    /** Requests of each kind whose database commands are counted (0: none). */
+    commands: { type: 'string', default: '1000' },
+    /** Another build of the service (its work tree) measured as the `before` arm. */
+    before: { type: 'string' },
+    /** Settings of the `before` arm (KEY=VALUE, comma-separated); with no --before, the same build so set. */
+    'before-env': { type: 'string', default: '' },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
 const ROUNDS = Math.min(Math.max(Math.floor(Number(values.rounds)) || 1, 1), 9);
-const LOG_PAIRS = Math.min(Math.max(Math.floor(Number(values['log-pairs'])) || 60, 4), 400);
+const pairsAsked = Math.floor(Number(values['log-pairs']));
+const LOG_PAIRS = pairsAsked === 0 ? 0 : Math.min(Math.max(pairsAsked || 60, 4), 400);
+const COMMANDS = Math.min(Math.max(Math.floor(Number(values.commands)) || 0, 0), 100_000);
 const LOG_SECONDS = 1;
 const SEEDED = 2000;
 const WARMUP_SECONDS = 3;
@@ -125,6 +145,27 @@ const thin = await start(
 );
 const apiPort = await freePort();
 const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
+const beforeEnv = Object.fromEntries(
+  values['before-env']
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
+const withBefore = !!values.before || Object.keys(beforeEnv).length > 0;
+const beforePort = withBefore ? await freePort() : 0;
+const beforeApi = withBefore
+  ? await startApi(
+      platformDb,
+      beforePort,
+      profiled('before'),
+      beforeEnv,
+      undefined,
+      values.before ? join(values.before, 'dist/main.js') : undefined,
+    )
+  : undefined;
+const dbPid = databasePid(deps.config.mongodbUri);
+if (dbPid === undefined)
+  console.log('database server process not found: its CPU is not reported (BENCH_DB_PID)');
 const only = values.only.split(',').filter(Boolean);
 const matches = (name: string) => only.length === 0 || only.some((word) => name.includes(word));
 /** With --calibrate the run is the calibration alone (calibrate.ts), on a database nothing else has written to. */
@@ -132,17 +173,11 @@ const spins = values.calibrate.split(',').filter(Boolean).map(Number);
 const wanted = (name: string) => spins.length === 0 && matches(name);
 
 // ---- Measure: per operation and concurrency, raw, thin and API back to back ----
-interface Row {
-  op: string;
-  concurrency: number;
-  raw?: Measure;
-  thin?: Measure;
-  api: Measure;
-}
 const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
 const thinUrl = `http://127.0.0.1:${thinPort}/items`;
 const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
+const beforeUrl = `http://127.0.0.1:${beforePort}/api/data`;
 const http = async (
   url: string,
   headers: Record<string, string>,
@@ -151,11 +186,13 @@ const http = async (
   op: (typeof ops)[0],
 ) => {
   const isThin = url.startsWith(thinUrl);
-  const trace = isThin ? traces?.thin : traces?.api;
+  const isBefore = beforeApi && url.startsWith(beforeUrl);
+  const trace = isThin ? traces?.thin : isBefore ? undefined : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
-    isThin ? thin.pid : api.pid,
+    isThin ? thin.pid : isBefore ? beforeApi.pid : api.pid,
+    dbPid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
   return measure;
@@ -166,21 +203,23 @@ const secret = { 'x-api-key': secretKey };
 // and the database server's heap, and its pauses then move a 1 s measure's rate by 20 % and more
 // (a run that measured it last read an interval of -24 % to +30 % on the rate).
 const getById = ops[0]!;
-const logCost: LogCostResult[] = wanted(getById.name)
-  ? await requestLogCost({
-      platformDb,
-      headers: secret,
-      path: '/items',
-      request: getById.http,
-      concurrency: CONCURRENCY,
-      pairs: LOG_PAIRS,
-      seconds: LOG_SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-      control: values['log-control'],
-    })
-  : [];
+const logCost: LogCostResult[] =
+  wanted(getById.name) && LOG_PAIRS > 0
+    ? await requestLogCost({
+        platformDb,
+        headers: secret,
+        path: '/items',
+        request: getById.http,
+        concurrency: CONCURRENCY,
+        pairs: LOG_PAIRS,
+        seconds: LOG_SECONDS,
+        warmupSeconds: WARMUP_SECONDS,
+        control: values['log-control'],
+      })
+    : [];
 for (const result of logCost) console.log(logCostLine(result));
 const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
+const dbCpuOf = (m: Measure | undefined) => (m?.dbCpuMicros === undefined ? '' : m.dbCpuMicros.toFixed(0));
 const kb = (m: Measure | undefined) => (m?.gc ? m.gc.promotedKb.toFixed(1) : '');
 const rls = {
   name: 'RLS read (Bearer)',
@@ -195,6 +234,7 @@ const rlsHeaders = { 'x-api-key': publishableKey, authorization: `Bearer ${beare
 for (const op of ops.filter((o) => wanted(o.name) && o.http(0).method === 'GET')) {
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
 }
 if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const op of ops.filter((o) => wanted(o.name))) {
@@ -203,18 +243,44 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   // compile, so a short warm-up showed mostly that in the first operation's CPU per request.
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const taken: { raw: Measure[]; thin: Measure[]; api: Measure[] } = { raw: [], thin: [], api: [] };
+    const taken: Record<'raw' | 'thin' | 'api' | 'before', Measure[]> = {
+      raw: [],
+      thin: [],
+      api: [],
+      before: [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
-      taken.raw.push(await loop(c, SECONDS, rawWork[op.name]!));
-      taken.thin.push(await http(thinUrl, {}, c, SECONDS, op));
-      taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op));
+      taken.raw.push(await withDbCpu(dbPid, () => loop(c, SECONDS, rawWork[op.name]!)));
+      // The servers in turn, starting one later each round: none is always measured right after the raw loop.
+      const arms: (() => Promise<void>)[] = [
+        async () => void taken.thin.push(await http(thinUrl, {}, c, SECONDS, op)),
+        async () => void taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op)),
+        ...(beforeApi
+          ? [async () => void taken.before.push(await http(`${beforeUrl}/items`, secret, c, SECONDS, op))]
+          : []),
+      ];
+      for (let arm = 0; arm < arms.length; arm++) await arms[(arm + round) % arms.length]!();
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
-    rows.push({ op: op.name, concurrency: c, raw: rawMeasure, thin: thinMeasure, api: apiMeasure });
+    const beforeMeasure = beforeApi ? median(taken.before) : undefined;
+    rows.push({
+      op: op.name,
+      concurrency: c,
+      raw: rawMeasure,
+      thin: thinMeasure,
+      api: apiMeasure,
+      before: beforeMeasure,
+    });
     console.log(
-      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)} req/s; ` +
-        `CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)} µs` +
+      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)}` +
+        (beforeMeasure ? `, before ${beforeMeasure.rps.toFixed(0)}` : '') +
+        ` req/s; CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)}` +
+        (beforeMeasure ? `, before ${cpu(beforeMeasure)}` : '') +
+        ` µs; database CPU per request thin ${dbCpuOf(thinMeasure)}, api ${dbCpuOf(apiMeasure)}` +
+        (beforeMeasure ? `, before ${dbCpuOf(beforeMeasure)}` : '') +
+        ' µs' +
         (values.gc ? `; promoted per request thin ${kb(thinMeasure)}, api ${kb(apiMeasure)} KB` : ''),
     );
   }
@@ -244,13 +310,22 @@ const calibration = spins.length
     })
   : undefined;
 loadAverage.push(os.loadavg()[0]!);
+const commandCounts = await countCommands({
+  ops: ops.filter((op) => wanted(op.name) && op.name !== 'update'),
+  mongodbUri: deps.config.mongodbUri,
+  platformDb,
+  projectDb: projectDb.databaseName,
+  headers: secret,
+  concurrency: CONCURRENCY[0]!,
+  requests: COMMANDS,
+});
 
 // ---- Report ----
 const buildInfo = (await raw
   .db('admin')
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
-await Promise.all([stop(thin), stop(api)]);
+await Promise.all([stop(thin), stop(api), ...(beforeApi ? [stop(beforeApi)] : [])]);
 // The traces (the API's stdout, its access log included) are read; they can take tens of MB.
 if (gcDir) rmSync(gcDir, { recursive: true, force: true });
 await raw.close();
@@ -261,7 +336,6 @@ await closeDeps(deps);
 
 const cpus = os.cpus();
 const f = (n: number, d = 0) => n.toFixed(d);
-const ratio = (a: number, b: number | undefined) => (b ? f(a / b, 2) : '');
 const lines = [
   `# Benchmark results${values.label ? `: ${values.label}` : ''}`,
   '',
@@ -276,40 +350,15 @@ const lines = [
   "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
   '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
   '  server is the price of its features; the rest of a request is waiting for the database.',
+  "- DB CPU µs / req: the database server's process (found by its port, db-process.ts), the same way, during each",
+  '  measure: what each request made the database do, background writes included.',
   '',
-  ...(rows.length ? resultsTable() : []),
+  ...(rows.length ? resultsTable(rows) : []),
+  ...commandsSection(commandCounts, CONCURRENCY[0]!),
   ...logCostSection(logCost, { seconds: LOG_SECONDS, control: values['log-control'] }),
   ...(values.gc ? gcSection(rows) : []),
   ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, ROUNDS) : []),
 ];
-/** The main table: one row per operation and concurrency. */
-function resultsTable(): string[] {
-  return [
-    '| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | unexpected (API) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows
-      .map((r) =>
-        [
-          r.op,
-          r.concurrency,
-          f(r.raw?.rps ?? 0),
-          f(r.thin?.rps ?? 0),
-          f(r.api.rps),
-          ratio(r.api.rps, r.thin?.rps),
-          ratio(r.api.rps, r.raw?.rps),
-          r.raw ? `${f(r.raw.p50, 1)} / ${f(r.raw.p99, 1)}` : '',
-          r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
-          `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
-          ratio(r.api.p99, r.thin?.p99),
-          cpu(r.thin),
-          cpu(r.api),
-          r.api.unexpected,
-        ].join(' | '),
-      )
-      .map((line) => `| ${line} |`),
-    '',
-  ];
-}
 const out = values.out || (spins.length ? 'bench/CALIBRATION.md' : 'bench/RESULTS.md');
 const outFile = isAbsolute(out) ? out : repoPath(out);
 mkdirSync(dirname(outFile), { recursive: true });

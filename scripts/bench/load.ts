@@ -11,6 +11,8 @@ export interface Measure {
   gc?: GcPerRequest;
   /** CPU time of the measured server process per request, in microseconds (Linux only). */
   cpuMicros?: number;
+  /** CPU time of the database server's process per request, in microseconds (db-process.ts). */
+  dbCpuMicros?: number;
   seconds: number;
   rps: number;
   p50: number;
@@ -134,13 +136,30 @@ export function cpuMillis(pid: number | undefined): number | undefined {
 }
 const CLOCK_TICKS = 100;
 
-/** Runs an HTTP load and adds the server's CPU time per request to its measure. */
-export async function httpLoadWithCpu(load: HttpLoad, serverPid: number | undefined): Promise<Measure> {
-  const before = cpuMillis(serverPid);
-  const measure = await httpLoad(load);
-  const after = cpuMillis(serverPid);
+/** Runs an HTTP load and adds the server's (and the database's) CPU time per request to its measure. */
+export async function httpLoadWithCpu(
+  load: HttpLoad,
+  serverPid: number | undefined,
+  dbPid?: number,
+): Promise<Measure> {
+  return withDbCpu(dbPid, async () => {
+    const before = cpuMillis(serverPid);
+    const measure = await httpLoad(load);
+    const after = cpuMillis(serverPid);
+    if (before !== undefined && after !== undefined && measure.requests > 0) {
+      measure.cpuMicros = ((after - before) * 1000) / measure.requests;
+    }
+    return measure;
+  });
+}
+
+/** Runs a measure and adds the database server's CPU time per request to it. */
+export async function withDbCpu(dbPid: number | undefined, run: () => Promise<Measure>): Promise<Measure> {
+  const before = cpuMillis(dbPid);
+  const measure = await run();
+  const after = cpuMillis(dbPid);
   if (before !== undefined && after !== undefined && measure.requests > 0) {
-    measure.cpuMicros = ((after - before) * 1000) / measure.requests;
+    measure.dbCpuMicros = ((after - before) * 1000) / measure.requests;
   }
   return measure;
 }
@@ -165,6 +184,7 @@ export function median(measures: Measure[]): Measure {
   return {
     requests: measures.reduce((sum, m) => sum + m.requests, 0),
     cpuMicros: mid((m) => m.cpuMicros),
+    dbCpuMicros: mid((m) => m.dbCpuMicros),
     seconds: measures.reduce((sum, m) => sum + m.seconds, 0),
     rps: mid((m) => m.rps)!,
     p50: mid((m) => m.p50)!,

@@ -111,9 +111,11 @@ export const startApi = (
   nodeFlags: string[] = [],
   env: Record<string, string> = {},
   stdout?: number,
+  /** Another build's entry point (compare.ts --before). */
+  script = 'dist/main.js',
 ) =>
   start(
-    'dist/main.js',
+    script,
     ['public'],
     { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
     up(`http://127.0.0.1:${port}/api/health`),

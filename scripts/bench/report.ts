@@ -1,0 +1,94 @@
+// The tables of `npm run bench` (compare.ts): requests per second, latencies and CPU per request
+// of the API, the thin server and the raw driver, with the database server's CPU per request
+// beside each; and the database commands each server sends per request (commands.ts).
+import type { Measure } from './load.js';
+
+export interface Row {
+  op: string;
+  concurrency: number;
+  raw?: Measure;
+  thin?: Measure;
+  api: Measure;
+  /** `--before DIR`: the API built from another tree, measured in the same rounds. */
+  before?: Measure;
+}
+
+const f = (n: number, d = 0) => n.toFixed(d);
+const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b ? f(a / b, 2) : '');
+const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : f(m.cpuMicros));
+const dbCpu = (m: Measure | undefined) => (m?.dbCpuMicros === undefined ? '' : f(m.dbCpuMicros));
+
+/** The main table: one row per operation and concurrency. */
+export function resultsTable(rows: Row[]): string[] {
+  const withBefore = rows.some((r) => r.before);
+  const beforeHead = withBefore
+    ? ' before req/s | before / thin | before CPU µs / req | before DB CPU µs / req |'
+    : '';
+  const beforeCells = (r: Row) =>
+    withBefore
+      ? [f(r.before?.rps ?? 0), ratio(r.before?.rps, r.thin?.rps), cpu(r.before), dbCpu(r.before)]
+      : [];
+  return [
+    `| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | API / thin CPU | DB CPU µs / req raw / thin / API | API / thin DB CPU |${beforeHead} unexpected (API) |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|${withBefore ? '---|---|---|---|' : ''}---|`,
+    ...rows
+      .map((r) =>
+        [
+          r.op,
+          r.concurrency,
+          f(r.raw?.rps ?? 0),
+          f(r.thin?.rps ?? 0),
+          f(r.api.rps),
+          ratio(r.api.rps, r.thin?.rps),
+          ratio(r.api.rps, r.raw?.rps),
+          r.raw ? `${f(r.raw.p50, 1)} / ${f(r.raw.p99, 1)}` : '',
+          r.thin ? `${f(r.thin.p50, 1)} / ${f(r.thin.p99, 1)}` : '',
+          `${f(r.api.p50, 1)} / ${f(r.api.p99, 1)}`,
+          ratio(r.api.p99, r.thin?.p99),
+          cpu(r.thin),
+          cpu(r.api),
+          ratio(r.api.cpuMicros, r.thin?.cpuMicros),
+          `${dbCpu(r.raw)} / ${dbCpu(r.thin)} / ${dbCpu(r.api)}`,
+          ratio(r.api.dbCpuMicros, r.thin?.dbCpuMicros),
+          ...beforeCells(r),
+          r.api.unexpected,
+        ].join(' | '),
+      )
+      .map((line) => `| ${line} |`),
+    '',
+  ];
+}
+
+export interface CommandCount {
+  op: string;
+  requests: number;
+  /** Per request, by `command collection`, largest first. */
+  thin: { name: string; count: number }[];
+  api: { name: string; count: number }[];
+}
+
+const listed = (counts: { name: string; count: number }[]) =>
+  counts.map((c) => `${c.name} ${f(c.count, 3)}`).join(', ') || 'none';
+const total = (counts: { name: string; count: number }[]) => counts.reduce((sum, c) => sum + c.count, 0);
+
+/** The commands section: what each server sent the database per request, counted on the wire. */
+export function commandsSection(counts: CommandCount[], concurrency: number): string[] {
+  if (counts.length === 0) return [];
+  return [
+    '## Database commands per request',
+    '',
+    `Counted on the wire (scripts/bench/commands.ts: a proxy between each server and the database counts every command, the driver's heartbeats left out) over ${counts[0]!.requests} requests of each kind at concurrency ${concurrency}, after 200 of the same kind; the API's background writes (request log, quota, usage) are in its counts. The list the API may send is bench/COMMANDS.md.`,
+    '',
+    '| operation | thin commands / req | API commands / req | thin | API |',
+    '|---|---|---|---|---|',
+    ...counts.map(
+      (c) =>
+        `| ${c.op} | ${f(total(c.thin), 3)} | ${f(total(c.api), 3)} | ${listed(c.thin)} | ${listed(c.api)} |`,
+    ),
+    '',
+  ];
+}
+
+/** One line per operation for the console. */
+export const commandsLine = (c: CommandCount) =>
+  `${c.op}: commands per request thin ${f(total(c.thin), 3)} (${listed(c.thin)}), api ${f(total(c.api), 3)} (${listed(c.api)})`;
