@@ -31,6 +31,12 @@ function convert(node: Json, used: Set<string>): Json {
 /** The request body of createFunction, from the bundled document (its parts are not named schemas). */
 export type FunctionInput = { properties: { [key: string]: Json } };
 
+/** The rule of a function's name, which names it in the file. */
+export const functionNameRule = (input: FunctionInput, used: Set<string>): Json => {
+  const { name } = input.properties;
+  return convert(name!, used);
+};
+
 /** A function as the definition file holds it: JavaScript named by its file instead of its code. */
 function functionInFile(input: FunctionInput, used: Set<string>): Json {
   const { trigger, runtime, failurePolicy, enabled } = input.properties;
@@ -107,6 +113,7 @@ export function projectConfigSchema(schemas: Schemas, banner: string, functionIn
       functions: {
         type: 'object',
         description: 'Hooks and functions by name (docs/functions.md).',
+        propertyNames: functionNameRule(functionInput, used),
         additionalProperties: functionInFile(functionInput, used),
       },
     },

@@ -62,7 +62,18 @@ function meantErrors(errors: ErrorObject[]): ErrorObject[] {
     return wrong.some((w) => w.branch === branch && (e.instancePath + '/').startsWith(w.at + '/'));
   };
   const kept = errors.filter((e) => !isWrong(e));
-  const out = kept.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  // The name rule's own error says more than the propertyNames one that wraps it.
+  const named = new Set(
+    kept
+      .filter((e) => e.propertyName !== undefined && e.keyword !== 'propertyNames')
+      .map((e) => e.instancePath),
+  );
+  const out = kept.filter(
+    (e) =>
+      e.keyword !== 'oneOf' &&
+      e.keyword !== 'anyOf' &&
+      !(e.keyword === 'propertyNames' && named.has(e.instancePath)),
+  );
   for (const e of kept.filter((k) => k.keyword === 'oneOf')) {
     const branches = wrong.filter((w) => w.at === e.instancePath && w.branch.startsWith(e.schemaPath));
     if (branches.length === 0 || out.some((o) => o.instancePath.startsWith(e.instancePath))) {
@@ -79,6 +90,13 @@ function meantErrors(errors: ErrorObject[]): ErrorObject[] {
 
 function describe(e: ErrorObject): { pointer: string; atKey: boolean; message: string } {
   const p = e.params as Record<string, unknown>;
+  // An error of a name rule (propertyNames) names the key it refused.
+  if (e.propertyName !== undefined && e.keyword !== 'propertyNames')
+    return {
+      pointer: `${e.instancePath}/${pointerSegment(e.propertyName)}`,
+      atKey: true,
+      message: `not an allowed name: ${e.message ?? e.keyword}`,
+    };
   switch (e.keyword) {
     case 'additionalProperties':
       return {
