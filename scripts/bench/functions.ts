@@ -4,11 +4,15 @@
 // `beforeCreate` that returns the document unchanged, and a hosted callable that returns a
 // constant. Prints the p50 and p99 of creates on each collection at concurrency 16 (their
 // difference is what the hook adds), the callable's requests per second, and the CPU time per
-// request of the API process and of its runner processes.
+// request of the API process and of its runner processes. `public` (not run unless listed in
+// --only) calls a public callable with the publishable key from one address, charged to the
+// per-caller budget (functionInvocationsPerCallerPerDay, set by --caller-budget; 9007199254740991
+// is no budget, no charge), to compare the charge's cost.
 //
 //   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 3] [--tsx]
 //                                                       [--log-level info] [--profile dir] [--only hooked]
 //                                                       [--entry other/dist/main.js]
+//                                                       [--only public --caller-budget 1000000000]
 //
 // Load the test stack's environment first (`set -a; . ./.env.test; set +a`). SANDBOX_* settings
 // of the bench's own environment reach the API process.
@@ -39,6 +43,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** Only the measures whose name (plain, hooked, callable) is listed, comma-separated. */
     only: { type: 'string', default: 'plain,hooked,callable' },
+    /** The project's functionInvocationsPerCallerPerDay for `public`. */
+    'caller-budget': { type: 'string', default: '1000000000' },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
@@ -59,6 +65,7 @@ await services.repos.projects.setLimits(fx.project.id, {
   functionConcurrency: 10_000,
   functionsPerProject: 50,
   functionInvocationsPerMonth: 1e9,
+  functionInvocationsPerCallerPerDay: Number(values['caller-budget']),
 });
 for (const name of ['plain', 'hooked']) await createCollectionFixture(services, fx.project.id, { name });
 
@@ -108,12 +115,12 @@ async function create(body: unknown) {
 
 type Row = Measure & { runnerMicros?: number };
 
-async function measure(path: string, seconds: number): Promise<Row> {
+async function measure(path: string, seconds: number, key = fx.secretKey): Promise<Row> {
   const before = cpu();
   const body = JSON.stringify({ title: 'hello', views: 3 });
   const m: Row = await httpLoad({
     url: `${url}${path}`,
-    headers: { 'x-api-key': fx.secretKey },
+    headers: { 'x-api-key': key },
     connections: CONCURRENCY,
     seconds,
     request: () => ({ method: 'POST', path: '', body }),
@@ -144,23 +151,30 @@ try {
     trigger: { type: 'callable', access: 'secret' },
     runtime: { type: 'javascript', code: 'export default async () => ({ answer: 42 })' },
   });
+  await create({
+    name: 'constant-public',
+    trigger: { type: 'callable', access: 'public' },
+    runtime: { type: 'javascript', code: 'export default async () => ({ answer: 42 })' },
+  });
   const only = values.only.split(',');
   const paths = Object.entries({
     plain: '/api/data/plain',
     hooked: '/api/data/hooked',
     callable: '/api/functions/constant',
+    public: '/api/functions/constant-public',
   }).filter(([name]) => only.includes(name));
-  for (const [, path] of paths) await measure(path, 2);
+  const keyOf = (name: string) => (name === 'public' ? fx.publishableKey : fx.secretKey);
+  for (const [name, path] of paths) await measure(path, 2, keyOf(name));
   const rows: Record<string, Row[]> = {};
   // Alternated, so that a change in the machine's load falls on every side alike.
   for (let round = 0; round < ROUNDS; round++)
-    for (const [name, path] of paths) (rows[name] ??= []).push(await measure(path, SECONDS));
+    for (const [name, path] of paths) (rows[name] ??= []).push(await measure(path, SECONDS, keyOf(name)));
   const result = (name: string) =>
     rows[name] && {
       ...median(rows[name]),
       runnerMicros: rows[name].map((m) => m.runnerMicros ?? 0).sort((a, b) => a - b)[rows[name].length >> 1],
     };
-  const [plain, hooked, callable] = ['plain', 'hooked', 'callable'].map(result);
+  const [plain, hooked, callable, publicCall] = ['plain', 'hooked', 'callable', 'public'].map(result);
   const line = (name: string, m: NonNullable<typeof plain>) =>
     `${name}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, ${Math.round(m.rps)} requests/s, ` +
     `CPU per request ${Math.round(m.cpuMicros ?? 0)} µs API + ${Math.round(m.runnerMicros ?? 0)} µs runners` +
@@ -173,6 +187,10 @@ try {
   if (hooked) console.log(line('create, hosted beforeCreate (unchanged)', hooked));
   if (plain && hooked) console.log(`the hook adds at p50: ${(hooked.p50 - plain.p50).toFixed(2)} ms`);
   if (callable) console.log(line('callable returning a constant', callable));
+  if (publicCall)
+    console.log(
+      line(`public callable, publishable key, caller budget ${values['caller-budget']}`, publicCall),
+    );
 } finally {
   await stop(api);
   await deps.db
