@@ -23,6 +23,7 @@ import { DatabasePage } from '../database';
 import { AiPage } from '../ai';
 import { BackupsPage } from '../backups';
 import type { ProjectPageProps } from '.';
+import { ADMINS_ONLY, AdminsOnlyPage } from './admins-only';
 
 export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = [
   { path: '', label: 'Overview' },
@@ -45,6 +46,10 @@ export const SECTIONS: { path: string; label: string; adminOnly?: boolean }[] = 
 
 export function pageFor(rest: string, props: ProjectPageProps) {
   let p: Record<string, string> | undefined;
+  // An admin-only page opened by its address as a member: what only admins can do, no controls.
+  const section = '/' + (rest.split('/')[1] ?? '');
+  if (ADMINS_ONLY[section] && props.project.role !== 'admin')
+    return <AdminsOnlyPage section={section} projectId={props.project.id} />;
   if (rest === '') return <UsagePage {...props} />;
   if (rest === '/collections') return <CollectionsPage {...props} />;
   if (rest === '/collections/new') return <CollectionEditorPage key="new" {...props} />;
