@@ -151,6 +151,35 @@ describe('mongobaas CLI: what it refuses to a checked-out repository', function 
     }
   });
 
+  it("sends the token with a backup download only to the dashboard's own origin", async () => {
+    // A download link of '//host/...' starts with '/' like the filesystem store's own paths.
+    const port = (receiver.address() as AddressInfo).port;
+    const dashboard = createServer((req, res) => {
+      if (req.method === 'POST' && req.url?.endsWith('/download')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(
+          JSON.stringify({
+            data: { url: `//127.0.0.1:${port}/steal`, sha256: 'x', containsPasswordHashes: false },
+          }),
+        );
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => dashboard.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(dashboard.address() as AddressInfo).port}`;
+      const res = await cli(['backup', 'download', 'b1', '--project', 'p1'], {
+        MONGOBAAS_URL: url,
+        MONGOBAAS_TOKEN: token,
+      });
+      expect(res.code).to.equal(1);
+      expect(res.stderr).to.include(`Refused: the download link leaves ${url}`);
+      expect(received).to.deep.equal([]);
+    } finally {
+      dashboard.close();
+    }
+  });
+
   it('talks plain http to loopback only', async () => {
     for (const url of ['http://93.184.215.14:3000', 'http://dashboard.example']) {
       const env = await cli(['whoami'], { MONGOBAAS_TOKEN: token, MONGOBAAS_URL: url });

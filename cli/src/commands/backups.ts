@@ -72,9 +72,10 @@ export function backupCommands(program: Command, globals: () => GlobalOptions) {
       );
       // The filesystem store answers a path of the dashboard itself, read with the token.
       const own = link.url.startsWith('/');
-      const res = await fetch(own ? new URL(link.url, url) : link.url, {
-        headers: own ? { authorization: `Bearer ${token}` } : {},
-      });
+      const target = own ? new URL(link.url, url) : new URL(link.url);
+      // The token goes with the path of the dashboard only ('//host/...' is another host).
+      if (own && target.origin !== url) throw new CliError(`Refused: the download link leaves ${url}`);
+      const res = await fetch(target, { headers: own ? { authorization: `Bearer ${token}` } : {} });
       if (!res.ok || !res.body) throw new CliError(`Download failed: HTTP ${res.status}`);
       const file = options.out ?? `backup-${backupId}.tar.gz`;
       const hash = createHash('sha256');
