@@ -208,10 +208,13 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
       )}
       <div className="field">
         <label htmlFor={id('policy')}>When it fails or times out</label>
-        <select id={id('policy')} {...form.register('failurePolicy')}>
+        <select id={id('policy')} aria-describedby={id('policy-hint')} {...form.register('failurePolicy')}>
           <option value="closed">closed — refuse the request</option>
           <option value="open">open — let the request go on</option>
         </select>
+        <small className="hint" id={id('policy-hint')}>
+          Open lets a write through unchecked whenever the hook fails: keep it for hooks that check nothing.
+        </small>
       </div>
       <label className="check">
         <input type="checkbox" {...form.register('enabled')} />
