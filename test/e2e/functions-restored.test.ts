@@ -1,4 +1,5 @@
-// The Functions page of a project restored from a backup, in a real browser at desktop width: the
+// A project restored from a backup, in a real browser at desktop width: the restore's result on the
+// Backups page names the functions it left disabled and links to the Functions page, where the
 // functions the restore brought back disabled are named above the list, with the secrets whose
 // values were left behind, and one click on Enable turns one on (the API then has it enabled, its
 // reason gone) while the other stays named. axe and the phone-width pass on the page as it is.
@@ -43,18 +44,34 @@ describe('web dashboard: functions restored from a backup', function () {
     const backup = await dash.post(`/api/projects/${source}/backups`, {});
     expect(backup.status, backup.text).to.equal(202);
     expect(await drain()).to.equal(1);
-    const restore = await dash.post(`/api/projects/${source}/backups/${backup.body.data.backup.id}/restore`, {
-      name: 'Staging',
-    });
-    expect(restore.status, restore.text).to.equal(202);
-    target = restore.body.data.project.id;
-    expect(await drain()).to.equal(1);
   });
   shootFailures('functions-restored', () => e2e);
   after(() => e2e?.close());
 
+  it('restores from the Backups page, whose result names the functions it left disabled', async () => {
+    await page.goto(`${e2e.origin}${e2e.projectPath}/backups`);
+    await page
+      .getByTestId('backup-row')
+      .first()
+      .getByRole('button', { name: 'Restore into a new project' })
+      .click();
+    const panel = page.getByRole('region', { name: /^Restore the backup of .* into a new project$/ });
+    await panel.getByLabel('New project name').fill('Staging');
+    await panel.getByRole('button', { name: 'Restore' }).click();
+    await panel.getByRole('heading', { name: 'Restoring into “Staging”' }).waitFor();
+    expect(await drain()).to.equal(1);
+    const named = panel.getByTestId('restore-disabled-functions');
+    await named
+      .getByText('Restored disabled (their secrets’ values are not copied): checkPost, nightly.')
+      .waitFor();
+    await named.getByRole('link', { name: 'Enable them on the Functions page' }).click();
+    await page.getByRole('heading', { name: 'Functions', level: 1 }).waitFor();
+    target = new URL(page.url()).pathname.split('/')[2]!;
+    expect(target).not.to.equal(e2e.owner.project.id);
+  });
+
   it('names the functions restored disabled, with the secrets to set, and enables one in one click', async () => {
-    await page.goto(`${e2e.origin}/projects/${target}/functions`);
+    expect(new URL(page.url()).pathname).to.equal(`/projects/${target}/functions`);
     const card = page.getByTestId('restored-functions');
     await card.getByRole('heading', { name: '2 functions were restored disabled' }).waitFor();
     await card

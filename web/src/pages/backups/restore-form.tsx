@@ -1,6 +1,7 @@
 // "Restore into a new project": the new project's name (checked in the browser with the API's
 // schema for restoreBackup), then the new project's keys shown once, the restore's progress
-// (polled until it settles), its conflicts once done, and a link to the new project.
+// (polled until it settles), its conflicts and the functions it left disabled once done, and a
+// link to the new project.
 import { useEffect, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { ErrorBox, Field, Link } from '../../components/ui';
@@ -38,6 +39,13 @@ function RestoreStatus({ started }: { started: Started }) {
           )}
           {restore.data.state === 'done' && (restore.data.conflicts?.total ?? 0) > 0 && (
             <RestoreConflicts conflicts={restore.data.conflicts} />
+          )}
+          {restore.data.state === 'done' && (restore.data.disabledFunctions?.length ?? 0) > 0 && (
+            <p className="warning" data-testid="restore-disabled-functions">
+              Restored disabled (their secrets’ values are not copied):{' '}
+              {restore.data.disabledFunctions!.map((f) => f.name).join(', ')}.{' '}
+              <Link to={`${base}/functions`}>Enable them on the Functions page</Link>.
+            </p>
           )}
         </div>
       )}
