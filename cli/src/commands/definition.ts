@@ -18,20 +18,13 @@ import {
   type GlobalOptions,
 } from '../settings.js';
 
-/**
- * The definition file: --file as given, else the one mongobaas.json names (or the default), which
- * must stay in the project's folder, links followed.
- */
+/** The definition file: --file as given, else the one mongobaas.json names, which must stay in its folder. */
 async function definitionPath(file?: string) {
   if (file) return file;
   const linked = await readProjectFile();
-  const name = linked?.definition ?? DEFINITION_FILE;
-  await realPathInside(
-    process.cwd(),
-    name,
-    `${linked?.definition ? `${PROJECT_FILE}: ` : ''}the definition file`,
-  );
-  return name;
+  if (!linked?.definition) return DEFINITION_FILE;
+  await realPathInside(process.cwd(), linked.definition, `${PROJECT_FILE}: the definition file`);
+  return linked.definition;
 }
 
 export async function currentAndDesired(globals: GlobalOptions, file?: string) {
