@@ -301,6 +301,21 @@ describe('mongobaas CLI: what it refuses to a checked-out repository', function 
       await writeFile(path.join(project, 'mongobaas.json'), JSON.stringify(linked));
       await rm(outside, { recursive: true, force: true });
     }
+    // The definition file itself as a link out: not read, and pull does not write through it.
+    const definition = await readFile(file(), 'utf8');
+    await rm(file());
+    await symlink(credentials, file());
+    try {
+      for (const args of [['diff'], ['pull']]) {
+        const res = await cli(args);
+        expect(res.code, res.stderr).to.equal(2);
+        expect(res.stderr).to.include('mongobaas.json: the definition file must be inside');
+      }
+      expect(JSON.parse(await readFile(credentials, 'utf8')).hosts[app.url].token).to.equal(token);
+    } finally {
+      await rm(file());
+      await writeFile(file(), definition);
+    }
     expect((await cli(['diff', '--exit-code'])).code).to.equal(0);
   });
 });

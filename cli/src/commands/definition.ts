@@ -18,13 +18,20 @@ import {
   type GlobalOptions,
 } from '../settings.js';
 
-/** The definition file: --file as given, else the one mongobaas.json names, which must stay in its folder. */
+/**
+ * The definition file: --file as given, else the one mongobaas.json names (or the default), which
+ * must stay in the project's folder, links followed.
+ */
 async function definitionPath(file?: string) {
   if (file) return file;
   const linked = await readProjectFile();
-  if (!linked?.definition) return DEFINITION_FILE;
-  await realPathInside(process.cwd(), linked.definition, `${PROJECT_FILE}: the definition file`);
-  return linked.definition;
+  const name = linked?.definition ?? DEFINITION_FILE;
+  await realPathInside(
+    process.cwd(),
+    name,
+    `${linked?.definition ? `${PROJECT_FILE}: ` : ''}the definition file`,
+  );
+  return name;
 }
 
 export async function currentAndDesired(globals: GlobalOptions, file?: string) {
