@@ -47,6 +47,11 @@ export function takeDraft<T>(developerId: string | undefined, key: string): T | 
   }
 }
 
+/** Whether a draft is kept for this developer and form (left in place): a closed form opens for it. */
+export function hasDraft(developerId: string | undefined, key: string): boolean {
+  return !!developerId && sessionStorage.getItem(storageKey(developerId, key)) !== null;
+}
+
 /** On a log-in: another developer's drafts in this tab are dropped, never shown. */
 export function dropDraftsOfOthers(developerId: string): void {
   for (let i = sessionStorage.length - 1; i >= 0; i--) {

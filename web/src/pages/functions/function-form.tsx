@@ -2,12 +2,14 @@
 // the collection, access or cron it needs), the runtime (an HTTP URL, or JavaScript in the editor),
 // failure policy, enabled, privileged, and secrets to add (values are write-only). Checked with
 // the API's schema before sending; refusals land under the field they name.
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Controller, useFieldArray, useForm, type Resolver } from 'react-hook-form';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
-import { Field, FieldError, Progress } from '../../components/ui';
+import { Field, FieldError, Notice, Progress } from '../../components/ui';
 import { useCollections } from '../../data/collections';
 import type { FunctionInput, HostedFunction, TriggerType } from '../../data/functions';
+import { takeDraft, useDraftSource } from '../../drafts';
+import { useSession } from '../../session';
 import { needs } from './words';
 import { TriggerFields } from './trigger-fields';
 
@@ -37,6 +39,10 @@ export interface Values {
   enabled: boolean;
   secrets: { name: string; value: string }[];
 }
+
+/** The key of the form's draft (drafts.ts): the new function's form, or the edit form of one. */
+export const functionDraftKey = (projectId: string, functionId?: string) =>
+  `function:${projectId}:${functionId ?? 'new'}`;
 
 export const bodyOf = (v: Values): FunctionInput => {
   const need = needs(v.triggerType);
@@ -133,11 +139,25 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
     resolver: resolver(fn ? 'updateFunction' : 'createFunction'),
   });
   const secrets = useFieldArray({ control: form.control, name: 'secrets' });
+  // What is typed survives an ended session, as in the document and collection forms; secret
+  // values are write-only, so they are never written to sessionStorage (their names are).
+  const developerId = useSession().developer?.id;
+  const draftKey = functionDraftKey(projectId, fn?.id);
+  const typed = form.watch();
+  useDraftSource(draftKey, { ...typed, secrets: typed.secrets.map((s) => ({ name: s.name, value: '' })) });
+  const [restored, setRestored] = useState(false);
+  useEffect(() => {
+    const draft = takeDraft<Values>(developerId, draftKey);
+    if (!draft) return;
+    form.reset({ ...defaults, ...draft });
+    setRestored(true);
+  }, []);
   const { errors, isSubmitting } = form.formState;
   const runtimeType = form.watch('runtimeType');
   const submit = form.handleSubmit(async (values) => {
     try {
       await onSubmit(bodyOf(values));
+      setRestored(false);
       // A new function's form starts over; an edited one keeps what was saved.
       form.reset(fn ? { ...values, secrets: [] } : defaults);
     } catch (err) {
@@ -148,6 +168,7 @@ export function FunctionForm({ fn, projectId, submitLabel, onSubmit, onCancel }:
 
   return (
     <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
+      {restored && <Notice>Restored what you were typing when your session ended.</Notice>}
       <Field
         id={id('name')}
         label="Name"

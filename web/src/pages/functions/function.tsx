@@ -8,7 +8,10 @@ import { ErrorBox, Link, NoticeLine, Progress } from '../../components/ui';
 import { useNotice } from '../../hooks';
 import { DeleteConfirm } from '../../components/confirm';
 import type { ProjectPageProps } from '../project-shell';
-import { FunctionForm } from './function-form';
+import { FunctionForm, functionDraftKey } from './function-form';
+import { GitHint } from './git-hint';
+import { hasDraft } from '../../drafts';
+import { useSession } from '../../session';
 import { SigningSecret } from './signing-secret';
 import { Secrets } from './secrets';
 import { TestPanel } from './test-panel';
@@ -21,7 +24,11 @@ import { breakerWords, MEMBER_WORDS, runtimeWords, shortSha, triggerWords } from
 export function FunctionPage({ project, functionId }: ProjectPageProps & { functionId: string }) {
   const fn = useFunction(project.id, functionId);
   const actions = useFunctionActions(project.id);
-  const [editing, setEditing] = useState(false);
+  // A draft kept as the session ended reopens the edit form, which takes it back.
+  const developerId = useSession().developer?.id;
+  const [editing, setEditing] = useState(() =>
+    hasDraft(developerId, functionDraftKey(project.id, functionId)),
+  );
   const [secret, setSecret] = useState('');
   const { notice, setNotice, act, fail } = useNotice();
   const list = `/projects/${project.id}/functions`;
@@ -141,6 +148,7 @@ export function FunctionPage({ project, functionId }: ProjectPageProps & { funct
         </section>
       )}
       {!admin && <CodeView fn={f} />}
+      <GitHint />
       <Secrets fn={f} projectId={project.id} admin={admin} />
       {admin && <TestPanel fn={f} projectId={project.id} />}
       <Versions fn={f} projectId={project.id} admin={admin} />

@@ -10,6 +10,7 @@ import type { ProjectPageProps } from '../project-shell';
 import { FunctionForm } from './function-form';
 import { RestoredFunctions } from './restored';
 import { SigningSecret } from './signing-secret';
+import { GitHint } from './git-hint';
 import { FunctionQuotaWarning } from './quota-warning';
 import './functions.css';
 import { breakerWords, MEMBER_WORDS, triggerWords } from './words';
@@ -83,6 +84,7 @@ export function FunctionsPage({ project }: ProjectPageProps) {
               {fns.data.length} of {limit} functions of this project’s plan.
             </p>
           )}
+          <GitHint />
           <FunctionForm
             projectId={project.id}
             submitLabel="Add function"
