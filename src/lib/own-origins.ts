@@ -16,8 +16,8 @@ const lookupAll = promisify(dnsLookup);
 const NAMES_TTL_MS = 60_000;
 
 export const OWN_ORIGIN_REASON =
-  "this address is the platform's own API (PUBLIC_URL, DASHBOARD_URL or the service's own port): " +
-  'functions, HTTP hooks and webhooks may not call it; use ctx.db inside a function';
+  "This address is the platform's own API (PUBLIC_URL, DASHBOARD_URL or the service's own port): " +
+  'functions, HTTP hooks and webhooks may not call it. Use ctx.db inside a function.';
 
 export class OwnOriginError extends Error {
   readonly code = 'EOWNORIGIN';

@@ -162,7 +162,7 @@ export type HostCheck = { ok: true } | { ok: false; reason: string };
  * exist (they resolve, to a restricted address) and which do not.
  */
 export const NOT_ALLOWED_REASON =
-  'restricted host: the host must resolve to public addresses (private, internal and reserved ones are not allowed)';
+  'The target is a restricted host: it must resolve to public addresses only (private, internal and reserved addresses are not allowed).';
 const NOT_ALLOWED = { ok: false, reason: NOT_ALLOWED_REASON } as const;
 const DOES_NOT_RESOLVE = NOT_ALLOWED;
 

@@ -120,7 +120,7 @@ describe('functions: management (dashboard)', () => {
     const cases: [unknown, RegExp][] = [
       [
         { ...httpHook, runtime: { type: 'http', url: 'http://93.184.215.14/h' } },
-        /^runtime\.url: use an https/,
+        /^The hook URL \(runtime\.url\) is refused\. Use an https/,
       ],
       [{ ...httpHook, runtime: { type: 'http', url: 'https://u:p@93.184.215.14/h' } }, /credentials/],
       [{ ...httpHook, runtime: { type: 'http', url: 'https://127.0.0.1/h' } }, /restricted host/],

@@ -31,7 +31,7 @@ const hook = (url: string) => ({
 /** Refused in every profile: metadata, link-local, private, and plain http to a public host. */
 const ALWAYS_REFUSED: [string, RegExp][] = [
   ['https://169.254.169.254/latest/meta-data', /restricted host/],
-  ['http://169.254.169.254/latest/meta-data', /use an https:\/\/ address/],
+  ['http://169.254.169.254/latest/meta-data', /Use an https:\/\/ address/],
   ['https://[::ffff:169.254.169.254]/', /restricted host/],
   ['https://[fe80::1]/in', /restricted host/],
   ['https://[fd00:ec2::254]/latest', /restricted host/],
@@ -39,8 +39,11 @@ const ALWAYS_REFUSED: [string, RegExp][] = [
   ['https://100.100.100.200/latest', /restricted host/],
   ['https://10.0.0.1/in', /restricted host/],
   ['https://192.168.1.10/in', /restricted host/],
-  ['http://93.184.215.14/in', /use an https:\/\/ address; plain http is accepted only for localhost/],
-  ['http://10.0.0.1/in', /use an https:\/\/ address/],
+  [
+    'http://93.184.215.14/in',
+    /Use an https:\/\/ address: plain http is accepted only for localhost.*WEBHOOK_ALLOW_HTTP=true\.$/,
+  ],
+  ['http://10.0.0.1/in', /Use an https:\/\/ address/],
 ];
 
 describe('webhooks: targets on a laptop (development profile)', () => {
@@ -117,13 +120,13 @@ describe('webhooks: targets on a laptop (development profile)', () => {
       const res = await dash.post(hooks(), { url, events: ['document.created'] });
       expect(res.status, url).to.equal(400);
       expect(res.body.message, url)
-        .to.match(/^url: /)
+        .to.match(/^The webhook URL /)
         .and.match(message);
       expect(res.body.details[0].path, url).to.equal('body.url');
       const fn = await dash.post(`/api/projects/${fx.project.id}/functions`, hook(url));
       expect(fn.status, url).to.equal(400);
       expect(fn.body.message, url)
-        .to.match(/^runtime\.url: /)
+        .to.match(/^The hook URL \(runtime\.url\) /)
         .and.match(message);
     }
   });
@@ -165,8 +168,8 @@ describe('webhooks: targets in production', () => {
     expect(apps.dashboard.deps.config.webhooks.allowLoopback).to.equal(false);
     expect((await dash.get(hooks())).body.data.loopbackTargets).to.equal(false);
     const cases: [string, RegExp][] = [
-      ['http://127.0.0.1:9999/hook', /use an https:\/\/ address; plain http is accepted only for localhost/],
-      ['http://localhost:9999/hook', /use an https:\/\/ address/],
+      ['http://127.0.0.1:9999/hook', /Use an https:\/\/ address: plain http is accepted only for localhost/],
+      ['http://localhost:9999/hook', /Use an https:\/\/ address/],
       ['https://127.0.0.1:9999/hook', /restricted host.*use a public https:\/\/ address/],
       ['https://localhost/hook', /restricted host/],
       ['https://[::1]/hook', /restricted host/],
@@ -178,12 +181,12 @@ describe('webhooks: targets in production', () => {
       const res = await dash.post(hooks(), { url, events: ['document.created'] });
       expect(res.status, url).to.equal(400);
       expect(res.body.message, url)
-        .to.match(/^url: /)
+        .to.match(/^The webhook URL /)
         .and.match(message);
       const fn = await dash.post(`/api/projects/${fx.project.id}/functions`, hook(url));
       expect(fn.status, url).to.equal(400);
       expect(fn.body.message, url)
-        .to.match(/^runtime\.url: /)
+        .to.match(/^The hook URL \(runtime\.url\) /)
         .and.match(message);
     }
   });
@@ -224,8 +227,10 @@ describe('webhooks: targets in production', () => {
         expect(delivery.attempts, 'not retried').to.have.length(1);
         errors.push(delivery.attempts[0].error);
       }
-      expect(errors[0]).to.match(/^url: use an https:\/\/ address/);
-      expect(errors[1]).to.match(/^restricted host/);
+      expect(errors[0]).to.match(/^The webhook URL is refused\. Use an https:\/\/ address/);
+      expect(errors[1]).to.match(
+        /^The target is a restricted host: it must resolve to public addresses only/,
+      );
       expect(receiver.received, 'nothing reached the receiver').to.have.length(0);
     } finally {
       await worker.stop();

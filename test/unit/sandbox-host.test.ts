@@ -119,9 +119,9 @@ describe('sandbox host: ctx.fetch', () => {
   it('refuses plain http without the operator setting, other methods, bad headers and bodies', async () => {
     expect(
       await message(hostedFetch({ url: 'http://example.com/' }, { ...strict, allowHttp: false })),
-    ).to.equal('ctx.fetch: url: use an https:// address');
+    ).to.equal('ctx.fetch: Use an https:// address.');
     expect(await message(hostedFetch({ url: 'file:///etc/passwd' }, strict))).to.equal(
-      'ctx.fetch: url: file addresses are not supported; use an https:// address',
+      'ctx.fetch: Addresses starting with file:// are not supported: use an https:// address.',
     );
     expect(await message(hostedFetch({ url: `${base}/`, method: 'TRACE' }, loopback))).to.match(
       /the method must be one of/,

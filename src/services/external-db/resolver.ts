@@ -28,6 +28,10 @@ export interface ResolverDeps {
   allowPrivate: boolean;
 }
 
+/** The 503 when the project's own database now resolves to a restricted address: what to do, and where. */
+const RESTRICTED_DATABASE =
+  "The project's own database cannot be used: its address now points to a restricted host (private, internal or reserved). Point the database's DNS at public addresses, or connect another one on the project's External database page.";
+
 /** The sealed value changes at every save (fresh IV), so it tells settings apart. */
 export const fingerprintOf = (setting: Pick<ExternalDatabaseSetting, 'uriEnc'>) => setting.uriEnc;
 
@@ -65,19 +69,19 @@ export function projectDatabases(deps: ResolverDeps) {
     const uri = deps.keys.open({ keyId: setting.keyId, sealed: setting.uriEnc });
     const opened = await targetOf(deps, uri);
     // A host that became restricted since it was saved (DNS changed): no connection, a clear 503.
-    if (!opened.ok) throw serviceUnavailable('the project database');
+    if (!opened.ok) throw serviceUnavailable(RESTRICTED_DATABASE);
     const onRefusedMember = () => refusedSettings.set(projectId, fingerprintOf(setting));
     return { ...opened.target, onRefusedMember };
   }
 
   async function pooled(projectId: string, setting: ExternalDatabaseSetting): Promise<Db> {
     const fingerprint = fingerprintOf(setting);
-    if (refusedSettings.get(projectId) === fingerprint) throw serviceUnavailable('the project database');
+    if (refusedSettings.get(projectId) === fingerprint) throw serviceUnavailable(RESTRICTED_DATABASE);
     try {
       return await deps.db.external.db(projectId, fingerprint, () => open(projectId, setting));
     } catch (err) {
       // The deployment reports a member on a restricted address: no connection, a clear 503.
-      if (err instanceof RefusedMemberError) throw serviceUnavailable('the project database');
+      if (err instanceof RefusedMemberError) throw serviceUnavailable(RESTRICTED_DATABASE);
       throw err;
     }
   }

@@ -58,7 +58,7 @@ export async function hostedFetch(
 ): Promise<FetchAnswer> {
   if (typeof req.url !== 'string') throw refused('the URL must be a string');
   const problem = urlProblem(req.url, rules, false);
-  if (problem) throw refused(`url: ${problem}`);
+  if (problem) throw refused(problem);
   const method = typeof req.method === 'string' ? req.method.toUpperCase() : 'GET';
   if (!(FETCH_METHODS as readonly string[]).includes(method))
     throw refused(`the method must be one of ${FETCH_METHODS.join(', ')}`);

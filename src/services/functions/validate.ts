@@ -18,7 +18,7 @@ import {
 } from './types.js';
 
 export const RESTRICTED_URL_MESSAGE =
-  'runtime.url: the address points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve); use a public https:// address, or localhost in the development profile';
+  'The hook URL (runtime.url) points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve): use a public https:// address, or localhost in the development profile.';
 export const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 export const ENV_VALUE_BYTES = 4096;
 /** Runs of a cron expression looked at to find its shortest interval. */
@@ -37,7 +37,10 @@ export interface HostRules {
 /** The URL rules of webhooks: https (http where the operator allows it), no credentials, a public host. */
 export async function checkHookUrl(url: string, rules: HostRules): Promise<void> {
   const problem = urlProblem(url, rules);
-  if (problem) throw badRequest(`runtime.url: ${problem}`, [{ path: 'body.runtime.url', message: problem }]);
+  if (problem)
+    throw badRequest(`The hook URL (runtime.url) is refused. ${problem}`, [
+      { path: 'body.runtime.url', message: problem },
+    ]);
   const host = await checkHost(new URL(url).hostname, rules.allowPrivate);
   if (!host.ok)
     throw badRequest(
@@ -47,7 +50,11 @@ export async function checkHookUrl(url: string, rules: HostRules): Promise<void>
     );
   const own = await rules.own?.check(new URL(url), true);
   if (own)
-    throw badRequest(`runtime.url: ${own}`, [{ path: 'body.runtime.url', message: own }], 'RESTRICTED_HOST');
+    throw badRequest(
+      `The hook URL (runtime.url) is refused. ${own}`,
+      [{ path: 'body.runtime.url', message: own }],
+      'RESTRICTED_HOST',
+    );
 }
 
 /** The shortest gap, in seconds, between the next runs of a cron expression. */

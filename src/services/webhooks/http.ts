@@ -71,19 +71,19 @@ export function urlProblem(
   try {
     url = new URL(raw);
   } catch {
-    return 'this is not a URL; enter a full address such as https://hooks.example.com/in';
+    return 'The address is not a URL: enter a full address such as https://hooks.example.com/in.';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return `${url.protocol.replace(/:$/, '')} addresses are not supported; use an https:// address`;
+    return `Addresses starting with ${url.protocol}// are not supported: use an https:// address.`;
   const http =
     options.allowHttp ||
     options.allowPrivate === true ||
     (options.allowPrivate === 'loopback' && isLoopbackHost(url.hostname));
-  if (url.protocol === 'http:' && !http && !loopbackHint) return 'use an https:// address';
+  if (url.protocol === 'http:' && !http && !loopbackHint) return 'Use an https:// address.';
   if (url.protocol === 'http:' && !http)
-    return 'use an https:// address; plain http is accepted only for localhost and loopback addresses in the development profile';
+    return 'Use an https:// address: plain http is accepted only for localhost and loopback addresses in the development profile, or where the operator sets WEBHOOK_ALLOW_HTTP=true.';
   if (url.username || url.password)
-    return 'remove the user name and password from the address; credentials in a URL are not accepted';
+    return 'Remove the user name and password from the address: credentials in a URL are not accepted.';
   return undefined;
 }
 
@@ -99,7 +99,13 @@ export async function postWebhook(
     durationMs: Date.now() - started,
   });
   const problem = urlProblem(target, options);
-  if (problem) return done({ status: null, response: null, error: `url: ${problem}`, retryable: false });
+  if (problem)
+    return done({
+      status: null,
+      response: null,
+      error: `The webhook URL is refused. ${problem}`,
+      retryable: false,
+    });
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && isRestrictedAddress(host, options.allowPrivate)) {

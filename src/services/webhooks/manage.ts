@@ -17,7 +17,7 @@ import { PING_EVENT, pingPayload } from './payload.js';
 import { generateSecret } from './signing.js';
 
 export const RESTRICTED_URL_MESSAGE =
-  'url: the address points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve); use a public https:// address, or localhost in the development profile';
+  'The webhook URL points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve): use a public https:// address, or localhost in the development profile.';
 
 export interface WebhookInput {
   url: string;
@@ -107,7 +107,8 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
 
   async function checkUrl(url: string): Promise<void> {
     const problem = urlProblem(url, allow);
-    if (problem) throw badRequest(`url: ${problem}`, [{ path: 'body.url', message: problem }]);
+    if (problem)
+      throw badRequest(`The webhook URL is refused. ${problem}`, [{ path: 'body.url', message: problem }]);
     const host = await checkHost(new URL(url).hostname, allow.allowPrivate);
     if (!host.ok) {
       throw badRequest(
@@ -117,7 +118,12 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
       );
     }
     const own = await ownOriginsOf(config).check(new URL(url), true);
-    if (own) throw badRequest(`url: ${own}`, [{ path: 'body.url', message: own }], 'RESTRICTED_HOST');
+    if (own)
+      throw badRequest(
+        `The webhook URL is refused. ${own}`,
+        [{ path: 'body.url', message: own }],
+        'RESTRICTED_HOST',
+      );
   }
 
   function fields(input: Partial<WebhookInput>): Partial<WebhookFields & WebhookHealth> {

@@ -24,7 +24,7 @@ function planMessage(error: unknown, scope: Props['scope'], operator: boolean): 
   if (operator)
     return `Your own AI key needs the Pro plan, and this project's owner is on the Free plan. Move the owner to Pro on the Operator › Developers page (or set DEFAULT_PLAN for every new account); the AI tools meanwhile use the platform key with its monthly limits.`;
   const whose = scope === 'account' ? 'your account' : 'this project';
-  return `Your own AI key needs the Pro plan, and ${whose} is on the Free plan. Ask the operator of this installation to upgrade it; the AI tools meanwhile use the platform key with its monthly limits. (${error.message})`;
+  return `Your own AI key needs the Pro plan, and ${whose} is on the Free plan. Ask the operator of this installation to upgrade it; the AI tools meanwhile use the platform key with its monthly limits.`;
 }
 
 export function AiKeyForm({ scope, hasKey, save, children }: Props) {

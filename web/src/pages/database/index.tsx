@@ -10,7 +10,7 @@ import { Confirm } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import type { ProjectPageProps } from '../project-shell';
 
-function Addresses({ label, ips }: { label: string; ips: string[] }) {
+function Addresses({ label, ips, setting }: { label: string; ips: string[]; setting: string }) {
   return (
     <li>
       {label}:{' '}
@@ -20,7 +20,9 @@ function Addresses({ label, ips }: { label: string; ips: string[] }) {
           <CopyButton text={ips.join('\n')} label={`Copy ${label}`} />
         </>
       ) : (
-        <span className="muted">not configured by the operator</span>
+        <span className="muted">
+          Not listed yet: the operator of this installation sets them in <code>{setting}</code>.
+        </span>
       )}
     </li>
   );
@@ -73,8 +75,12 @@ export function DatabasePage({ project }: ProjectPageProps) {
             )}
             <p>Your cluster’s network access list must allow these addresses:</p>
             <ul>
-              <Addresses label="Dashboard service" ips={d.egressIps.dashboard} />
-              <Addresses label="Public API service" ips={d.egressIps.public} />
+              <Addresses
+                label="Dashboard service"
+                ips={d.egressIps.dashboard}
+                setting="DASHBOARD_EGRESS_IPS"
+              />
+              <Addresses label="Public API service" ips={d.egressIps.public} setting="PUBLIC_EGRESS_IPS" />
             </ul>
           </section>
           <section className="card" aria-labelledby="db-connect">
