@@ -5,6 +5,7 @@ import { ApiFailure } from '../../api';
 import { useEndUsers, type UserSearch } from '../../data/end-users';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
 import { UserActions } from './user-actions';
+import { CreateUsersCollection } from './create-users';
 import type { ProjectPageProps } from '../project-shell';
 
 const STATES: { value: UserSearch['state']; label: string }[] = [
@@ -55,17 +56,7 @@ export function EndUsersPage({ project }: ProjectPageProps) {
   const filtered = search.text !== '' || search.state !== 'all';
   const total = users.data?.pagination.total;
 
-  if (missing) {
-    return (
-      <>
-        <h1>End users</h1>
-        <p>
-          This project has no <code>users</code> collection yet. Create a collection named <code>users</code>{' '}
-          to let your app sign end users up.
-        </p>
-      </>
-    );
-  }
+  if (missing) return <CreateUsersCollection projectId={project.id} admin={admin} />;
   return (
     <>
       <h1>End users</h1>
