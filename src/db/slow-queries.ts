@@ -42,10 +42,15 @@ export interface SlowSample {
   kind: ListKind;
   total: boolean;
   shape: QueryShape;
+  /** The request's time, or the worst of `count` requests of the same shape counted together. */
   ms: number;
+  /** Requests counted by this sample (1 when absent) and their summed time (`ms` when absent). */
+  count?: number;
+  totalMs?: number;
 }
 
-const keyOf = ({ kind, total, shape }: SlowSample) =>
+/** The shape's key among the project's records: its kind, `total` and fields, never values. */
+export const keyOf = ({ kind, total, shape }: SlowSample) =>
   JSON.stringify([
     kind,
     total,
@@ -66,8 +71,9 @@ export function slowQueriesRepo(db: Db) {
         key: keyOf(sample),
       };
       const ms = Math.round(sample.ms * 10) / 10;
+      const totalMs = Math.round((sample.totalMs ?? sample.ms) * 10) / 10;
       const update = {
-        $inc: { count: 1, totalMs: ms },
+        $inc: { count: sample.count ?? 1, totalMs },
         $max: { worstMs: ms },
         $set: { lastAt: at },
       };

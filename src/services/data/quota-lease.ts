@@ -12,6 +12,8 @@ export interface LeaseSettings {
   roomShare: number;
   /** ...and at most this many bytes. */
   maxChunk: number;
+  /** One write at a time takes a chunk from this many writes of its size per second. */
+  loneRate: number;
   /** A lease gives its unused bytes back this long after it opened... */
   leaseMs: number;
   /** ...or once the project has had no write under way in this process for this long. */
@@ -21,7 +23,8 @@ export interface LeaseSettings {
 }
 
 export const LEASE_DEFAULTS: LeaseSettings = {
-  chunkMs: 200,
+  chunkMs: 1_000,
+  loneRate: 10,
   roomShare: 16,
   maxChunk: 1 << 20,
   leaseMs: 1_000,
@@ -72,10 +75,10 @@ export function newLease(now: number): ProjectLease {
  */
 export function chunkSize(lease: ProjectLease, need: number, now: number, settings: LeaseSettings): number {
   if (lease.room === undefined) return 0;
-  const recent = (lease.asked.perSecond(now) * settings.chunkMs) / 1_000;
-  // One write at a time and too few lately for a chunk to hold two: its exact reservation.
-  if (lease.inflight <= 1 && recent < 2 * need) return 0;
-  const wanted = Math.max(recent, need * lease.inflight);
+  const perSecond = lease.asked.perSecond(now);
+  // One write at a time and few lately: its exact reservation.
+  if (lease.inflight <= 1 && perSecond < settings.loneRate * need) return 0;
+  const wanted = Math.max((perSecond * settings.chunkMs) / 1_000, need * lease.inflight);
   return Math.floor(Math.min(wanted, lease.room / settings.roomShare, settings.maxChunk));
 }
 

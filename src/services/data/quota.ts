@@ -5,10 +5,10 @@
 // check and the charge (exact under concurrency, one round trip); a failed write gives them back.
 //
 // Leases: while a project has several writes under way in this process, or writes one after
-// another fast enough for a chunk to hold two, one conditional update reserves a chunk (~200 ms of
-// its recent rate, at most 1/16 of the room left and 1 MiB) and the writes that fit in it are
-// admitted here, without a platform round trip; those arriving while a chunk is being fetched wait
-// for it. The chunk's unused rest and the writes' corrections go back in one `$inc` when the lease
+// another (10 writes a second or more), one conditional update reserves a chunk (~1 s, a lease's
+// length, of its recent rate, at most 1/16 of the room left and 1 MiB) and the writes that fit in
+// it are admitted here, without a platform round trip; those arriving while a chunk is being
+// fetched wait for it. The chunk's unused rest and the writes' corrections go back in one `$inc` when the lease
 // ends (1 s after it opened), when the project is idle here (100 ms) and on shutdown (`stop`).
 // An occasional write, or little room left, is the exact per-write reservation above. Readers of
 // `databaseUsed` in this process settle first (`settle`); another process's open lease may show
