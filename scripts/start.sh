@@ -17,7 +17,8 @@ lock="$stack_dir/dev/start.lock"
 # Descriptor 8 holds the lock until this script exits; its children get it closed (8>&-), or a
 # database left running would hold it for its whole life.
 exec 8<>"$lock"
-if ! flock -n 8; then
+# Without flock (util-linux; not on macOS) there is no lock, as in scripts/stack.sh.
+if command -v flock >/dev/null && ! flock -n 8; then
   echo "[start] another npm start is running or stopping on this stack (pid $(cat "$lock" 2>/dev/null || echo '?'), $stack_dir): stop it first (Ctrl-C in its terminal), or give this one its own STACK_DIR and ports" >&2
   exit 1
 fi
