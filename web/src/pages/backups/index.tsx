@@ -1,4 +1,4 @@
-// A project's backups (admins; members get the API's 404 as on the other admin pages): "Back up
+// A project's backups (admins; the project's router tells a member only admins have them): "Back up
 // now" with the end users left out unless asked (as for the schedule, ./schedule-card.tsx), the
 // list (polled while a backup moves) with download, delete, "Restore into a new project" and
 // "Restore over this project…" (a dialog asking for the project's name).
