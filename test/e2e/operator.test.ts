@@ -60,6 +60,11 @@ describe('web dashboard: the operator’s area', function () {
     await page.getByLabel('Search by email or name').fill(owner);
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: owner }) });
     await row.waitFor();
+    // The search narrows the list to the owner (the previous list stays shown while it loads).
+    await page
+      .getByRole('region', { name: 'Developer accounts' })
+      .getByRole('rowheader', { name: /operator@example.test/ })
+      .waitFor({ state: 'detached' });
     expect(await page.getByRole('region', { name: 'Developer accounts' }).getByRole('row').count()).to.equal(
       2,
     );

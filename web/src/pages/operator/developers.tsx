@@ -124,7 +124,8 @@ function DeveloperLine({
                 )
               }
             >
-              {developer.disabled ? `Enable ${who}` : `Disable ${who}`}
+              {developer.disabled ? 'Enable' : 'Disable'}
+              <span className="sr-only"> {who}</span>
             </button>
             <Confirm
               title={`Delete ${who}?`}
@@ -142,7 +143,7 @@ function DeveloperLine({
               }
               trigger={
                 <button type="button" className="secondary danger">
-                  Delete {who}
+                  Delete<span className="sr-only"> {who}</span>
                 </button>
               }
             >
