@@ -2,7 +2,7 @@
 // backup is done, no longer once it is deleted by hand or by the schedule's retention.
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import { createOperator, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
 import type { ApiClient } from '../helpers/client.js';
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 
@@ -19,6 +19,7 @@ describe('backups: the storage they take in the usage report', () => {
 
   before(async () => {
     app = await startTestApp('dashboard', 'backup_usage');
+    await createOperator(app.services);
     fx = await createProjectFixture(app.services, 'Counted');
     dash = app.client.with({ cookie: fx.cookie });
     await app.deps.db

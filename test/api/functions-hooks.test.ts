@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import {
   createCollectionFixture,
+  createOperator,
   createProjectFixture,
   userToken,
   type ProjectFixture,
@@ -48,6 +49,7 @@ describe('functions: HTTP before-hooks on the write paths', () => {
       HOOK_BREAKER_COOLDOWN_MS: '1500',
     });
     hooks = await startHookReceiver();
+    await createOperator(apps.dashboard.services);
     fx = await createProjectFixture(apps.dashboard.services);
     dash = apps.dashboard.client.with({ cookie: fx.cookie });
     secret = apps.public.client.with({ 'x-api-key': fx.secretKey });

@@ -3,7 +3,12 @@ import { startTestApp, startTestApps, suiteDatabase, type TestApp } from '../hel
 import { signUpByMail } from '../helpers/signup.js';
 import type { ApiClient, ApiResponse } from '../helpers/client.js';
 import { validatorFor } from '../helpers/client.js';
-import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createCollectionFixture,
+  createOperator,
+  createProjectFixture,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 import { testEnv } from '../helpers/env.js';
 
 const accepted = (responses: ApiResponse[]) => responses.filter((r) => r.status !== 429).length;
@@ -14,6 +19,10 @@ async function limitProject(app: TestApp, projectId: string, requestsPerMinute: 
 }
 
 async function projectWithPosts(app: TestApp): Promise<ProjectFixture> {
+  // The installation's first account is its operator, with no plan limits: the projects here
+  // follow Free's, so an operator signs up first.
+  if ((await app.deps.db.platform.collection('developers').countDocuments()) === 0)
+    await createOperator(app.services);
   const fixture = await createProjectFixture(app.services);
   await createCollectionFixture(app.services, fixture.project.id, { name: 'posts' });
   return fixture;
