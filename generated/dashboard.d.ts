@@ -1817,9 +1817,40 @@ export interface paths {
         };
         /**
          * The invocation log of a hook or function (members)
-         * @description Newest first: trigger, version, status, duration, the error and the log lines of each run; request and answer bodies are never stored. Entries expire after the plan's `functionLogDays`.
+         * @description Newest first: trigger, version, status, duration, the error or the hook's refusal, the request that ran it (method, path, operation, collection, document id, caller) and the log lines of each run; request and answer bodies are never stored. Entries expire after the plan's `functionLogDays`. Filtered by status, trigger and time.
          */
         get: operations["listFunctionInvocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{projectId}/functions/{functionId}/invocations/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Runs, failures and p50/p95 duration of a hook or function (members)
+         * @description Over the last hour and the last day, from the invocation log: the runs, those that failed (every status but `ok` and `refused`), the runs by status, and the 50th and 95th percentile of their durations (nearest rank; null without runs).
+         */
+        get: operations["getFunctionInvocationStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8808,6 +8839,14 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /** @description Only runs of this status; `failed` is every status but `ok` and `refused`. */
+                status?: "ok" | "refused" | "failed" | "error" | "timeout" | "memory" | "crashed";
+                /** @description Only runs of this trigger (a function's active version may have another than older runs). */
+                trigger?: "beforeCreate" | "beforeUpdate" | "beforeDelete" | "beforeSignUp" | "tokenClaims" | "afterCreate" | "afterUpdate" | "afterDelete" | "callable" | "schedule";
+                /** @description Only runs at or after this time. */
+                since?: string;
+                /** @description Only runs before this time (after `since` when both are given, else 400). */
+                until?: string;
             };
             header?: never;
             path: {
@@ -8847,6 +8886,23 @@ export interface operations {
                                     message: string;
                                     stack?: string;
                                 } | null;
+                                /** @description A hook's refusal (status `refused`), as the client was answered. */
+                                refusal: {
+                                    status: number;
+                                    code: string;
+                                    message: string;
+                                } | null;
+                                /** @description What the run was for (null on entries logged before this was recorded). `method` and `path` name the client's request that ran it; null for after-triggers and schedules, which run later in the worker, and for sign-up and token hooks. */
+                                request: {
+                                    method: string | null;
+                                    path: string | null;
+                                    operation: string | null;
+                                    collection: string | null;
+                                    documentId: string | null;
+                                    /** @enum {string|null} */
+                                    keyKind: "publishable" | "secret" | null;
+                                    userId: string | null;
+                                } | null;
                                 logs: {
                                     level: string;
                                     message: string;
@@ -8865,6 +8921,73 @@ export interface operations {
                                 limit: number;
                                 hasMore: boolean;
                             };
+                        };
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getFunctionInvocationStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description The function's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567b
+                 */
+                functionId: components["parameters"]["FunctionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            lastHour: {
+                                count: number;
+                                /** @description Runs of status error, timeout, memory or crashed. */
+                                errors: number;
+                                byStatus: {
+                                    [key: string]: number;
+                                };
+                                p50Ms: number | null;
+                                p95Ms: number | null;
+                            };
+                            lastDay: {
+                                count: number;
+                                /** @description Runs of status error, timeout, memory or crashed. */
+                                errors: number;
+                                byStatus: {
+                                    [key: string]: number;
+                                };
+                                p50Ms: number | null;
+                                p95Ms: number | null;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description The end of both windows.
+                             */
+                            at: string;
                         };
                         message: string;
                     };

@@ -4,6 +4,8 @@ import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 
 type Ops = operations;
+/** `failed`: every status of a run that did not go as written (neither ok nor a hook's refusal). */
+const STATUS_FILTERS: Record<string, string[]> = { failed: ['error', 'timeout', 'memory', 'crashed'] };
 
 export function functionHandlers({ projects, functions }: Services) {
   const ok = <T>(data: T, message = '') => ({ success: true as const, data, message });
@@ -57,8 +59,19 @@ export function functionHandlers({ projects, functions }: Services) {
       params.functionId,
       query.page ?? 1,
       query.limit ?? 20,
+      {
+        status: query.status ? (STATUS_FILTERS[query.status] ?? [query.status]) : undefined,
+        trigger: query.trigger ? [query.trigger] : undefined,
+        since: query.since ? new Date(query.since) : undefined,
+        until: query.until ? new Date(query.until) : undefined,
+      },
     );
     return { status: 200, body: ok(data) };
+  };
+
+  const getFunctionInvocationStats: Handler<Ops['getFunctionInvocationStats']> = async ({ params }, ctx) => {
+    const project = await projects.requireAccess(ctx, params.projectId, 'member');
+    return { status: 200, body: ok(await functions.runs.stats(project, params.functionId)) };
   };
 
   const testFunction: Handler<Ops['testFunction']> = async ({ params, body }, ctx) => {
@@ -69,6 +82,7 @@ export function functionHandlers({ projects, functions }: Services) {
 
   return {
     listFunctionInvocations,
+    getFunctionInvocationStats,
     testFunction,
     listFunctions,
     createFunction,

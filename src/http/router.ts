@@ -143,7 +143,10 @@ export function buildRouter({
       const validation = validate(ctx, ctx.query);
       if (validation.errors) throw toValidationError(validation.errors);
       // Set by requestContext (middleware.ts), which is first in the chain of both roles.
-      const context = new RoutedContext(ctx.state as Partial<RequestState>, log, ctx.ip, principal);
+      const context = new RoutedContext(ctx.state as Partial<RequestState>, log, ctx.ip, principal, {
+        method: ctx.method,
+        path: ctx.path,
+      });
       const result = await handler(
         {
           params: validation.params as never,
@@ -188,6 +191,7 @@ class RoutedContext implements RequestContext {
     private readonly fallback: Logger,
     readonly ip: string,
     readonly principal: Principal,
+    readonly request: { readonly method: string; readonly path: string },
   ) {
     this.requestId = state.requestId ?? '';
   }

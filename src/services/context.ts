@@ -33,6 +33,8 @@ export interface RequestContext {
   readonly log: Logger;
   readonly ip: string;
   readonly principal: Principal;
+  /** The HTTP request served (the functions' invocation log names it); absent off a request. */
+  readonly request?: { readonly method: string; readonly path: string };
   /**
    * Set on the context of a hosted function's ctx.db calls: how deep in functions this write is
    * (1: a function run by a client's request made it). Functions run by such a write are one

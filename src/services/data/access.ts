@@ -20,6 +20,8 @@ export interface Caller {
   functionDepth?: number;
   /** The client's address (empty for a function's ctx.db call): counted by the functions' per-caller budget. */
   ip?: string;
+  /** The client's request (method, path): a hook's invocation log entry names it. */
+  request?: { method: string; path: string };
 }
 
 export interface Target {
@@ -39,6 +41,7 @@ export function callerOf(ctx: RequestContext): Caller {
     keyKind,
     userId,
     ip: ctx.ip,
+    request: ctx.request,
     ...(ctx.functionDepth ? { functionDepth: ctx.functionDepth } : {}),
   };
 }

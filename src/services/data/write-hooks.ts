@@ -36,10 +36,10 @@ export function writeHooks(hooks: WriteHooks | undefined) {
     if (!hooks) return undefined;
     const fn = await hooks.find(target.ref.projectId, trigger, target.ref.collection);
     if (!fn) return undefined;
-    const { project, keyKind, userId, functionDepth, ip } = target.caller;
+    const { project, keyKind, userId, functionDepth, ip, request } = target.caller;
     return hooks.run(fn, {
       project,
-      caller: { keyKind, userId: userId ?? null, project, depth: functionDepth ?? 0, ip },
+      caller: { keyKind, userId: userId ?? null, project, depth: functionDepth ?? 0, ip, request },
       trigger,
       collection: target.ref.collection,
       event,

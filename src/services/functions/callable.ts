@@ -64,7 +64,14 @@ export function callableFunctions(deps: {
         'callable',
         event,
         await deps.limitsOf(project),
-        { keyKind: caller.keyKind, userId, project, depth: caller.functionDepth ?? 0, ip: ctx.ip },
+        {
+          keyKind: caller.keyKind,
+          userId,
+          project,
+          depth: caller.functionDepth ?? 0,
+          ip: ctx.ip,
+          request: ctx.request,
+        },
         true,
         { maxResultBytes: MAX_CALL_ANSWER_BYTES },
       );

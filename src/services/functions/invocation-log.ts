@@ -6,7 +6,42 @@
 import { newId } from '../../db/ids.js';
 import type { Logger } from '../../lib/logger.js';
 import { batchedWriter } from '../../lib/batched-writer.js';
-import type { InvocationRecord } from './types.js';
+import type { InvocationRecord, InvocationRequest } from './types.js';
+
+const text = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 200) : null);
+
+/**
+ * What a run was for, from its event (operation, collection, the document: `documentId`, else the
+ * first of `documentIds` or of `documents`) and its caller; method and path when a client's
+ * request ran it. No body is kept.
+ */
+export function requestOf(
+  event: Record<string, unknown>,
+  caller: {
+    keyKind: InvocationRequest['keyKind'];
+    userId: string | null;
+    request?: { method: string; path: string };
+  },
+): InvocationRequest {
+  const first = (list: unknown) => (Array.isArray(list) ? list[0] : undefined);
+  const doc = first(event.documents) as Record<string, unknown> | undefined;
+  const documentId =
+    text(event.documentId) ??
+    text(first(event.documentIds)) ??
+    (doc && typeof doc === 'object' ? text(doc._id ?? doc.id) : null) ??
+    (event.document && typeof event.document === 'object'
+      ? text((event.document as Record<string, unknown>)._id)
+      : null);
+  return {
+    method: caller.request?.method ?? null,
+    path: caller.request ? caller.request.path.slice(0, 500) : null,
+    operation: text(event.operation),
+    collection: text(event.collection),
+    documentId,
+    keyKind: caller.keyKind,
+    userId: caller.userId,
+  };
+}
 
 export interface InvocationLogOptions {
   write: (entries: InvocationRecord[]) => Promise<void>;
@@ -24,7 +59,9 @@ export interface InvocationLogOptions {
 const sizeOf = (entry: Omit<InvocationRecord, 'id'>) =>
   256 +
   entry.logs.reduce((sum, line) => sum + line.message.length + 48, 0) +
-  (entry.error ? entry.error.message.length + (entry.error.stack?.length ?? 0) : 0);
+  (entry.error ? entry.error.message.length + (entry.error.stack?.length ?? 0) : 0) +
+  (entry.request?.path?.length ?? 0) +
+  (entry.refusal?.message.length ?? 0);
 
 export function invocationLog(options: InvocationLogOptions) {
   const { write, log } = options;

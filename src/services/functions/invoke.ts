@@ -22,7 +22,7 @@ import { circuitOpen, functionConcurrency, NOT_RUN_CODES, quotaExhausted, refusa
 import { ApiError } from '../../http/errors.js';
 import { clientIpKey } from '../../lib/client-ip.js';
 import { UNLIMITED } from '../../lib/plans.js';
-import { invocationLog } from './invocation-log.js';
+import { invocationLog, requestOf } from './invocation-log.js';
 import { monthAllowance, secondsToNextMonth } from './month-allowance.js';
 import { quotaWarnings, type QuotaWarning } from './quota-warnings.js';
 
@@ -45,6 +45,8 @@ export interface InvocationCaller {
   depth?: number;
   /** The client's address, on a client's request: with the publishable key, the per-caller budget counts it. */
   ip?: string;
+  /** The client's request that runs the function (the invocation log names it). */
+  request?: { method: string; path: string };
 }
 
 /** An invocation's outcome and, when it was recorded, the id of its entry in the invocation log. */
@@ -267,14 +269,17 @@ export function functionInvoker(deps: InvokeDeps) {
       let invocationId: string | undefined;
       if (record) {
         const at = new Date();
+        const refusal = outcome.status === 'ok' ? refusalOf(outcome.value) : undefined;
         invocationId = await entries.add({
           projectId: fn.projectId,
           functionId: fn.id,
           trigger,
           version: fn.version,
-          status: outcome.status === 'ok' && refusalOf(outcome.value) ? 'refused' : outcome.status,
+          status: refusal ? 'refused' : outcome.status,
           durationMs: outcome.durationMs,
           error: outcome.error ?? null,
+          refusal: refusal ?? null,
+          request: requestOf(event, caller),
           logs: outcome.logs,
           at,
           expiresAt: new Date(at.getTime() + planLimits.functionLogDays * 24 * 3600 * 1000),

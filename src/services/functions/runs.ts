@@ -1,8 +1,8 @@
 // Looking at runs: the invocation log of a function, and a test run of its active version
 // against a sample event that writes nothing (no document change, no log entry).
-import { notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import type { FunctionsRepo } from '../../db/functions.js';
-import type { FunctionInvocationsRepo } from '../../db/function-invocations.js';
+import type { FunctionInvocationsRepo, InvocationFilter } from '../../db/function-invocations.js';
 import type { PlanLimits, Project } from '../types.js';
 import { refusalOf } from './answers.js';
 import { eventId, type FunctionInvoker, type RunnableFunction } from './invoke.js';
@@ -35,11 +35,19 @@ export function functionRuns(deps: {
   }
 
   return {
-    async invocations(project: Project, id: string, page: number, limit: number) {
+    async invocations(
+      project: Project,
+      id: string,
+      page: number,
+      limit: number,
+      filter: InvocationFilter = {},
+    ) {
       await require(project, id);
+      if (filter.since && filter.until && filter.since >= filter.until)
+        throw badRequest('`since` must be before `until`');
       // Entries of this process's calls that are still buffered are written first.
       await deps.invoker.flushLog();
-      const { items, hasMore } = await deps.invocations.list(project.id, id, page, limit);
+      const { items, hasMore } = await deps.invocations.list(project.id, id, page, limit, filter);
       return {
         invocations: items.map((entry) => ({
           id: entry.id,
@@ -48,12 +56,26 @@ export function functionRuns(deps: {
           status: entry.status,
           durationMs: entry.durationMs,
           error: entry.error,
+          refusal: entry.refusal ?? null,
+          request: entry.request ?? null,
           logs: entry.logs,
           at: entry.at.toISOString(),
           expiresAt: entry.expiresAt.toISOString(),
         })),
         pagination: { page, limit, hasMore },
       };
+    },
+
+    /** Runs, failures and p50/p95 duration of the last hour and the last day. */
+    async stats(project: Project, id: string, now = new Date()) {
+      await require(project, id);
+      await deps.invoker.flushLog();
+      const ago = (ms: number) => new Date(now.getTime() - ms);
+      const [lastHour, lastDay] = await Promise.all([
+        deps.invocations.stats(project.id, id, ago(3600_000), now),
+        deps.invocations.stats(project.id, id, ago(24 * 3600_000), now),
+      ]);
+      return { lastHour, lastDay, at: now.toISOString() };
     },
 
     async test(project: Project, id: string, sample: Record<string, unknown>) {

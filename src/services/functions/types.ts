@@ -87,6 +87,21 @@ export interface ActiveFunction extends FunctionVersion {
   enabled: boolean;
 }
 
+/**
+ * What a run was for, as the invocation log shows it: the client request that ran it (method and
+ * path; absent for after-triggers and schedules, which run later in the worker), the operation,
+ * collection and document it touched, and the caller. Never a body.
+ */
+export interface InvocationRequest {
+  method: string | null;
+  path: string | null;
+  operation: string | null;
+  collection: string | null;
+  documentId: string | null;
+  keyKind: 'publishable' | 'secret' | null;
+  userId: string | null;
+}
+
 /** One entry of the invocation log (kept per plan days; request bodies are never stored). */
 export interface InvocationRecord {
   id: string;
@@ -97,6 +112,10 @@ export interface InvocationRecord {
   status: InvocationStatus;
   durationMs: number;
   error: { message: string; stack?: string } | null;
+  /** A hook's refusal (status `refused`): what the client was answered. Absent on older entries. */
+  refusal?: { status: number; code: string; message: string } | null;
+  /** Absent on entries written before it was recorded. */
+  request?: InvocationRequest | null;
   logs: { level: string; message: string; atMs: number }[];
   at: Date;
   expiresAt: Date;

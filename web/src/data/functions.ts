@@ -71,20 +71,48 @@ export function useFunctionVersions(projectId: string, functionId: string) {
   });
 }
 
-/** One page of the invocation log, newest first; refreshed every few seconds while shown. */
-export function useInvocations(projectId: string, functionId: string, page: number) {
+export type InvocationFilter = Omit<
+  NonNullable<operations['listFunctionInvocations']['parameters']['query']>,
+  'page' | 'limit'
+>;
+export type InvocationStats = Json<'getFunctionInvocationStats', 200>['data'];
+
+/** One page of the invocation log, newest first, filtered; refreshed every few seconds while shown. */
+export function useInvocations(
+  projectId: string,
+  functionId: string,
+  page: number,
+  filter: InvocationFilter = {},
+) {
   return useQuery({
-    queryKey: [...keys.one(projectId, functionId), 'invocations', page],
+    queryKey: [...keys.one(projectId, functionId), 'invocations', page, filter],
     queryFn: async ({ signal }) =>
       (
         await call(
           api.GET('/api/projects/{projectId}/functions/{functionId}/invocations', {
-            params: { path: { projectId, functionId }, query: { page, limit: 20 } },
+            params: { path: { projectId, functionId }, query: { page, limit: 20, ...filter } },
             signal,
           }),
         )
       ).data,
     placeholderData: keepPreviousData,
+    refetchInterval: 5000,
+  });
+}
+
+/** Runs, failures and p50/p95 duration over the last hour and day; refreshed with the log. */
+export function useInvocationStats(projectId: string, functionId: string) {
+  return useQuery({
+    queryKey: [...keys.one(projectId, functionId), 'invocation-stats'],
+    queryFn: async ({ signal }) =>
+      (
+        await call(
+          api.GET('/api/projects/{projectId}/functions/{functionId}/invocations/stats', {
+            params: { path: { projectId, functionId } },
+            signal,
+          }),
+        )
+      ).data,
     refetchInterval: 5000,
   });
 }
