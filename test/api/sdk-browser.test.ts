@@ -5,18 +5,14 @@
 // 10 parallel requests with an expired token that make one refresh call.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { bundleSdk } from '../../sdk/bundle.js';
 import { storageSettingsRepo } from '../../src/db/storage-settings.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { contextFor } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/mongo-server.js';
-import { authProject, type AuthProject } from '../helpers/user-auth.js';
+import type { TestApp } from '../helpers/app.js';
+import { startSdkApp, type SdkApp } from '../helpers/sdk-app.js';
+import type { AuthProject } from '../helpers/user-auth.js';
 
 async function serveApp(sdkCode: string): Promise<{ origin: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -38,37 +34,18 @@ describe('SDK (mongobaas-js) in a browser page on another origin', function () {
   this.timeout(90_000);
   let app: TestApp;
   let p: AuthProject;
-  let dir: string;
+  let sdkApp: SdkApp;
   let browser: Browser;
   let page: Page;
   let site: Awaited<ReturnType<typeof serveApp>>;
   const refreshCalls: string[] = [];
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'baas-sdk-browser-'));
-    const port = await freePort();
-    app = await startTestApp(
-      'public',
-      'sdk_browser',
-      {
-        S3_BUCKET: '',
-        STORAGE_DIR: dir,
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        RATE_LIMIT_CLIENT_SHARE_PERCENT: '100',
-        USER_AUTH_SIGNUPS_PER_HOUR: '10000',
-      },
-      port,
-    );
-    p = await authProject(app);
-    await app.services.collections.create(contextFor({ developer: p.developer }), p.project.id, {
-      name: 'todos',
+    sdkApp = await startSdkApp('sdk_browser', {
       mode: 'flexible',
-      fields: [
-        { name: 'title', type: 'String', required: true },
-        { name: 'userId', type: 'String' },
-      ],
-      rls: { enabled: true, mode: 'public-read', ownerField: 'userId' },
+      fields: [{ name: 'title', type: 'String', required: true }],
     });
+    ({ app, p } = sdkApp);
     const made = await fetch(`${app.url}/api/functions`, {
       method: 'POST',
       headers: { 'x-api-key': p.secretKey, 'content-type': 'application/json' },
@@ -105,8 +82,7 @@ describe('SDK (mongobaas-js) in a browser page on another origin', function () {
   after(async () => {
     await browser?.close();
     if (site) await new Promise((resolve) => site.server.close(resolve));
-    await app?.close();
-    await rm(dir, { recursive: true, force: true });
+    await sdkApp?.close();
   });
 
   it('signs up and keeps the session in localStorage', async () => {

@@ -5,19 +5,15 @@
 // without losing events, an upload read back, a callable function, and 429s retried only when
 // asked.
 import { expect } from 'chai';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { repoPath } from '../../src/lib/paths.js';
 import { generateClientTypes, typeCheck, typedClientWorkspace } from '../helpers/typed-client.js';
 import { createClient, memoryStore, MongobaasError, type ChangeEvent } from '../../sdk/src/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { contextFor } from '../helpers/fixtures.js';
-import { freePort } from '../helpers/mongo-server.js';
-import { authProject, type AuthProject } from '../helpers/user-auth.js';
+import type { TestApp } from '../helpers/app.js';
+import { startSdkApp, type SdkApp } from '../helpers/sdk-app.js';
+import type { AuthProject } from '../helpers/user-auth.js';
 
 interface Todo {
   _id: string;
@@ -68,43 +64,22 @@ async function until<T>(what: string, check: () => T | undefined, ms = 15_000): 
 
 describe('SDK (mongobaas-js) in Node', function () {
   this.timeout(60_000);
-  let dir: string;
   let app: TestApp;
   let p: AuthProject;
+  let sdkApp: SdkApp;
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'baas-sdk-'));
-    // A known port, so that the presigned upload URLs (built on PUBLIC_URL) lead back here.
-    const port = await freePort();
-    app = await startTestApp(
-      'public',
-      'sdk',
-      {
-        S3_BUCKET: '',
-        STORAGE_DIR: dir,
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        RATE_LIMIT_CLIENT_SHARE_PERCENT: '100',
-        USER_AUTH_SIGNUPS_PER_HOUR: '10000',
-      },
-      port,
-    );
-    p = await authProject(app);
-    await app.services.collections.create(contextFor({ developer: p.developer }), p.project.id, {
-      name: 'todos',
+    sdkApp = await startSdkApp('sdk', {
       mode: 'schema',
       fields: [
         { name: 'title', type: 'String', required: true },
         { name: 'done', type: 'Boolean', default: false },
         { name: 'priority', type: 'Number' },
-        { name: 'userId', type: 'String' },
       ],
-      rls: { enabled: true, mode: 'public-read', ownerField: 'userId' },
     });
+    ({ app, p } = sdkApp);
   });
-  after(async () => {
-    await app?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => sdkApp?.close());
 
   const server = () => createClient<Schemas>(app.url, p.secretKey, { store: memoryStore() });
   const browserLike = (extra: { fetch?: typeof fetch } = {}) =>
