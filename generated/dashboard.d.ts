@@ -2109,7 +2109,7 @@ export interface paths {
         put?: never;
         /**
          * Back the project up now (admins)
-         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind, hooks and functions included; API keys never). With `includeUsers: false` the end users (and their password hashes) are left out. The dashboard's "Back up now" and the schedule (`updateBackupSchedule`) leave them out unless an admin opts in; a script states it here (the default, `true`, is kept for the scripts and the CLI written against it). One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
+         * @description Queues a backup; the worker writes the archive (docs/backups.md: a tar.gz of `manifest.json` and one Extended JSON Lines file per collection and record kind, hooks and functions included; API keys never). The end users, with their password hashes, are in it only with `includeUsers: true` (whoever has the archive has the hashes: the download says so); left out by default, the same rule as the schedule's (`updateBackupSchedule`) and the dashboard's "Back up now". One backup of a project at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (Free 3, Pro 30; scheduled ones are counted apart): 403 `PLAN_LIMIT` past it, delete one first.
          */
         post: operations["createBackup"];
         delete?: never;
@@ -9552,7 +9552,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @default true */
+                    /**
+                     * @description The end users and their password hashes in the archive (opt-in).
+                     * @default false
+                     */
                     includeUsers?: boolean;
                 };
             };

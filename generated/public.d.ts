@@ -479,7 +479,7 @@ export interface paths {
         put?: never;
         /**
          * Back the project up now, with the secret key
-         * @description As the dashboard's `createBackup`: queued (202); one at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (403 `PLAN_LIMIT`). `includeUsers: false` leaves the end users and their password hashes out. Secret key only.
+         * @description As the dashboard's `createBackup`: queued (202); one at a time (409 `BACKUP_IN_PROGRESS`); the plan keeps so many backups made on request (403 `PLAN_LIMIT`). The end users and their password hashes are in it only with `includeUsers: true` (opt-in). Secret key only.
          */
         post: operations["createProjectBackup"];
         delete?: never;
@@ -3820,7 +3820,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @default true */
+                    /**
+                     * @description The end users and their password hashes in the archive (opt-in).
+                     * @default false
+                     */
                     includeUsers?: boolean;
                 };
             };

@@ -94,7 +94,7 @@ describe('backups: restore over the same project, with a replace confirmation', 
     });
     expect(hook.status, hook.text).to.equal(201);
 
-    const res = await dash.post(`/api/projects/${fx.project.id}/backups`, {});
+    const res = await dash.post(`/api/projects/${fx.project.id}/backups`, { includeUsers: true });
     expect(res.status, res.text).to.equal(202);
     backupId = res.body.data.backup.id;
     await runner().drain();

@@ -1,5 +1,5 @@
-// What a scheduled backup holds, over HTTP: the end users (and their password hashes) only when an
-// admin opted in, the same rule as "Back up now" on the dashboard. A scheduled backup without the
+// What a backup holds, over HTTP: the end users (and their password hashes) only when asked, one
+// rule for the schedule (an admin opts in) and a backup on request. A scheduled backup without the
 // opt-in has no `data/users.jsonl` and no hash in any part; with it, it has both. The setting is
 // read and set by admins only (members get 404 as on the other backup operations).
 import { expect } from 'chai';
@@ -24,11 +24,11 @@ describe('backups: the schedule holds the end users only when an admin opts in',
   const schedulePath = () => `/api/projects/${fx.project.id}/backup-schedule`;
   const day = (n: number) => new Date(Date.UTC(2026, 6, n, 3));
 
-  /** Every line of every part of the newest scheduled backup, and the names of its parts. */
-  async function newestScheduled() {
+  /** Every line of every part of the newest backup of a trigger, and the names of its parts. */
+  async function newestScheduled(trigger = 'schedule') {
     const list = (await dash.get(`/api/projects/${fx.project.id}/backups`)).body.data.backups;
-    const job = list.find((b: { trigger: string }) => b.trigger === 'schedule');
-    expect(job, 'a scheduled backup').to.not.equal(undefined);
+    const job = list.find((b: { trigger: string }) => b.trigger === trigger);
+    expect(job, `a ${trigger} backup`).to.not.equal(undefined);
     expect(job.state, job.error).to.equal('done');
     const url = new URL(`/api/projects/${fx.project.id}/backups/${job.id}/archive`, apps.dashboard.url);
     const archive = await fetch(url, { headers: { cookie: fx.cookie } });
@@ -102,6 +102,23 @@ describe('backups: the schedule holds the end users only when an admin opts in',
     expect(await runner.schedule(day(3))).to.equal(1);
     await runner.drain();
     expect((await newestScheduled()).names).not.to.include('data/users.jsonl');
+  });
+
+  it('the same rule for a backup on request: left out unless asked', async () => {
+    const runner = backupRunner(apps.dashboard.deps, apps.dashboard.services);
+    const plain = await dash.post(`/api/projects/${fx.project.id}/backups`, {});
+    expect(plain.status, plain.text).to.equal(202);
+    expect(plain.body.data.backup.includeUsers).to.equal(false);
+    await runner.drain();
+    const left = await newestScheduled('manual');
+    expect(left.names).not.to.include('data/users.jsonl');
+    expect(left.text).not.to.include('$argon2');
+    const asked = await dash.post(`/api/projects/${fx.project.id}/backups`, { includeUsers: true });
+    expect(asked.body.data.backup.includeUsers).to.equal(true);
+    await runner.drain();
+    const held = await newestScheduled('manual');
+    expect(held.names).to.include('data/users.jsonl');
+    expect(held.text).to.include('$argon2');
   });
 
   it('is for the project’s admins: a body without the choice is 400, no session 401, another developer 404', async () => {

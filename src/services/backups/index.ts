@@ -97,7 +97,8 @@ export function backupService(deps: BackupServiceDeps) {
       return deps.jobs.create(project.id, {
         kind: 'backup',
         trigger,
-        includeUsers: input.includeUsers ?? true,
+        // Opt-in, as for the schedule: an archive with the end users holds their password hashes.
+        includeUsers: input.includeUsers ?? false,
       });
     },
 
