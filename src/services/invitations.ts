@@ -45,7 +45,8 @@ export function invitationsService(options: InvitationsOptions) {
   function mail(project: Project, inviter: Developer, invitation: Invitation, token: string): void {
     const mailer = options.mailer;
     if (!mailer) return;
-    const link = `${options.dashboardUrl.replace(/\/$/, '')}/invitations/accept?token=${token}`;
+    // The address rides along so that a sign-up or log-in from the link starts with it filled in.
+    const link = `${options.dashboardUrl.replace(/\/$/, '')}/invitations/accept?token=${token}&email=${encodeURIComponent(invitation.email)}`;
     const days = Math.round(INVITATION_TTL_MS / (24 * 3600 * 1000));
     const role = invitation.role === 'admin' ? 'an admin' : 'a member';
     const lines = [

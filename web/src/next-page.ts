@@ -24,6 +24,19 @@ function pageOfApp(next: string | null | undefined): string | undefined {
 /** The `next` of the current address when it is a page of this app. */
 export const askedPage = () => pageOfApp(new URLSearchParams(location.search).get('next'));
 
+/**
+ * The address an invitation was sent to, when the page asked for is the invitation's
+ * (`/invitations/accept?token=...&email=...`, as the invitation mail links it): the log-in and
+ * sign-up forms start with it. The log-in form may be drawn on the invitation's own address, before
+ * the shell moves it to `/login?next=...`.
+ */
+export function invitedEmail(): string {
+  const next =
+    location.pathname === '/invitations/accept' ? location.pathname + location.search : askedPage();
+  if (!next?.startsWith('/invitations/accept?')) return '';
+  return new URLSearchParams(next.slice(next.indexOf('?'))).get('email')?.trim() ?? '';
+}
+
 /** At sign-up: keeps the page asked for, for the address that signed up. */
 export function rememberForSignup(email: string): void {
   const next = askedPage();

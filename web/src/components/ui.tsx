@@ -81,19 +81,22 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 
 type InputProps = InputHTMLAttributes<HTMLInputElement> & { label: string; error?: string; hint?: string };
 
-/** A labelled input; `error` (the API's own message) is shown under it and tied to it for readers. */
+/**
+ * A labelled input; `error` (the API's own message) or else `hint` is shown under it and tied to
+ * it for readers; `required` marks it as such for them (the forms check with noValidate).
+ */
 export function Field({ label, error, hint, id, ...rest }: InputProps) {
   const inputId = id ?? `f-${label.replace(/\W+/g, '-').toLowerCase()}`;
+  const described = error ? `${inputId}-err` : hint ? `${inputId}-hint` : undefined;
   return (
     <div className="field">
       <label htmlFor={inputId}>{label}</label>
-      <input
-        id={inputId}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${inputId}-err` : undefined}
-        {...rest}
-      />
-      {hint && !error && <small className="hint">{hint}</small>}
+      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={described} {...rest} />
+      {hint && !error && (
+        <small className="hint" id={`${inputId}-hint`}>
+          {hint}
+        </small>
+      )}
       {error && (
         <small className="field-error" id={`${inputId}-err`}>
           {error}

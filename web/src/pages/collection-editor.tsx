@@ -221,14 +221,21 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
             <div className="row">
               <div className="field">
                 <label htmlFor="rls-mode">Reads</label>
+                {/* Short options, the meaning under them: a long option was cut off at phone width. */}
                 <select
                   id="rls-mode"
                   value={rls.mode}
+                  aria-describedby="rls-mode-hint"
                   onChange={(e) => setRls({ ...rls, mode: e.target.value as Rls['mode'] })}
                 >
-                  <option value="public-read">public-read: anyone with the publishable key reads</option>
-                  <option value="private">private: only the owner reads</option>
+                  <option value="public-read">public-read</option>
+                  <option value="private">private</option>
                 </select>
+                <small className="hint" id="rls-mode-hint">
+                  {rls.mode === 'private'
+                    ? 'Only the owner reads.'
+                    : 'Anyone with the publishable key reads.'}
+                </small>
               </div>
               <RlsOwnerField
                 value={rls.ownerField}

@@ -8,7 +8,7 @@ import { api, call } from '../../api';
 import { useSetMe } from '../../data/account';
 import { Field, Link, Notice } from '../../components/ui';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
-import { askedPage, rememberForSignup } from '../../next-page';
+import { askedPage, invitedEmail, rememberForSignup } from '../../next-page';
 
 interface Values {
   email: string;
@@ -26,7 +26,7 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
   const signup = mode === 'signup';
   const setMe = useSetMe();
   const form = useForm<Values>({
-    defaultValues: { email: '', password: '', name: '' },
+    defaultValues: { email: invitedEmail(), password: '', name: '' },
     resolver: apiResolver<Values>(signup ? 'signUpDeveloper' : 'logInDeveloper', (v) => bodyOf(v, signup)),
   });
   const { errors, isSubmitting } = form.formState;
@@ -94,6 +94,7 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
           label="Email"
           type="email"
           autoComplete="email"
+          required
           {...form.register('email')}
           error={errors.email?.message}
         />
@@ -101,6 +102,7 @@ export function AuthPage({ mode, notice }: { mode: 'login' | 'signup'; notice?: 
           label="Password"
           type="password"
           autoComplete={signup ? 'new-password' : 'current-password'}
+          required
           hint={signup ? '8 to 128 characters.' : undefined}
           {...form.register('password')}
           error={errors.password?.message}

@@ -4,6 +4,7 @@
 // parse) once a save was tried, or the API's message about it until it is changed. A document in
 // the trash is read-only, with Restore.
 import { useEffect, useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, call, type FieldDef } from '../../api';
 import { navigate } from '../../router';
@@ -145,12 +146,19 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
     setServerErrors(rest);
   };
 
+  /** The input of the form's first field with a problem gets the focus, as a reader expects. */
+  const focusFirst = (fields: string[]) => {
+    const first = shownFields.find((f) => fields.includes(f));
+    if (first)
+      document.getElementById(first === 'json' && !schemaMode ? 'doc-json' : `doc-${first}`)?.focus();
+  };
   const save = (e: FormEvent) => {
     e.preventDefault();
     setSaved('');
-    setTried(true);
     const { out: payload, problems } = check();
-    if (Object.keys(problems).length) return;
+    // Rendered now, so that the focused input is already described by its message.
+    flushSync(() => setTried(true));
+    if (Object.keys(problems).length) return focusFirst(Object.keys(problems));
     setServerErrors({});
     void run(async () => {
       try {
@@ -161,7 +169,8 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
           .map((d) => [schemaMode ? d.path.split('.')[0]! : 'json', d.message] as const)
           .filter(([field]) => shownFields.includes(field));
         if (!placed.length) throw err;
-        setServerErrors(Object.fromEntries(placed.reverse()));
+        flushSync(() => setServerErrors(Object.fromEntries(placed.reverse())));
+        focusFirst(placed.map(([field]) => field));
       }
     });
   };
@@ -249,6 +258,7 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
                 id: inputId,
                 'aria-invalid': err ? true : undefined,
                 'aria-describedby': err ? `${inputId}-err` : undefined,
+                'aria-required': f.required ? true : undefined,
                 value: values[f.name] ?? '',
               };
               const onText = (v: string) => {
@@ -279,6 +289,8 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
                       target={f.ref}
                       value={values[f.name] || null}
                       label={f.name}
+                      required={f.required}
+                      errorId={err ? `${inputId}-err` : undefined}
                       onChange={(ref) => onText(ref ?? '')}
                     />
                   ) : f.type === 'Object' || f.type === 'Array' ? (
@@ -314,12 +326,13 @@ function DocumentForm({ project, name, id }: ProjectPageProps & { name: string; 
                   change('json');
                 }}
                 aria-invalid={message('json') ? true : undefined}
+                aria-describedby={message('json') ? 'doc-json-err doc-json-hint' : 'doc-json-hint'}
               />
-              <small className="hint">
+              <small className="hint" id="doc-json-hint">
                 Saving sets the fields given here; a field left out keeps its value (set it to null to clear
                 it).
               </small>
-              <FieldError message={message('json')} />
+              <FieldError message={message('json')} id="doc-json-err" />
             </div>
           )}
         </fieldset>

@@ -2,7 +2,7 @@
 // field, or the one the developer chose for that collection, kept in localStorage), read for the
 // page shown in one `_id_in` list per target and per 100 ids; the id stays the link's title.
 import { useQueries } from '@tanstack/react-query';
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { ApiDocument, Collection } from '../../api';
 import { collectionDefQuery, fetchDocuments } from '../../data/documents';
 import { navigate } from '../../router';
@@ -93,6 +93,21 @@ export function useRefLabels(
     labels.set(target, byId);
   });
   return labels;
+}
+
+/**
+ * One Ref value's display text, as the grid's cell shows it (the same queries, so the same cache),
+ * for a form's picker; undefined while it loads or when the document has none.
+ */
+export function useRefLabel(projectId: string, target: string, id: string | null): string | undefined {
+  const [chosen] = useDisplayFields(projectId);
+  const def = useMemo(
+    () => ({ fields: [{ name: 'ref', type: 'Ref', ref: target }] }) as Collection,
+    [target],
+  );
+  const rows = useMemo(() => (id ? [{ _id: '', ref: id } as ApiDocument] : []), [id]);
+  const labels = useRefLabels(projectId, def, rows, chosen);
+  return id ? labels.get(target)?.get(id.toLowerCase()) : undefined;
 }
 
 /** A Ref cell: the referenced document by its display field (its id when it has none), linked. */

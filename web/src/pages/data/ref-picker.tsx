@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { errorText } from '../../api';
 import { fetchDocuments, useCollectionDef } from '../../data/documents';
+import { useRefLabel } from './ref-labels';
 
 const HEX_ID = /^[0-9a-f]{24}$/i;
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -17,12 +18,17 @@ interface Props {
   value: string | null;
   label: string;
   onChange: (id: string | null) => void;
+  /** The form's problem with the value: the trigger is marked invalid and described by it. */
+  errorId?: string;
+  /** A required field: said in the trigger's name (a button cannot carry aria-required). */
+  required?: boolean;
   /** Opens at once (inline edit in the grid). */
   defaultOpen?: boolean;
   onClose?: () => void;
 }
 
-export function RefPicker({ id, projectId, target, value, label, onChange, defaultOpen, onClose }: Props) {
+export function RefPicker(props: Props) {
+  const { id, projectId, target, value, label, onChange, defaultOpen, onClose, errorId, required } = props;
   const [open, setOpen] = useState(!!defaultOpen);
   const [text, setText] = useState('');
   const searchId = useId();
@@ -50,16 +56,23 @@ export function RefPicker({ id, projectId, target, value, label, onChange, defau
     setOpenState(false);
   };
   const rows = results.data?.rows ?? [];
+  // The picked document as the grid shows it (its display field), the id on hover; the id alone
+  // while the label loads or when the document has none.
+  const picked = useRefLabel(projectId, target, value);
+  const shown = value ? (picked ?? value) : `Choose a ${target} document`;
   return (
     <Popover.Root open={open} onOpenChange={setOpenState}>
       <Popover.Trigger asChild>
         <button
           id={id}
           type="button"
-          className="secondary ref-trigger mono"
-          aria-label={`${label}: ${value ?? `Choose a ${target} document`}`}
+          className={picked ? 'secondary ref-trigger' : 'secondary ref-trigger mono'}
+          title={value ?? undefined}
+          aria-label={`${label}${required ? ' (required)' : ''}: ${shown}`}
+          aria-invalid={errorId ? true : undefined}
+          aria-describedby={errorId}
         >
-          {value ?? `Choose a ${target} document`}
+          {shown}
         </button>
       </Popover.Trigger>
       <Popover.Portal>
