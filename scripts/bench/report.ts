@@ -77,7 +77,7 @@ export function commandsSection(counts: CommandCount[], concurrency: number): st
   return [
     '## Database commands per request',
     '',
-    `Counted on the wire (scripts/bench/commands.ts: a proxy between each server and the database counts every command, the driver's heartbeats left out) over ${counts[0]!.requests} requests of each kind at concurrency ${concurrency}, after 200 of the same kind; the API's background writes (request log, quota, usage) are in its counts. The list the API may send is bench/COMMANDS.md.`,
+    `Counted on the wire (scripts/bench/commands.ts: a proxy between each server and the database counts every command, the driver's heartbeats left out) over ${counts[0]!.requests} requests of each kind at concurrency ${concurrency}, after 200 of the same kind, before the measures; the API's background writes (request log, quota, usage) are in its counts. The list the API may send is bench/COMMANDS.md.`,
     '',
     '| operation | thin commands / req | API commands / req | thin | API |',
     '|---|---|---|---|---|',
