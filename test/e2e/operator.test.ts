@@ -162,6 +162,24 @@ describe('web dashboard: the operator’s area', function () {
     await e2e.checkPage('operator-mail');
   });
 
+  it('tells the operator, on a Free owner’s project, where to lift a Pro feature, never to ask the operator', async () => {
+    const free = await createProjectFixture(e2e.dashboard.services, 'Free shop');
+    await e2e.dashboard.services.repos.projects.addMember(
+      free.project.id,
+      e2e.operator.developer.id,
+      'admin',
+    );
+    await page.goto(`${e2e.origin}/projects/${free.project.id}/storage`);
+    const note = page.getByText('Your own bucket needs the Pro plan.', { exact: false });
+    await note.waitFor();
+    expect(await note.textContent()).to.match(
+      /move them to Pro on Operator › Developers, or lift this project’s limit/,
+    );
+    expect(await page.getByRole('main').textContent()).not.to.include('ask the operator');
+    await page.getByRole('main').getByRole('link', { name: 'Operator › Developers' }).click();
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+  });
+
   it('refuses the area to another developer and to a member: a 403 page and no link', async () => {
     // The owner's sessions ended when the account was disabled above: another developer anew.
     const other = await createProjectFixture(e2e.dashboard.services, 'Other');

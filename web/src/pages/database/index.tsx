@@ -9,6 +9,7 @@ import { CopyButton, ErrorBox, Field, Notice, Progress } from '../../components/
 import { Confirm } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import type { ProjectPageProps } from '../project-shell';
+import { PlanNeeded } from '../../components/plan-needed';
 
 function Addresses({ label, ips, setting }: { label: string; ips: string[]; setting: string }) {
   return (
@@ -85,7 +86,7 @@ export function DatabasePage({ project }: ProjectPageProps) {
           </section>
           <section className="card" aria-labelledby="db-connect">
             <h2 id="db-connect">{d.connected ? 'Use another database' : 'Connect your MongoDB'}</h2>
-            {!allowed && <p className="muted">An external database needs the Pro plan.</p>}
+            {!allowed && <PlanNeeded what="An external database" />}
             <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
               <Field
                 label="Connection string"

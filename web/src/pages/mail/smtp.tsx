@@ -6,6 +6,7 @@ import { useMailActions } from '../../data/mail';
 import { ErrorBox, Field, Notice, Progress } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
+import { PlanNeeded } from '../../components/plan-needed';
 
 interface Values {
   host: string;
@@ -79,7 +80,7 @@ export function SmtpSection({ projectId, smtp, allowed }: Props) {
       ) : (
         <>
           <p>Mail goes through the platform’s server.</p>
-          {!allowed && <p className="muted">Your own SMTP server needs the Pro plan.</p>}
+          {!allowed && <PlanNeeded what="Your own SMTP server" />}
           {allowed && (
             <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
               <Field

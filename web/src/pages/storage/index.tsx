@@ -9,6 +9,7 @@ import { ErrorBox, Field, Notice, Progress } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import type { ProjectPageProps } from '../project-shell';
+import { PlanNeeded } from '../../components/plan-needed';
 
 interface Values {
   endpoint: string;
@@ -126,7 +127,7 @@ export function StoragePage({ project }: ProjectPageProps) {
                 <p>Files already in your bucket stay there; new uploads go to the built-in storage.</p>
               </Confirm>
             ) : !s.externalStorageAllowed ? (
-              <p className="muted">Your own bucket needs the Pro plan.</p>
+              <PlanNeeded what="Your own bucket" />
             ) : (
               <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
                 {field('endpoint', 'Endpoint', {
