@@ -14,6 +14,9 @@ import { createClient, memoryStore, MongobaasError, type ChangeEvent } from '../
 import type { TestApp } from '../helpers/app.js';
 import { startSdkApp, type SdkApp } from '../helpers/sdk-app.js';
 import type { AuthProject } from '../helpers/user-auth.js';
+import { authorizeAtProvider, startOAuthProviders } from '../helpers/oauth.js';
+
+const SITE = 'https://app.example';
 
 interface Todo {
   _id: string;
@@ -68,18 +71,28 @@ describe('SDK (mongobaas-js) in Node', function () {
   let p: AuthProject;
   let sdkApp: SdkApp;
 
+  let providers: Awaited<ReturnType<typeof startOAuthProviders>>;
+
   before(async () => {
-    sdkApp = await startSdkApp('sdk', {
-      mode: 'schema',
-      fields: [
-        { name: 'title', type: 'String', required: true },
-        { name: 'done', type: 'Boolean', default: false },
-        { name: 'priority', type: 'Number' },
-      ],
-    });
+    providers = await startOAuthProviders();
+    sdkApp = await startSdkApp(
+      'sdk',
+      {
+        mode: 'schema',
+        fields: [
+          { name: 'title', type: 'String', required: true },
+          { name: 'done', type: 'Boolean', default: false },
+          { name: 'priority', type: 'Number' },
+        ],
+      },
+      { env: providers.env, settings: { siteUrl: SITE } },
+    );
     ({ app, p } = sdkApp);
   });
-  after(() => sdkApp?.close());
+  after(async () => {
+    await sdkApp?.close();
+    await providers?.close();
+  });
 
   const server = () => createClient<Schemas>(app.url, p.secretKey, { store: memoryStore() });
   const browserLike = (extra: { fetch?: typeof fetch } = {}) =>
@@ -161,6 +174,27 @@ describe('SDK (mongobaas-js) in Node', function () {
     await todos.restore(todo._id);
     const bulk = await todos.trashMany([todo._id]);
     expect(bulk.results[0]?.status).to.equal('trashed');
+  });
+
+  it('signs in with a provider from another site, by PKCE (no cookie of the API needed)', async () => {
+    providers.google.profile = { id: 'g-sdk', email: 'social@example.com', emailVerified: true };
+    const client = browserLike();
+    const start = new URL(await client.auth.socialSignInUrl('google', `${SITE}/auth/callback`));
+    expect(start.searchParams.get('codeChallenge')).to.match(/^[\w-]{43}$/);
+    // The browser's trip: start, the provider, the callback, back on the app's page with a code.
+    const started = await fetch(start, { redirect: 'manual' });
+    expect(started.status).to.equal(302);
+    const back = await authorizeAtProvider(started.headers.get('location')!);
+    const state = started.headers.get('set-cookie')!.split(';')[0]!;
+    const done = await fetch(new URL(back.pathname + back.search, app.url), {
+      redirect: 'manual',
+      headers: { cookie: state },
+    });
+    const landing = new URL(done.headers.get('location')!);
+    expect(landing.origin + landing.pathname).to.equal(`${SITE}/auth/callback`);
+    const session = await client.auth.exchangeCode(landing.searchParams.get('code')!);
+    expect(session.user.email).to.equal('social@example.com');
+    expect((await client.auth.getUser()).email).to.equal('social@example.com');
   });
 
   it('makes one refresh call for 10 requests that found the access token expired', async () => {

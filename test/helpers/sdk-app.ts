@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FieldDef } from '../../src/services/types.js';
+import type { FieldDef, ProjectSettings } from '../../src/services/types.js';
 import { startTestApp, type TestApp } from './app.js';
 import { contextFor } from './fixtures.js';
 import { freePort } from './mongo-server.js';
@@ -16,7 +16,11 @@ export interface SdkApp {
   close(): Promise<void>;
 }
 
-export async function startSdkApp(suite: string, todos: { mode: 'schema' | 'flexible'; fields: FieldDef[] }) {
+export async function startSdkApp(
+  suite: string,
+  todos: { mode: 'schema' | 'flexible'; fields: FieldDef[] },
+  options: { env?: Record<string, string>; settings?: Partial<ProjectSettings> } = {},
+) {
   const dir = await mkdtemp(path.join(tmpdir(), `baas-${suite}-`));
   const port = await freePort();
   const app = await startTestApp(
@@ -28,10 +32,11 @@ export async function startSdkApp(suite: string, todos: { mode: 'schema' | 'flex
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       RATE_LIMIT_CLIENT_SHARE_PERCENT: '100',
       USER_AUTH_SIGNUPS_PER_HOUR: '10000',
+      ...options.env,
     },
     port,
   );
-  const p = await authProject(app);
+  const p = await authProject(app, { settings: options.settings });
   await app.services.collections.create(contextFor({ developer: p.developer }), p.project.id, {
     name: 'todos',
     ...todos,
