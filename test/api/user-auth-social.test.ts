@@ -449,6 +449,9 @@ describe('/api/userAuth social login', () => {
         });
         expect(res.status).to.equal(400);
         expect(res.body.code).to.equal('PROVIDER_NOT_CONFIGURED');
+        expect(res.body.message).to.equal(
+          'Social login with github is not set up on this installation: its operator sets OAUTH_GITHUB_CLIENT_ID and OAUTH_GITHUB_CLIENT_SECRET (docs/configuration.md).',
+        );
       } finally {
         await bare.close();
       }

@@ -111,7 +111,10 @@ export async function verifyConnection(deps: VerifyDeps, uri: string) {
   const denied = () => {
     const ips = [...deps.egressIps.dashboard, ...deps.egressIps.public];
     return failure(
-      accessDeniedMessage(ips.length ? ips : ['(egress IPs not configured)'], providerOf(hosts)),
+      accessDeniedMessage(
+        ips.length ? ips : ['not listed: the operator sets DASHBOARD_EGRESS_IPS and PUBLIC_EGRESS_IPS'],
+        providerOf(hosts),
+      ),
       'DATABASE_ACCESS_DENIED',
       local.ok ? 'the public API service could not connect' : 'the dashboard service could not connect',
     );

@@ -195,7 +195,7 @@ export function socialPart(
       const client = clients.get(provider);
       if (!client) {
         throw badRequest(
-          `Social login with ${provider} is not configured on this server`,
+          `Social login with ${provider} is not set up on this installation: its operator sets OAUTH_${provider.toUpperCase()}_CLIENT_ID and OAUTH_${provider.toUpperCase()}_CLIENT_SECRET (docs/configuration.md).`,
           undefined,
           'PROVIDER_NOT_CONFIGURED',
         );
