@@ -105,6 +105,24 @@ describe('forms: Ref labels, required fields, problems, focus, phone width, invi
     expect(e2e.consoleErrors).to.deep.equal([]);
   });
 
+  it('marks the required inputs of the other forms for screen readers', async () => {
+    const pages: [string, string][] = [
+      ['/', 'Project name'],
+      [`${e2e.projectPath}/collections/new`, 'Collection name'],
+      ['/account', 'Current password'],
+      ['/account', 'New password'],
+      ['/account', 'Your password'],
+    ];
+    for (const [path, label] of pages) {
+      await page.goto(`${e2e.origin}${path}`);
+      const input = page.getByLabel(label, { exact: true });
+      await input.waitFor();
+      expect(await input.evaluate((el) => (el as HTMLInputElement).required), `${label} on ${path}`).to.equal(
+        true,
+      );
+    }
+  });
+
   for (const width of [1280, 390]) {
     it(`shows the Reads choice whole, its meaning under it, at ${width} px`, async () => {
       await page.setViewportSize({ width, height: 844 });

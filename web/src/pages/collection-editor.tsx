@@ -153,6 +153,7 @@ export function CollectionEditorPage({ project, name }: ProjectPageProps & { nam
         {!existing && (
           <Field
             label="Collection name"
+            required
             value={draftName}
             onChange={(e) => setName(e.target.value)}
             hint="1 to 64 letters, digits, _ or -, starting with a letter. Fixed once created."

@@ -95,6 +95,7 @@ export function AccessTokens() {
         <Field
           id="token-name"
           label="Name"
+          required
           placeholder="CI deploy"
           {...form.register('name')}
           error={errors.name?.message}
@@ -132,6 +133,7 @@ export function AccessTokens() {
         <Field
           id="token-password"
           label="Your password"
+          required
           type="password"
           autoComplete="current-password"
           hint="The password you log in with: a token is as good as it for scripts."

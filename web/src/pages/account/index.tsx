@@ -56,6 +56,7 @@ export function AccountPage() {
       <form onSubmit={submit} noValidate>
         <Field
           label="Current password"
+          required
           type="password"
           autoComplete="current-password"
           value={currentPassword}
@@ -64,6 +65,7 @@ export function AccountPage() {
         />
         <Field
           label="New password"
+          required
           type="password"
           autoComplete="new-password"
           hint="8 to 128 characters. Your other sessions will be logged out and every access token revoked."

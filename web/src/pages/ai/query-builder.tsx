@@ -50,6 +50,7 @@ export function QueryBuilder({ projectId, collections }: { projectId: string; co
           </div>
           <Field
             label="Question"
+            required
             placeholder="the 20 most expensive paid orders of this year"
             {...form.register('prompt')}
             error={errors.prompt?.message}

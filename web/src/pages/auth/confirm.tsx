@@ -38,6 +38,7 @@ export function ConfirmSignupPage() {
           <p>Type the password you chose when you signed up.</p>
           <Field
             label="Password"
+            required
             type="password"
             autoComplete="current-password"
             {...form.register('password')}

@@ -90,6 +90,7 @@ export function DatabasePage({ project }: ProjectPageProps) {
             <form onSubmit={submit} onChange={() => form.clearErrors('root')} noValidate>
               <Field
                 label="Connection string"
+                required
                 type="password"
                 autoComplete="off"
                 placeholder="mongodb+srv://user:password@cluster0.example.mongodb.net/shop"

@@ -150,6 +150,7 @@ function TemplateEditor({
       {!template && (
         <Field
           label="Template name"
+          required
           hint="Lower-case letters, digits, _ and -."
           {...form.register('name')}
           error={errors.name?.message}

@@ -59,6 +59,7 @@ export function ProjectsPage() {
         <form onSubmit={submit} onChange={() => form.clearErrors('root')} className="inline" noValidate>
           <Field
             label="Project name"
+            required
             maxLength={100}
             {...form.register('name')}
             error={errors.name?.message}
