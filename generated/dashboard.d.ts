@@ -8059,7 +8059,7 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
-                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it; an HTTP hook then gets a new signing secret, in that answer's `signingSecret` (shown once). */
                                 disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
@@ -8242,7 +8242,7 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
-                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it; an HTTP hook then gets a new signing secret, in that answer's `signingSecret` (shown once). */
                                 disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
@@ -8257,7 +8257,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, when a function first gets an HTTP runtime, or when an HTTP hook a restore left disabled is enabled: it then gets a new one); null otherwise. */
                             signingSecret: string | null;
                         };
                         message: string;
@@ -8364,7 +8364,7 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
-                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it; an HTTP hook then gets a new signing secret, in that answer's `signingSecret` (shown once). */
                                 disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
@@ -8581,7 +8581,7 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
-                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it; an HTTP hook then gets a new signing secret, in that answer's `signingSecret` (shown once). */
                                 disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
@@ -8596,7 +8596,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, when a function first gets an HTTP runtime, or when an HTTP hook a restore left disabled is enabled: it then gets a new one); null otherwise. */
                             signingSecret: string | null;
                         };
                         message: string;
@@ -8803,7 +8803,7 @@ export interface operations {
                                 env: string[];
                                 /** @description Callables' own calls-a-minute limit, or null. */
                                 rateLimitPerMinute: number | null;
-                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it. */
+                                /** @description Why the service left it disabled, or null: a function restored from a backup into a new project comes back disabled, its secrets' values dropped (docs/backups.md). Enabling it (`enabled: true`) clears it; an HTTP hook then gets a new signing secret, in that answer's `signingSecret` (shown once). */
                                 disabledReason: string | null;
                                 /** @description HTTP hooks: the circuit breaker, as every process sees it. `open` after consecutive failures (calls are refused at once, per the failure policy), `halfOpen` once the cool-down passed (one trial call closes or reopens it). Null for JavaScript. */
                                 breaker: {
@@ -8818,7 +8818,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             };
-                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, or when a function first gets an HTTP runtime); null otherwise. */
+                            /** @description An HTTP hook's Standard Webhooks signing secret, shown only when it is made (at creation, when a function first gets an HTTP runtime, or when an HTTP hook a restore left disabled is enabled: it then gets a new one); null otherwise. */
                             signingSecret: string | null;
                         };
                         message: string;

@@ -178,7 +178,16 @@ describe('backups: hooks and functions kept through a backup', () => {
     });
     expect(enabled.status, enabled.text).to.equal(200);
     expect(enabled.body.data.function).to.include({ enabled: true, disabledReason: null });
-    hooks.secret('/check', newSecret);
+    // Enabling it shows its signing secret once: a new one, which its developer can now verify.
+    const shown = enabled.body.data.signingSecret as string;
+    expect(shown).to.match(/^whsec_/);
+    expect(shown).not.to.equal(signing);
+    expect(shown).not.to.equal(newSecret);
+    const saved = await apps.dashboard.deps.db.platform
+      .collection('functions')
+      .findOne({ _id: copies.checkPost!._id });
+    expect(open(saved!.signingSecretEnc)).to.equal(shown);
+    hooks.secret('/check', shown);
     const refused = await keyed.post('/api/data/posts', { title: 'draft' });
     expect(refused.status, refused.text).to.equal(403);
     expect(hooks.on('/check').at(-1)!.verified).to.equal(true);

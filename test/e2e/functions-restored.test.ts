@@ -2,7 +2,7 @@
 // Backups page names the functions it left disabled and links to the Functions page, where the
 // functions the restore brought back disabled are named above the list, with the secrets whose
 // values were left behind, and one click on Enable turns one on (the API then has it enabled, its
-// reason gone) while the other stays named. axe and the phone-width pass on the page as it is.
+// reason gone; an HTTP hook's new signing secret is shown once) while the other stays named. axe and the phone-width pass on the page as it is.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
@@ -86,6 +86,11 @@ describe('web dashboard: functions restored from a backup', function () {
 
     await card.getByRole('button', { name: 'Enable checkPost' }).click();
     await card.getByRole('heading', { name: '1 function was restored disabled' }).waitFor();
+    // An HTTP hook signs with a new secret, shown once as it is enabled.
+    const shown = page.getByRole('region', { name: 'checkPost is enabled: its new signing secret' });
+    expect(await shown.getByTestId('function-secret').inputValue()).to.match(/^whsec_/);
+    await shown.getByRole('button', { name: 'I have copied it' }).click();
+    await shown.waitFor({ state: 'detached' });
     expect(await card.getByRole('link', { name: 'checkPost' }).count()).to.equal(0);
     await rows.filter({ hasText: 'checkPost' }).getByText('Enabled').waitFor();
     const list = (await dash.get(`/api/projects/${target}/functions`)).body.data.functions as {
@@ -99,6 +104,7 @@ describe('web dashboard: functions restored from a backup', function () {
 
     await card.getByRole('button', { name: 'Enable nightly' }).click();
     await card.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('function-secret').count(), 'JavaScript: no secret').to.equal(0);
     expect(e2e.consoleErrors).to.deep.equal([]);
   });
 });

@@ -200,6 +200,13 @@ export function functionsManager({
           }
         }
       }
+      // An HTTP hook a restore left disabled signs with a secret its developer never saw: enabling
+      // it makes a new one, shown once in this answer (as when a function first gets HTTP).
+      const runtime = (changes.versions?.at(-1) ?? active).runtime;
+      if (input.enabled === true && fn.disabledReason && runtime.type === 'http' && !signingSecret) {
+        signingSecret = generateSecret();
+        changes.signingSecretEnc = seal(signingSecret);
+      }
       const updated = await repo
         .update(project.id, id, fn.latestVersion, changes, slotOf(trigger)(id))
         .catch((err: unknown) => conflictError(err, trigger));
