@@ -128,7 +128,7 @@ export function accessTokensService(
       const expiresAt = new Date(input.expiresAt);
       const now = Date.now();
       if (expiresAt.getTime() <= now)
-        throw badRequest('expiresAt must be in the future', [
+        throw badRequest('An access token must expire in the future: choose a later expiresAt', [
           { path: 'expiresAt', message: 'must be in the future' },
         ]);
       if (expiresAt.getTime() > now + MAX_TOKEN_LIFETIME_DAYS * 86_400_000)

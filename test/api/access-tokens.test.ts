@@ -108,7 +108,7 @@ describe('personal access tokens', () => {
 
   it('requires an expiry in the future and at most a year away', async () => {
     for (const [expiresAt, words] of [
-      [inDays(-1), 'in the future'],
+      [inDays(-1), 'An access token must expire in the future: choose a later expiresAt'],
       [inDays(400), 'at most one year'],
     ] as const) {
       const res = await asOwner().post('/api/user/me/tokens', {
