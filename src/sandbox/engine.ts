@@ -15,6 +15,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
+import { loadDeadlineMs } from './protocol.js';
 import { LogSink } from './log-sink.js';
 import { PRELUDE, PRELUDE_FILE } from './prelude.js';
 import type {
@@ -93,10 +94,15 @@ export class Interpreter {
    * Runs one call. `kept` in the answer says the interpreter stays for the next call of its key;
    * otherwise it has been disposed.
    */
-  async run(msg: RunMessage, hostCall: HostCall, onLog?: (line: LogLine) => void): Promise<CallResult> {
+  async run(
+    msg: RunMessage,
+    hostCall: HostCall,
+    onLog?: (line: LogLine) => void,
+    onStart?: () => void,
+  ): Promise<CallResult> {
     const started = Date.now();
     const call: Call = {
-      deadline: started + msg.limits.deadlineMs,
+      deadline: started + (this.loaded ? msg.limits.deadlineMs : loadDeadlineMs(msg.limits.deadlineMs)),
       deadlineMs: msg.limits.deadlineMs,
       maxResultBytes: msg.limits.maxResultBytes,
       logs: new LogSink(msg.limits.maxLogBytes, started, onLog),
@@ -108,7 +114,15 @@ export class Interpreter {
     this.calls++;
     let result: Result;
     try {
-      const value = await this.invoke(msg.event);
+      if (!this.loaded) {
+        // A cold start: evaluating the module has a deadline of its own, and the call
+        // then gets its whole deadline, so a slow module never eats the caller's time budget.
+        await this.load();
+        call.deadline = Date.now() + msg.limits.deadlineMs;
+        onStart?.();
+      }
+      // A version just saved: the module is evaluated and kept, nothing is called.
+      const value = msg.prepare ? 'null' : await this.invoke(msg.event);
       result = { status: 'ok', value, recycle: false };
     } catch (err) {
       if (err instanceof Outcome) result = err.done;

@@ -6,6 +6,7 @@
 // spawner process, never forked by the service itself (launcher.ts).
 import { RunnerLauncher, type RunnerProcess } from './launcher.js';
 import type { FromRunner, HostCallMessage, LogLine, ReadyMessage, ToRunner } from './protocol.js';
+import { loadDeadlineMs } from './protocol.js';
 import { answerHostCall } from './host-call.js';
 import { failed, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
@@ -21,6 +22,8 @@ const RSS_AFTER_CALL_MS = 200;
  * otherwise make happen as fast as it can call.
  */
 const MEMORY_KEPT_GROWTH_BYTES = 96 * 1024 * 1024;
+/** The longest runners may take to start before a call waiting for them counts its deadline. */
+const COLD_START_MAX_MS = 30_000;
 /** Room past a call's log cap for the runner's own "[log truncated]" line. */
 const LOG_SLACK_BYTES = 256;
 
@@ -73,6 +76,10 @@ export class SandboxPool {
   private seq = 0;
   private startFailures = 0;
   private readonly launcher: RunnerLauncher;
+  /** Calls submitted while no runner was ready yet: their wait counts once one is (a cold pool). */
+  private readonly coldWaiting = new Set<Waiting>();
+  /** Calls a runner served with the interpreter it kept, and those that evaluated their module. */
+  private readonly served = { warm: 0, cold: 0, prepared: 0 };
 
   constructor(private readonly options: PoolOptions) {
     this.queue = new FairQueue({ running: options.projectRunning, waiting: options.projectWaiting });
@@ -86,21 +93,52 @@ export class SandboxPool {
     return new Promise<SandboxOutcome>((resolve) => {
       const waiting: Waiting = { job, submittedAt: Date.now(), resolve };
       this.queue.push(job.projectId, waiting);
-      // A call that cannot get a runner within its own deadline fails rather than wait forever.
-      waiting.giveUp = setTimeout(() => {
-        if (this.queue.remove(job.projectId, waiting)) {
-          resolve(
-            failed(
-              'timeout',
-              `No runner was free within ${job.limits.deadlineMs} ms`,
-              Date.now() - waiting.submittedAt,
-            ),
-          );
-        }
-      }, job.limits.deadlineMs);
+      // Runners starting (the first call of the process) are not the caller's time: the wait
+      // counts from when one is ready.
+      if ([...this.runners].some((r) => r.ready)) this.armGiveUp(waiting);
+      else {
+        // Bounded still, should runners never come (and the timer keeps the process alive).
+        this.coldWaiting.add(waiting);
+        this.armGiveUp(waiting, COLD_START_MAX_MS);
+      }
       this.start();
       this.dispatch();
     });
+  }
+
+  /**
+   * Readies an interpreter of a version just saved on an idle runner (the pool starts if it had
+   * not), so its first call is warm; nothing when a runner holds it already. Never throws.
+   */
+  prepare(job: SandboxJob): void {
+    if (job.key === undefined || this.closing) return;
+    const key = warmKeyOf(withEnvRevision(job));
+    if ([...this.runners].some((r) => r.warmKey === key)) return;
+    this.run({ ...job, prepare: true }).catch(() => undefined);
+  }
+
+  /** How calls were served: warm (the kept interpreter), cold (the module evaluated), prepared. */
+  servedCounts(): { warm: number; cold: number; prepared: number } {
+    return { ...this.served };
+  }
+
+  private armColdWaiting(): void {
+    for (const waiting of this.coldWaiting) this.armGiveUp(waiting);
+    this.coldWaiting.clear();
+  }
+
+  /** A call that cannot get a runner within its own deadline fails rather than wait forever. */
+  private armGiveUp(waiting: Waiting, startingMs = 0): void {
+    const { job } = waiting;
+    clearTimeout(waiting.giveUp);
+    waiting.giveUp = setTimeout(() => {
+      this.coldWaiting.delete(waiting);
+      if (this.queue.remove(job.projectId, waiting)) {
+        waiting.resolve(
+          failed('timeout', `No runner was free within ${job.limits.deadlineMs} ms`, waiting.submittedAt),
+        );
+      }
+    }, job.limits.deadlineMs + startingMs);
   }
 
   /** Starts the runners now and resolves once they are all ready (tests and benches). */
@@ -121,6 +159,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.watchdog);
+    this.coldWaiting.clear();
     for (const waiting of this.queue.drain()) {
       clearTimeout(waiting.giveUp);
       waiting.resolve(failed('crashed', 'The function runtime is shutting down', 0));
@@ -169,7 +208,11 @@ export class SandboxPool {
       );
     }
     if (this.closing) return;
-    if (!runner.ready && !runner.retired) this.startFailures++;
+    if (!runner.ready && !runner.retired) {
+      this.startFailures++;
+      // Runners fail to start (a broken install): waiting for them is no longer a cold start.
+      this.armColdWaiting();
+    }
     // A runner that cannot even start (a broken install) is retried at a slow pace, not in a loop.
     const delay = this.startFailures > 3 ? 1000 : 0;
     setTimeout(() => {
@@ -184,12 +227,14 @@ export class SandboxPool {
     runner.readyRss = residentBytes(runner.proc.pid);
     this.startFailures = 0;
     this.dispatch();
+    this.armColdWaiting();
   }
 
   private onMessage(runner: Runner, msg: Exclude<FromRunner, ReadyMessage>): void {
     if (!this.runners.has(runner)) return;
     if (msg.t === 'host') void this.hostCall(runner, msg);
     else if (msg.t === 'log' && runner.active?.id === msg.run) this.keepLog(runner.active, msg.line);
+    else if (msg.t === 'started' && runner.active?.id === msg.run) this.armKill(runner, runner.active);
     else if (msg.t === 'done' && runner.active?.id === msg.id) {
       runner.warmKey = msg.kept ? warmKeyOf(runner.active.job) : undefined;
       this.finish(
@@ -224,12 +269,16 @@ export class SandboxPool {
     }
   }
 
-  private assign(runner: Runner, waiting: Waiting): void {
-    clearTimeout(waiting.giveUp);
-    const { job } = waiting;
-    const id = ++this.seq;
-    const startedAt = Date.now();
-    const killTimer = setTimeout(() => {
+  /**
+   * Kills the runner past the call's deadline (and the grace): armed as the call is sent (a cold
+   * call's module evaluation has that deadline too), armed again when the runner says the call
+   * itself starts (`started`).
+   */
+  private armKill(runner: Runner, active: Active, loading = false): void {
+    clearTimeout(active.killTimer);
+    const { id, job, startedAt } = active;
+    const limitMs = loading ? loadDeadlineMs(job.limits.deadlineMs) : job.limits.deadlineMs;
+    active.killTimer = setTimeout(() => {
       if (runner.active?.id !== id) return;
       this.options.warn?.('function runner killed past the deadline', { pid: runner.proc.pid });
       this.finish(
@@ -237,13 +286,33 @@ export class SandboxPool {
         failed('timeout', `The function ran past its deadline of ${job.limits.deadlineMs} ms`, startedAt),
         true,
       );
-    }, job.limits.deadlineMs + this.options.graceMs);
-    runner.active = { ...waiting, id, startedAt, killTimer, dbCalls: 0, fetches: 0, logs: [], logBytes: 0 };
+    }, limitMs + this.options.graceMs);
+  }
+
+  private assign(runner: Runner, waiting: Waiting): void {
+    clearTimeout(waiting.giveUp);
+    this.coldWaiting.delete(waiting);
+    const { job } = waiting;
+    const id = ++this.seq;
+    const startedAt = Date.now();
+    runner.active = {
+      ...waiting,
+      id,
+      startedAt,
+      killTimer: undefined as unknown as NodeJS.Timeout,
+      dbCalls: 0,
+      fetches: 0,
+      logs: [],
+      logBytes: 0,
+    };
     const warm = job.key !== undefined && runner.warmKey === warmKeyOf(job);
+    this.armKill(runner, runner.active, !warm);
+    this.served[job.prepare ? 'prepared' : warm ? 'warm' : 'cold']++;
     const message: ToRunner = {
       t: 'run',
       id,
       ...(job.key !== undefined ? { key: job.key } : {}),
+      ...(job.prepare ? { prepare: true as const } : {}),
       // A runner that kept this key's interpreter has the code already.
       ...(warm ? {} : { code: job.code }),
       event: JSON.stringify(job.event ?? null),

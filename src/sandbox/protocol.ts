@@ -19,6 +19,14 @@ export interface RunLimits {
   maxLogBytes: number;
 }
 
+/**
+ * Evaluating a module (a cold start: a new interpreter, the module's top level) has the call's
+ * deadline, but never less than this: a first interpreter in a fresh runner process is slower
+ * than any later one, and that is not the caller's time. The call's deadline starts after it.
+ */
+export const MODULE_LOAD_MIN_MS = 1000;
+export const loadDeadlineMs = (deadlineMs: number) => Math.max(deadlineMs, MODULE_LOAD_MIN_MS);
+
 /** Parent -> runner: run one invocation. */
 export interface RunMessage {
   t: 'run';
@@ -34,6 +42,8 @@ export interface RunMessage {
   event: string;
   env: Record<string, string>;
   limits: RunLimits;
+  /** Evaluate the module and keep the interpreter, without calling it (a version just saved). */
+  prepare?: true;
 }
 
 /** Parent -> runner: the answer to one ctx.db / ctx.fetch call. */
@@ -74,6 +84,15 @@ export interface LogMessage {
   line: LogLine;
 }
 
+/**
+ * Runner -> parent: the module of a cold call is evaluated and the call itself starts now; its
+ * deadline counts from here (the evaluation had a deadline of its own).
+ */
+export interface StartedMessage {
+  t: 'started';
+  run: number;
+}
+
 export interface DoneMessage {
   t: 'done';
   id: number;
@@ -99,7 +118,7 @@ export interface ReadyMessage {
   pid: number;
 }
 
-export type FromRunner = ReadyMessage | HostCallMessage | LogMessage | DoneMessage;
+export type FromRunner = ReadyMessage | HostCallMessage | LogMessage | StartedMessage | DoneMessage;
 
 /** Service -> spawner: start a runner (the entry file and its arguments; the token on its stdin). */
 export interface SpawnMessage {

@@ -87,7 +87,12 @@ async function run(msg: RunMessage): Promise<void> {
   }
   // Each line goes out as it is written (an IPC write is attempted at once, even while the code
   // spins after it), so a call killed by the parent keeps its lines; `done` carries none again.
-  const done = await interpreter.run(msg, hostCall, (line) => send({ t: 'log', run: msg.id, line }));
+  const done = await interpreter.run(
+    msg,
+    hostCall,
+    (line) => send({ t: 'log', run: msg.id, line }),
+    () => send({ t: 'started', run: msg.id }),
+  );
   if (done.kept) kept = interpreter;
   current = undefined;
   // With `recycle` set the pool retires this process rather than send it another call.

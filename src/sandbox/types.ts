@@ -40,6 +40,8 @@ export interface SandboxJob {
   retired?: string[];
   limits: SandboxLimits;
   host: SandboxHost;
+  /** Only evaluate the module and keep its interpreter for `key` (a version just saved). */
+  prepare?: boolean;
 }
 
 export interface SandboxOutcome {

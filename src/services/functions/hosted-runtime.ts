@@ -16,8 +16,21 @@ export function hostedRuntime(
     ...settings,
     warn: (message, fields) => log?.warn(fields, message),
   });
+  const keyOf = (call: Pick<HostedInvocation, 'projectId' | 'functionId' | 'version' | 'codeHash'>) =>
+    `${call.projectId}/${call.functionId}/${call.version}/${call.codeHash}`;
   return {
     pool,
+    prepare(call) {
+      pool.prepare({
+        projectId: call.projectId,
+        code: call.code,
+        key: keyOf(call),
+        event: null,
+        env: call.env,
+        limits: call.limits,
+        host: call.host as unknown as Parameters<SandboxPool['run']>[0]['host'],
+      });
+    },
     async invoke(call: HostedInvocation): Promise<InvocationOutcome> {
       try {
         const { status, value, error, logs, durationMs } = await pool.run({
@@ -25,9 +38,7 @@ export function hostedRuntime(
           code: call.code,
           // One project's function version: a runner keeps its interpreter for this key only (the
           // pool adds the env's revision to it, src/sandbox/redact.ts).
-          ...(call.reuse
-            ? { key: `${call.projectId}/${call.functionId}/${call.version}/${call.codeHash}` }
-            : {}),
+          ...(call.reuse ? { key: keyOf(call) } : {}),
           event: call.event,
           env: call.env,
           ...(call.retired?.length ? { retired: call.retired } : {}),

@@ -87,6 +87,12 @@ export function functionServices(deps: FunctionsDeps) {
     hostRules,
     breakerOf: async (fn: StoredFunction) =>
       activeVersionOf(fn).runtime.type === 'http' ? breakers.state(fn.id) : null,
+    // The first call of a saved version (and a test run) finds the pool started and it evaluated.
+    warm: (project, fn) =>
+      void projects
+        .limitsOf(project)
+        .then((limits) => invoker.prepare(runnable(fn), limits))
+        .catch((err: unknown) => deps.log.warn({ err, functionId: fn.id }, 'readying a function failed')),
   });
   projects.onDelete(async (projectId) => {
     await repo.deleteAll(projectId);

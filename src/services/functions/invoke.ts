@@ -23,6 +23,7 @@ import { ApiError } from '../../http/errors.js';
 import { clientIpKey } from '../../lib/client-ip.js';
 import { UNLIMITED } from '../../lib/plans.js';
 import { invocationLog, requestOf } from './invocation-log.js';
+import { MAX_FUNCTION_DEPTH } from './host.js';
 import { monthAllowance, secondsToNextMonth } from './month-allowance.js';
 import { quotaWarnings, type QuotaWarning } from './quota-warnings.js';
 
@@ -297,6 +298,28 @@ export function functionInvoker(deps: InvokeDeps) {
     async chargeAfter(projectId: string, caller: InvocationCaller, planLimits: PlanLimits, runs: number) {
       for (let i = 0; i < runs; i++)
         await chargeCaller(projectId, caller, planLimits.functionInvocationsPerCallerPerDay);
+    },
+
+    /**
+     * A JavaScript version just saved: an instance is readied in this process's pool (the pool
+     * starts if it had not), so neither its first call nor a test run waits for a cold start.
+     */
+    prepare(fn: RunnableFunction, planLimits: PlanLimits): void {
+      const hosted = deps.hosted();
+      if (fn.runtime.type !== 'javascript' || !fn.enabled || !hosted?.runtime.prepare) return;
+      const limits = invocationLimits(planLimits);
+      hosted.runtime.prepare({
+        projectId: fn.projectId,
+        functionId: fn.id,
+        version: fn.version,
+        codeHash: fn.codeHash ?? '',
+        code: fn.runtime.code,
+        env: Object.fromEntries(Object.entries(fn.envEnc).map(([name, sealed]) => [name, deps.open(sealed)])),
+        retired: fn.envRetiredEnc?.map((sealed) => deps.open(sealed)),
+        limits,
+        // Nothing runs but the module's top level, which has no ctx.
+        host: hosted.hostFor(fn, { keyKind: null, userId: null, depth: MAX_FUNCTION_DEPTH }, limits),
+      });
     },
 
     /** Writes the buffered invocation log entries (reads of the log in this process call it first). */

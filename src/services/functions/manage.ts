@@ -43,6 +43,8 @@ export interface ManageDeps {
   hostRules: HostRules;
   /** The HTTP hook's circuit breaker as every process sees it. */
   breakerOf: (fn: StoredFunction) => Promise<BreakerState | null>;
+  /** A version was saved or activated: hosted code gets an instance readied (never awaited). */
+  warm?: (project: Project, fn: StoredFunction) => void;
 }
 
 export const activeVersionOf = (fn: StoredFunction): FunctionVersion =>
@@ -66,6 +68,7 @@ export function functionsManager({
   seal,
   hostRules,
   breakerOf,
+  warm,
 }: ManageDeps) {
   async function view(fn: StoredFunction) {
     const active = activeVersionOf(fn);
@@ -153,6 +156,7 @@ export function functionsManager({
             slotOf(version.trigger),
           )
           .catch((err: unknown) => conflictError(err, version.trigger));
+        warm?.(project, fn);
         return { function: await view(fn), signingSecret };
       } catch (err) {
         await repo.releaseSlot(project.id);
@@ -212,6 +216,7 @@ export function functionsManager({
         .catch((err: unknown) => conflictError(err, trigger));
       if (!updated)
         throw conflict('The function changed meanwhile; read it and try again', 'FUNCTION_CHANGED');
+      warm?.(project, updated);
       return { function: await view(updated), signingSecret };
     },
 
@@ -236,6 +241,7 @@ export function functionsManager({
         .catch((err: unknown) => conflictError(err, target.trigger));
       if (!updated)
         throw conflict('The function changed meanwhile; read it and try again', 'FUNCTION_CHANGED');
+      warm?.(project, updated);
       return { function: await view(updated), signingSecret };
     },
 

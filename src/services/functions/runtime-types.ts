@@ -78,5 +78,7 @@ export interface HostedInvocation {
 
 export interface HostedRuntime {
   invoke(call: HostedInvocation): Promise<InvocationOutcome>;
+  /** Readies an instance of a version just saved (its module evaluated), so its first call is warm. */
+  prepare?(call: Omit<HostedInvocation, 'event' | 'trigger' | 'reuse'>): void;
   close(): Promise<void>;
 }
