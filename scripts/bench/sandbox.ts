@@ -1,8 +1,8 @@
 // What a hosted call costs through the pool (IPC to a runner process, a fresh QuickJS runtime, the
 // answer back), measured from the caller: the latency of a function that returns its event (the
 // shape of a `beforeCreate` that changes nothing) at concurrency 1 and 16, and the calls per
-// second of a function that returns a constant (a callable). No HTTP and no database: the HTTP
-// path's own share is in bench/README.md.
+// second of a function that returns a constant (a callable), and how many runners a tenant can
+// have replaced in 3 s. No HTTP and no database: the HTTP path's own share is in bench/README.md.
 //
 //   npx tsx scripts/bench/sandbox.ts [--calls 3000] [--runners 4] [--compiled]
 //
@@ -88,5 +88,28 @@ for (const [name, code, concurrency] of [
 ] as const) {
   const r = await run(code, concurrency, calls);
   console.log(`${name}: p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.perSecond} calls/s, ${r.failed} failed`);
+}
+
+// Runners replaced: two clients whose every call runs past a 30 ms deadline, so each call that
+// finds a runner retires it (killed, a new process started), for 3 s. The strict figure the unit
+// suite (test/unit/sandbox-abuse.test.ts) no longer times, since a busy machine slows process
+// starts: at least 10 in 3 s on a quiet one.
+{
+  const abuse = {
+    ...job('export default async () => { while (true) {} }'),
+    limits: { ...job('').limits, deadlineMs: 30 },
+  };
+  const pids = new Set(pool.runnerStates().map((r) => r.pid));
+  const first = pids.size;
+  const until = Date.now() + 3000;
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (Date.now() < until) {
+        await pool.run(abuse);
+        for (const r of pool.runnerStates()) pids.add(r.pid);
+      }
+    }),
+  );
+  console.log(`runners replaced by a 30 ms while (true) {}, 2 clients: ${pids.size - first} in 3 s`);
 }
 await pool.close();

@@ -34,8 +34,22 @@ const ROOMY = { deadlineMs: 5000 };
 
 const fn = (body: string) => `export default async (event, ctx) => { ${body} }`;
 
+/**
+ * Polls `check` until it returns a value. A runner's start is a process start, as slow as the
+ * machine is busy (0.5 to 2 s at a load average of 21 on 2 cores): 120 s fail the test.
+ */
+async function waitFor<T>(check: () => T | undefined, what = 'the event'): Promise<T> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`${what} did not come within 120 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('sandbox pool under abuse', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let pool: SandboxPool;
 
   before(async () => {
@@ -44,9 +58,11 @@ describe('sandbox pool under abuse', function () {
   });
   after(() => pool.close());
 
-  /** After each abuse the pool still runs a plain call. */
+  /** After each abuse the pool still runs a plain call (once its replaced runners are ready). */
   afterEach(async () => {
-    const out = await pool.run(job(fn('return 42'), { deadlineMs: 5000 }));
+    await pool.warm();
+    // A deadline for a starved runner: at a load average of 20 on 2 cores, 5 s were not enough.
+    const out = await pool.run(job(fn('return 42'), { deadlineMs: 20_000 }));
     expect(out.status, JSON.stringify(out.error)).to.equal('ok');
     expect(out.value).to.equal(42);
   });
@@ -55,21 +71,37 @@ describe('sandbox pool under abuse', function () {
     // Runners replaced after the previous abuse are ready first: the time measured is the call's.
     await pool.warm();
     const before = pool.runnerStates().map((r) => r.pid);
+    // How late this process's timers fire during the call (the pool's kill timer is one of them):
+    // what a busy machine adds to the 250 ms a quiet one allows, measured in the same call.
+    let late = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      late = Math.max(late, now - last - 10);
+      last = now;
+    }, 10);
     const started = Date.now();
-    const out = await pool.run(job(code, limits));
+    const out = await pool.run(job(code, limits)).finally(() => clearInterval(ticker));
     const elapsed = Date.now() - started;
     expect(out.status, JSON.stringify(out.error)).to.be.oneOf([status].flat());
-    expect(elapsed).to.be.below((limits.deadlineMs ?? DEADLINE) + 250);
+    expect(elapsed, `timers up to ${late.toFixed(0)} ms late`).to.be.below(
+      (limits.deadlineMs ?? DEADLINE) + 250 + late,
+    );
     return { out, before };
   }
 
-  it('while (true) {} stops at the deadline as timeout and its runner is replaced', async () => {
+  it('while (true) {} stops at the deadline as timeout and its runner is replaced', async function () {
+    this.timeout(150_000);
     const { out, before } = await expectStopped(fn('while (true) {}'), 'timeout');
     expect(out.error!.message).to.equal(`The function ran past its deadline of ${DEADLINE} ms`);
     expect(out.durationMs).to.be.at.least(DEADLINE);
-    await new Promise((r) => setTimeout(r, 300));
-    const after = pool.runnerStates().map((r) => r.pid);
-    expect(after.filter((pid) => !before.includes(pid))).to.have.length(1);
+    // The replacement is a process start, as slow as the machine is busy: waited for, not timed.
+    const fresh = await waitFor(() => {
+      const pids = pool.runnerStates().map((r) => r.pid);
+      const started = pids.filter((pid) => !before.includes(pid));
+      return started.length > 0 ? started : undefined;
+    });
+    expect(fresh, 'one runner replaced').to.have.length(1);
   });
 
   it('a try/catch around the loop cannot swallow the interrupt', async () => {
@@ -269,7 +301,7 @@ describe('sandbox pool under abuse', function () {
 });
 
 describe('sandbox pool: the RSS watchdog', function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
   it('kills a runner whose resident memory passes the limit, even under a generous heap limit', async () => {
     const pool = testPool({
       runners: 1,
@@ -284,12 +316,13 @@ describe('sandbox pool: the RSS watchdog', function () {
       const out = await pool.run(
         job(fn('const a = []; for (;;) a.push(new Uint8Array(1 << 22).fill(1));'), {
           memoryBytes: 2 * 1024 ** 3,
-          deadlineMs: 10_000,
+          // Far: on a busy machine the runner gets little CPU to fill 200 MB; only memory may stop it.
+          deadlineMs: 25_000,
         }),
       );
       expect(out.status, JSON.stringify(out.error)).to.equal('memory');
       expect(out.error!.message).to.equal('The function used more memory than its runner may');
-      expect(out.durationMs).to.be.below(10_000);
+      expect(out.durationMs).to.be.below(25_000);
       const next = await pool.run(job(fn('return 1')));
       expect(next.value).to.equal(1);
     } finally {
@@ -299,7 +332,7 @@ describe('sandbox pool: the RSS watchdog', function () {
 });
 
 describe('sandbox pool: replacing runners does not stall the service', function () {
-  this.timeout(60_000);
+  this.timeout(420_000);
 
   it("a tenant making its runners be replaced as fast as it can does not block the service's event loop", async () => {
     // A service of some size: a fork copies the forking process's page tables, so forking runners
@@ -318,33 +351,72 @@ describe('sandbox pool: replacing runners does not stall the service', function 
     const pool = testPool();
     try {
       await pool.warm();
-      // Each call ends as `timeout` after 30 ms, and its runner is replaced (a call that finds no
-      // runner ready within its deadline ends as `timeout` too: replacements are counted by pid).
-      const pids = new Set(pool.runnerStates().map((r) => r.pid));
+      const threshold = Math.max(forkMs * 0.75, 8);
+      /** Pauses of this event loop longer than `threshold` while `load` runs, and the runner pids seen. */
+      const watch = async (load: (pids: Set<number>) => Promise<void>) => {
+        const pids = new Set(pool.runnerStates().map((r) => r.pid));
+        const before = pids.size;
+        let stalls = 0;
+        let last = performance.now();
+        const ticker = setInterval(() => {
+          const now = performance.now();
+          if (now - last > threshold) stalls++;
+          last = now;
+          for (const r of pool.runnerStates()) pids.add(r.pid);
+        }, 1);
+        const started = performance.now();
+        try {
+          await load(pids);
+        } finally {
+          clearInterval(ticker);
+        }
+        return { stalls, pids, added: pids.size - before, seconds: (performance.now() - started) / 1000 };
+      };
+      // The baseline, in this run: plain calls from two clients, no runner replaced, for 2 s
+      // before the abuse and as long as the abuse took after it. What the machine's load alone
+      // does to this event loop.
+      const plain = job(fn('return 1'), { deadlineMs: 20_000 });
+      const plainCalls = (ms: number) =>
+        watch(async () => {
+          const until = Date.now() + ms;
+          await Promise.all(
+            [0, 1].map(async () => {
+              while (Date.now() < until) await pool.run(plain);
+            }),
+          );
+        });
+      const before = await plainCalls(2000);
+      // The abuse: each call ends as `timeout` after 30 ms and its runner is replaced (a call that
+      // finds no runner ready within its deadline ends as `timeout` too: replacements are counted
+      // by pid), until 6 replacements were seen, however long a busy machine takes for them
+      // (bench: `npx tsx scripts/bench/sandbox.ts` measures how many a second).
       const abuse = job(fn('while (true) {}'), { deadlineMs: 30 });
-      let stalls = 0;
-      let last = performance.now();
-      const ticker = setInterval(() => {
-        const now = performance.now();
-        if (now - last > Math.max(forkMs * 0.75, 8)) stalls++;
-        last = now;
-        for (const r of pool.runnerStates()) pids.add(r.pid);
-      }, 1);
-      const until = Date.now() + 3000;
-      await Promise.all(
-        [0, 1].map(async () => {
-          while (Date.now() < until) {
-            expect((await pool.run(abuse)).status).to.equal('timeout');
-          }
-        }),
-      );
-      clearInterval(ticker);
-      const replaced = pids.size - 2;
-      const figures = `${replaced} runners replaced in 3 s; ${stalls} pauses of this event loop longer than ${Math.max(forkMs * 0.75, 8).toFixed(1)} ms (one fork of this ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB process took ${forkMs.toFixed(1)} ms)`;
+      const REPLACEMENTS = 6;
+      const abused = await watch(async (pids) => {
+        const first = pids.size;
+        const until = Date.now() + 150_000;
+        await Promise.all(
+          [0, 1].map(async () => {
+            while (pids.size - first < REPLACEMENTS && Date.now() < until) {
+              expect((await pool.run(abuse)).status).to.equal('timeout');
+              // Sampled here too: the ticker may miss a runner started and replaced between two
+              // of its turns on a loaded machine.
+              for (const r of pool.runnerStates()) pids.add(r.pid);
+            }
+          }),
+        );
+      });
+      await pool.warm();
+      const after = await plainCalls(Math.min(abused.seconds, 90) * 1000);
+      const baseline = { stalls: before.stalls + after.stalls, seconds: before.seconds + after.seconds };
+      const replaced = abused.added;
+      const expectedStalls = (baseline.stalls / baseline.seconds) * abused.seconds;
+      const figures = `${replaced} runners replaced in ${abused.seconds.toFixed(1)} s; ${abused.stalls} pauses of this event loop longer than ${threshold.toFixed(1)} ms, against ${baseline.stalls} in ${baseline.seconds.toFixed(1)} s of plain calls (one fork of this ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB process took ${forkMs.toFixed(1)} ms)`;
       console.log(`      ${figures}`);
-      expect(replaced, figures).to.be.at.least(10);
-      // Forked from here, nearly every replacement would pause it that long.
-      expect(stalls, figures).to.be.below(replaced / 4);
+      expect(replaced, figures).to.be.at.least(REPLACEMENTS);
+      // Forked from here, nearly every replacement would pause it that long, on top of what the
+      // machine's load does anyway (half as much again allowed for its variation).
+      expect(abused.stalls, figures).to.be.below(expectedStalls * 1.5 + replaced / 4);
       // The runners are not this process's children: a spawner started them.
       for (const { pid } of pool.runnerStates()) {
         const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
