@@ -52,15 +52,15 @@ describe('webhook signing and targets', () => {
   it('accepts https targets, http only when allowed, never credentials', () => {
     const strict = { allowHttp: false, allowPrivate: false };
     expect(urlProblem('https://a.example.com/x', strict)).to.equal(undefined);
-    const https = /^use an https:\/\/ address; plain http is accepted only for localhost/;
+    const https = /^Use an https:\/\/ address: plain http is accepted only for localhost/;
     expect(urlProblem('http://a.example.com/x', strict)).to.match(https);
     expect(urlProblem('http://127.0.0.1:9999/hook', strict)).to.match(https);
     expect(urlProblem('http://a.example.com/x', { ...strict, allowHttp: true })).to.equal(undefined);
-    expect(urlProblem('https://u:p@a.example.com/', strict)).to.match(/^remove the user name and password/);
+    expect(urlProblem('https://u:p@a.example.com/', strict)).to.match(/^Remove the user name and password/);
     expect(urlProblem('ftp://a.example.com/', strict)).to.equal(
-      'ftp addresses are not supported; use an https:// address',
+      'Addresses starting with ftp:// are not supported: use an https:// address.',
     );
-    expect(urlProblem('not a url', strict)).to.match(/^this is not a URL; enter a full address/);
+    expect(urlProblem('not a url', strict)).to.match(/^The address is not a URL: enter a full address/);
   });
   it('takes plain http to localhost and loopback addresses only under the loopback allowance', () => {
     const laptop = { allowHttp: false, allowPrivate: 'loopback' as const };
@@ -80,7 +80,7 @@ describe('webhook signing and targets', () => {
       'http://a.example.com/hook',
       'http://localhost.example.com/hook',
     ])
-      expect(urlProblem(url, laptop), url).to.match(/^use an https:\/\/ address/);
+      expect(urlProblem(url, laptop), url).to.match(/^Use an https:\/\/ address/);
   });
   it('reads WEBHOOK_RETRY_SCHEDULE with units and refuses a lease not longer than the timeout', () => {
     expect(loadConfig(baseEnv).webhooks.retryScheduleMs).to.deep.equal([
