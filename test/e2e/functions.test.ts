@@ -198,8 +198,14 @@ describe('web dashboard: functions', function () {
     const row = log.getByRole('row').nth(1);
     await row.waitFor();
     const cells = await row.getByRole('cell').allTextContents();
-    expect(cells.slice(0, 3)).to.deep.equal(['OK', cells[1]!, 'v1']);
-    expect(cells[1]).to.match(/^\d+ ms$/);
+    // Trigger, request, outcome, duration, version.
+    expect(cells[0]).to.equal('beforeCreate');
+    expect(cells[1])
+      .to.include('POST /api/data/posts')
+      .and.include('create · posts')
+      .and.include('by secret key');
+    expect(cells.slice(2, 5)).to.deep.equal(['OK', cells[3]!, 'v1']);
+    expect(cells[3]).to.match(/^\d+ ms$/);
     await row.getByText('1 log line').click();
     expect(await row.getByRole('list', { name: 'Log lines' }).textContent()).to.include('stamping 1');
     await e2e.checkPage('function-invocations');
@@ -242,7 +248,11 @@ describe('web dashboard: functions', function () {
       .getByTestId('breaker')
       .filter({ hasText: 'Open: calls fail at once (after 2 failures in a row)' })
       .waitFor();
-    await page.getByText('Error', { exact: true }).first().waitFor();
+    await page
+      .getByRole('table', { name: 'Invocations' })
+      .getByText('Error', { exact: true })
+      .first()
+      .waitFor();
     await e2e.checkPage('function-http');
     await page.getByRole('link', { name: '← Functions' }).click();
     const row = page.getByRole('row').filter({ hasText: 'guardDelete' });

@@ -23,7 +23,14 @@ export function InvocationStatsTable({ projectId, functionId }: { projectId: str
   const stats = useInvocationStats(projectId, functionId);
   if (!stats.data) return null;
   return (
-    <div className="table-wrap" data-testid="invocation-stats">
+    // Focusable: at phone width it scrolls sideways, and a keyboard must reach that.
+    <div
+      className="table-wrap"
+      data-testid="invocation-stats"
+      tabIndex={0}
+      role="region"
+      aria-label="Run figures"
+    >
       <table>
         <caption className="sr-only">Runs over the last hour and day</caption>
         <thead>
