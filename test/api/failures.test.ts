@@ -3,7 +3,12 @@ import { testEnv } from '../helpers/env.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { validatorFor, type ApiClient, type ApiResponse } from '../helpers/client.js';
-import { createCollectionFixture, createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
+import {
+  createCollectionFixture,
+  createOperator,
+  createProjectFixture,
+  type ProjectFixture,
+} from '../helpers/fixtures.js';
 
 /** Points a MongoDB or Redis URL at the proxy instead of the real server. */
 function throughProxy(uri: string, proxy: TcpProxy): string {
@@ -69,6 +74,8 @@ function behindProxy(env: 'MONGODB_URI' | 'REDIS_URL', suite: string) {
     if (!uri) return this.skip(); // the in-process cache cannot go away
     state.proxy = await startTcpProxy(...hostPort(uri, env === 'REDIS_URL' ? 6379 : 27017));
     state.app = await startTestApp('public', suite, { ...settings, [env]: throughProxy(uri, state.proxy) });
+    // The first account is the operator, who has no plan limits: the fixture's owner is a customer.
+    await createOperator(state.app.services);
     state.fixture = await createProjectFixture(state.app.services);
     await createCollectionFixture(state.app.services, state.fixture.project.id, { name: 'posts' });
     state.client = state.app.client.with({ 'x-api-key': state.fixture.secretKey });
