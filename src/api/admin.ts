@@ -69,7 +69,8 @@ export function adminHandlers({ operator, installation, plans }: Services) {
     };
   };
 
-  const setDisabled = (disabled: boolean): Handler<Ops['disableDeveloper']> =>
+  const setDisabled =
+    (disabled: boolean): Handler<Ops['disableDeveloper']> =>
     async ({ params }, ctx) => {
       const developer = await operator.setDisabled(ctx, params.developerId, disabled);
       return {

@@ -157,7 +157,11 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName }) {
     /** Accounts whose email or name contains `search`, newest first, at most `limit`. */
     async list(search: string | undefined, limit: number): Promise<DeveloperSummary[]> {
       const filter = search
-        ? { $or: ['email', 'name'].map((field) => ({ [field]: { $regex: escapeRegex(search), $options: 'i' } })) }
+        ? {
+            $or: ['email', 'name'].map((field) => ({
+              [field]: { $regex: escapeRegex(search), $options: 'i' },
+            })),
+          }
         : {};
       const docs = await developers.find(filter).sort({ createdAt: -1 }).limit(limit).toArray();
       return docs.map((doc) => ({ developer: toDeveloper(doc), lastSignInAt: doc.lastSignInAt ?? null }));

@@ -69,17 +69,36 @@ export function jobRunsRepo(db: Db) {
 
     /** Each job's latest run and last failure, for jobs named in `jobs`. */
     async latest(jobs: string[]): Promise<JobRunSummary[]> {
-      const docs = await runs.find({ job: { $in: jobs } }).sort({ startedAt: -1 }).limit(2000).toArray();
+      const docs = await runs
+        .find({ job: { $in: jobs } })
+        .sort({ startedAt: -1 })
+        .limit(2000)
+        .toArray();
       const out = new Map<string, JobRunSummary>();
       for (const doc of docs) {
         const row = out.get(doc.job);
         if (doc.period === FAILURE) {
           const lastFailure = { at: doc.startedAt, error: doc.error ?? '' };
           if (row) row.lastFailure = lastFailure;
-          else out.set(doc.job, { job: doc.job, period: '', startedAt: doc.startedAt, finishedAt: null, leaseUntil: doc.leaseUntil, lastFailure });
+          else
+            out.set(doc.job, {
+              job: doc.job,
+              period: '',
+              startedAt: doc.startedAt,
+              finishedAt: null,
+              leaseUntil: doc.leaseUntil,
+              lastFailure,
+            });
         } else if (!row || !row.period) {
           const { job, period, startedAt, finishedAt, leaseUntil } = doc;
-          out.set(job, { job, period, startedAt, finishedAt, leaseUntil, lastFailure: row?.lastFailure ?? null });
+          out.set(job, {
+            job,
+            period,
+            startedAt,
+            finishedAt,
+            leaseUntil,
+            lastFailure: row?.lastFailure ?? null,
+          });
         }
       }
       return [...out.values()];

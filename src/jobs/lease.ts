@@ -50,7 +50,9 @@ export function leased(
     } catch (err) {
       await runs.release(job.name, period, owner).catch(() => undefined);
       // Kept for the operator's overview: the released run itself leaves no trace.
-      await runs.recordFailure(job.name, owner, now(), (err as Error).message ?? String(err)).catch(() => undefined);
+      await runs
+        .recordFailure(job.name, owner, now(), (err as Error).message ?? String(err))
+        .catch(() => undefined);
       throw err;
     }
     await runs.finish(job.name, period, owner, now());

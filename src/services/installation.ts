@@ -50,7 +50,11 @@ export function installationService({ config, version, health, jobRuns }: Instal
   const smtpHost = config.smtpUrl ? new URL(config.smtpUrl).host : '';
   const parts = [
     config.embeddedDatabase
-      ? { name: 'engine', now: 'embedded mongo-java-server (development and small data)', setting: 'MONGODB_URI' }
+      ? {
+          name: 'engine',
+          now: 'embedded mongo-java-server (development and small data)',
+          setting: 'MONGODB_URI',
+        }
       : { name: 'engine', now: 'MongoDB', setting: 'MONGODB_URI' },
     config.redisUrl
       ? { name: 'cache', now: 'Redis', setting: 'REDIS_URL' }

@@ -28,7 +28,13 @@ export interface OperatorDeps {
   plans: PlanTable;
 }
 
-export function operatorService({ developers, projects, projectsService, collectionsCount, plans }: OperatorDeps) {
+export function operatorService({
+  developers,
+  projects,
+  projectsService,
+  collectionsCount,
+  plans,
+}: OperatorDeps) {
   const developerId = (id: string) => {
     if (!isObjectId(id)) throw badRequest('Invalid developer ID', undefined, 'INVALID_DEVELOPER_ID');
     return id;

@@ -70,7 +70,12 @@ export function useSetProjectLimits() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ projectId, limits }: { projectId: string; limits: Partial<PlanLimits> }) =>
-      call(api.PUT('/api/admin/projects/{projectId}/limits', { params: { path: { projectId } }, body: { limits } })),
+      call(
+        api.PUT('/api/admin/projects/{projectId}/limits', {
+          params: { path: { projectId } },
+          body: { limits },
+        }),
+      ),
     onSettled: () => client.invalidateQueries({ queryKey: ['operator'] }),
   });
 }
