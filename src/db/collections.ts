@@ -5,6 +5,7 @@ import type { CollectionDef, IndexDef } from '../services/types.js';
 import { ObjectId } from './ids.js';
 import { isDuplicateKey } from './errors.js';
 import { replaceInProject } from './restored.js';
+import { UNLIMITED } from '../lib/plans.js';
 
 /** The stored form of a CollectionDef: object ids instead of id strings. */
 type CollectionDoc = Omit<CollectionDef, 'id' | 'projectId'> & { _id: ObjectId; projectId: ObjectId };
@@ -77,7 +78,8 @@ export function collectionsRepo(db: Db) {
           projectId: new ObjectId(projectId),
           name,
           'indexes.name': { $ne: index.name },
-          [`indexes.${limit - 1}`]: { $exists: false },
+          // No array position for an unlimited plan (the operator's): servers refuse so large an index.
+          ...(limit < UNLIMITED ? { [`indexes.${limit - 1}`]: { $exists: false } } : {}),
         },
         { $push: { indexes: index }, $set: { updatedAt: new Date() } },
         { returnDocument: 'after' },
