@@ -121,11 +121,15 @@ describe('backups: the schedule holds the end users only when an admin opts in',
     expect(held.text).to.include('$argon2');
   });
 
-  it('is for the project’s admins: a body without the choice is 400, no session 401, another developer 404', async () => {
+  it('is for the project’s admins: a body without the choice or a malformed id is 400, no session 401, another developer 404', async () => {
     const bad = await dash.put(schedulePath(), {});
     expect(bad.status).to.equal(400);
     expect(bad.body.message).to.match(/includeUsers/);
     expect((await apps.dashboard.client.get(schedulePath())).status).to.equal(401);
+    expect((await apps.dashboard.client.put(schedulePath(), { includeUsers: true })).status).to.equal(401);
+    // A project id that is not one: 400 before anything is looked up.
+    const malformed = await dash.get('/api/projects/not-an-id/backup-schedule');
+    expect(malformed.status).to.equal(400);
     const stranger = await createDeveloper(apps.dashboard.services);
     const other = apps.dashboard.client.with({ cookie: stranger.cookie });
     expect((await other.get(schedulePath())).status).to.equal(404);

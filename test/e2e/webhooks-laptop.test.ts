@@ -39,7 +39,7 @@ describe('web dashboard: webhooks on a laptop (development profile)', function (
     for (const [url, message] of [
       [
         'http://169.254.169.254/latest/meta-data',
-        /^use an https:\/\/ address; plain http is accepted only for localhost/,
+        /Use an https:\/\/ address: plain http is accepted only for localhost/,
       ],
       ['https://169.254.169.254/latest/meta-data', /restricted host/],
       ['https://10.0.0.1/in', /restricted host/],
