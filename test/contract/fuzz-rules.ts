@@ -112,6 +112,15 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
   },
   dashboard: {
+    setDeveloperPlan: {
+      statuses: [400],
+      reason:
+        "the plans are the installation's (GET /api/plans); another well-formed name is UNKNOWN_PLAN, and so is the reserved name operator",
+    },
+    listFunctionInvocations: {
+      statuses: [400],
+      reason: '`since` after `until` is a 400, a relation between two parameters that OpenAPI cannot state',
+    },
     disableDeveloper: {
       statuses: [400],
       reason:

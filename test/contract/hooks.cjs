@@ -869,6 +869,13 @@ hooks.before(
     onFunction(() => state.functionId),
   );
   use(
+    fnName(
+      '/{functionId}/invocations/stats',
+      'Runs, failures and p50/p95 duration of a hook or function (members)',
+    ),
+    onFunction(() => state.functionId),
+  );
+  use(
     fnName('/{functionId}/test', 'Run the active version against a sample event (admins)'),
     onFunction(
       () => state.functionId,
@@ -925,3 +932,16 @@ hooks.before(
     },
   );
 }
+
+// The project's backup schedule (admins): read, then set without the end users.
+const scheduleName = (summary) =>
+  `/api/projects/{projectId}/backup-schedule > ${summary} > 200 > application/json`;
+use(scheduleName("The project's backup schedule and what it holds (admins)"), {
+  cookie: admin,
+  path: { [PROJECT]: () => state.projectId },
+});
+use(scheduleName('Whether the scheduled backups hold the end users (admins)'), {
+  cookie: admin,
+  path: { [PROJECT]: () => state.projectId },
+  body: () => ({ includeUsers: false }),
+});
