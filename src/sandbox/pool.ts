@@ -4,68 +4,27 @@
 // resident memory, the sizes of what comes back. A runner that died, hit a limit or grew too big
 // is replaced. Runners start on the first call and stay warm after it; they are started by a
 // spawner process, never forked by the service itself (launcher.ts).
-import { RunnerLauncher, type RunnerProcess } from './launcher.js';
-import type { FromRunner, HostCallMessage, LogLine, ReadyMessage, ToRunner } from './protocol.js';
+import { RunnerLauncher } from './launcher.js';
+import type { FromRunner, HostCallMessage, ReadyMessage, ToRunner } from './protocol.js';
 import { loadDeadlineMs } from './protocol.js';
 import { answerHostCall } from './host-call.js';
 import { failed, outcomeOf, residentBytes } from './outcome.js';
 import { FairQueue } from './queue.js';
+import {
+  grown,
+  keepLog,
+  overMemory,
+  warmKeyOf,
+  type Active,
+  type Runner,
+  type Waiting,
+} from './pool-runner.js';
 import { redactor, withEnvRevision } from './redact.js';
 import type { PoolOptions, SandboxJob, SandboxOutcome } from './types.js';
 
 const WATCH_INTERVAL_MS = 50;
-const RSS_AFTER_CALL_MS = 200;
-/**
- * A runner whose call ran out of memory inside the interpreter is kept when its resident memory
- * grew less than this since it started: the allocation was refused before it took pages (a 1 GiB
- * buffer past the WebAssembly maximum). Replacing it costs a process start, which a tenant could
- * otherwise make happen as fast as it can call.
- */
-const MEMORY_KEPT_GROWTH_BYTES = 96 * 1024 * 1024;
 /** The longest runners may take to start before a call waiting for them counts its deadline. */
 const COLD_START_MAX_MS = 30_000;
-/** Room past a call's log cap for the runner's own "[log truncated]" line. */
-const LOG_SLACK_BYTES = 256;
-
-interface Waiting {
-  job: SandboxJob;
-  submittedAt: number;
-  resolve: (outcome: SandboxOutcome) => void;
-  giveUp?: NodeJS.Timeout;
-}
-
-interface Active extends Waiting {
-  id: number;
-  startedAt: number;
-  killTimer: NodeJS.Timeout;
-  dbCalls: number;
-  fetches: number;
-  /** The call's console lines as the runner sent them, and their size (capped here too). */
-  logs: LogLine[];
-  logBytes: number;
-}
-
-interface Runner {
-  proc: RunnerProcess;
-  ready: boolean;
-  active?: Active;
-  retired?: boolean;
-  /** When its resident memory was last read after a call (a /proc read is not free). */
-  rssCheckedAt?: number;
-  /** Its resident memory once it was ready. */
-  readyRss?: number;
-  /** The interpreter it kept after its last call, if any (warmKeyOf its job). */
-  warmKey?: string;
-  /** When its last call ended: the idle runner used longest ago is the one re-purposed first. */
-  lastUsed: number;
-}
-
-/**
- * What a kept interpreter serves: the job's key under the limits it was made with (a runner makes
- * a new one when the plan's memory or log limit changed, and then needs the code).
- */
-const warmKeyOf = (job: SandboxJob) =>
-  job.key === undefined ? undefined : `${job.key}|${job.limits.memoryBytes}|${job.limits.maxLogBytes}`;
 
 export class SandboxPool {
   private readonly runners = new Set<Runner>();
@@ -233,7 +192,7 @@ export class SandboxPool {
   private onMessage(runner: Runner, msg: Exclude<FromRunner, ReadyMessage>): void {
     if (!this.runners.has(runner)) return;
     if (msg.t === 'host') void this.hostCall(runner, msg);
-    else if (msg.t === 'log' && runner.active?.id === msg.run) this.keepLog(runner.active, msg.line);
+    else if (msg.t === 'log' && runner.active?.id === msg.run) keepLog(runner.active, msg.line);
     else if (msg.t === 'started' && runner.active?.id === msg.run) this.armKill(runner, runner.active);
     else if (msg.t === 'done' && runner.active?.id === msg.id) {
       runner.warmKey = msg.kept ? warmKeyOf(runner.active.job) : undefined;
@@ -243,7 +202,7 @@ export class SandboxPool {
         msg.recycle ||
           msg.status === 'timeout' ||
           msg.status === 'crashed' ||
-          (msg.status === 'memory' && this.grown(runner)),
+          (msg.status === 'memory' && grown(runner, this.options.rssLimitBytes)),
       );
     }
   }
@@ -354,36 +313,8 @@ export class SandboxPool {
           }
         : {}),
     });
-    if (retire || this.overMemory(runner)) this.retire(runner);
+    if (retire || overMemory(runner, this.options.rssLimitBytes)) this.retire(runner);
     this.dispatch();
-  }
-
-  /**
-   * Whether a runner that just finished a call is past the RSS limit, read at most every
-   * RSS_AFTER_CALL_MS per runner: its heap and WebAssembly memory are capped, and the watchdog
-   * reads a busy runner every WATCH_INTERVAL_MS; this catches one that stays grown between calls.
-   */
-  private overMemory(runner: Runner): boolean {
-    const now = Date.now();
-    if (runner.rssCheckedAt !== undefined && now - runner.rssCheckedAt < RSS_AFTER_CALL_MS) return false;
-    runner.rssCheckedAt = now;
-    return (residentBytes(runner.proc.pid) ?? 0) > this.options.rssLimitBytes;
-  }
-
-  /** Whether a runner's resident memory grew past MEMORY_KEPT_GROWTH_BYTES since it was ready. */
-  private grown(runner: Runner): boolean {
-    const rss = residentBytes(runner.proc.pid);
-    if (rss === undefined || runner.readyRss === undefined) return true;
-    return rss - runner.readyRss > MEMORY_KEPT_GROWTH_BYTES || rss > this.options.rssLimitBytes;
-  }
-
-  /** One streamed console line, within the call's cap (the runner keeps to it; this holds if not). */
-  private keepLog(active: Active, line: LogLine): void {
-    const size = typeof line?.message === 'string' ? Buffer.byteLength(line.message) : Infinity;
-    if (active.logBytes + size > active.job.limits.maxLogBytes + LOG_SLACK_BYTES) return;
-    active.logBytes += size;
-    const level = ['log', 'info', 'warn', 'error'].includes(line.level) ? line.level : 'log';
-    active.logs.push({ level, message: line.message, atMs: Number(line.atMs) || 0 });
   }
 
   private retire(runner: Runner): void {
