@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/signup/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an invited developer account and log in
+         * @description Takes the token of the link an operator's invitation mailed (`POST /api/admin/developer-invitations`) and the password chosen: creates the account of the invited address at once (the link, mailed to it, proves the address), on the plan the invitation names, opens a dashboard session (the `baas_session` cookie) and spends the link. An unknown, used, revoked or replaced link is a 404 `INVITATION_NOT_FOUND`, an expired one a 410 `INVITATION_EXPIRED`, an address that got an account meanwhile a 409 `EMAIL_TAKEN`.
+         */
+        post: operations["signUpByInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -1285,7 +1305,7 @@ export interface paths {
         };
         /**
          * The installation at a glance (operator only)
-         * @description The version, the profile (`NODE_ENV`), each part in use (engine, cache, object store, mail, plans) with the setting that changes it, the health of the database and cache, the worker's jobs with their last run and last failure, and the mail outbox folder when mail is not sent through `SMTP_URL`.
+         * @description The version, the profile (`NODE_ENV`), each part in use (engine, cache, object store, mail, plans) with the setting that changes it, the health of the database and cache, the worker's jobs with their last run and last failure, the mail outbox folder when mail is not sent through `SMTP_URL`, and the processes seen: each process records its roles every 30 seconds (at start, then while it runs); those seen in the last hour are listed (at most 50), by role, a process not seen for over 2 minutes marked `gone`.
          */
         get: operations["getInstallationOverview"];
         put?: never;
@@ -1403,6 +1423,56 @@ export interface paths {
         put: operations["setDeveloperPlan"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developer-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending developer invitations (operator only)
+         * @description The invitations not used, revoked or expired yet, newest first (at most 200): each with the invited address, the plan the account will get (`null`: the installation's default plan) and when its link expires.
+         */
+        get: operations["listDeveloperInvitations"];
+        put?: never;
+        /**
+         * Invite someone to create a developer account (operator only)
+         * @description Mails the address a sign-up link (`{DASHBOARD_URL}/signup?invitation=...&email=...`, valid 7 days, usable once; the token is stored only as a hash) that opens the dashboard's sign-up with the address filled in; `POST /api/auth/signup/invitation` with its token creates the account at once, on `plan` when one is given (the installation's default plan otherwise). Inviting an address again replaces its pending invitation (a new link, plan and expiry; the old link stops working). An address that has an account is a 409 `EMAIL_TAKEN`, an unknown plan a 400 `UNKNOWN_PLAN`. One operator may send at most 20 invitations an hour (then 429 with `Retry-After`).
+         */
+        post: operations["inviteDeveloper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/developer-invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a pending developer invitation (operator only)
+         * @description Deletes the invitation: its link stops working at once (signing up with it answers 404). An unknown, used or expired invitation is a 404 `INVITATION_NOT_FOUND`.
+         */
+        delete: operations["revokeDeveloperInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4294,6 +4364,47 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    signUpByInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The `invitation` parameter of the link in the invitation mail.
+                     * @example 3q2-7wQk1lY0m3vVxGx4b0Wn7aF1cQe9JtR2uS5pLkA
+                     */
+                    token: string;
+                    /** @example correct horse battery staple */
+                    password: string;
+                    /** @example Grace Hopper */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Account created and the session cookie set. */
+            201: {
+                headers: {
+                    /** @description The `baas_session` cookie. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            410: components["responses"]["Gone"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -7271,6 +7382,26 @@ export interface operations {
                                     error: string;
                                 } | null;
                             }[];
+                            instances: {
+                                /**
+                                 * @example dashboard
+                                 * @enum {string}
+                                 */
+                                role: "public" | "dashboard" | "worker";
+                                /**
+                                 * @description The host name, process id and a short random tag.
+                                 * @example web-1:4242:9f3a
+                                 */
+                                instance: string;
+                                /** @example 0.1.0 */
+                                version: string;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** Format: date-time */
+                                lastSeenAt: string;
+                                /** @description Not seen for over 2 minutes (it stopped, or cannot reach the database). */
+                                gone: boolean;
+                            }[];
                         };
                         message: string;
                     };
@@ -7436,6 +7567,142 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeveloperEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeveloperInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            invitations: {
+                                /** @example 65f1c2a4b7e8d9001234567c */
+                                id: string;
+                                /** @example grace@example.com */
+                                email: string;
+                                /** @example pro */
+                                plan: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                sentAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            }[];
+                        };
+                        message: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    inviteDeveloper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example grace@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description The plan the account gets (a name of `GET /api/plans`); the default plan when left out.
+                     * @example pro
+                     */
+                    plan?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation is pending and its mail is on its way. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            invitation: {
+                                /** @example 65f1c2a4b7e8d9001234567c */
+                                id: string;
+                                /** @example grace@example.com */
+                                email: string;
+                                /** @example pro */
+                                plan: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                sentAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            };
+                        };
+                        /** @example Invitation sent to grace@example.com */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeDeveloperInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation's id (an object id); anything else is a 400.
+                 * @example 65f1c2a4b7e8d9001234567c
+                 */
+                invitationId: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ok"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -13,6 +13,8 @@ import { createApp, type HttpRole } from './app.js';
 import { withTimeout } from './lib/time.js';
 import { startWorker } from './jobs/worker.js';
 import { usageRecountJob } from './jobs/usage-recount.js';
+import { startHeartbeat } from './services/heartbeat.js';
+import { instancesRepo } from './db/instances.js';
 
 const ROLES: Role[] = ['public', 'dashboard', 'worker'];
 /** How long the shutdown's last writes may wait for the database, and how long it waits to learn that the database is gone. */
@@ -50,6 +52,7 @@ async function main() {
 
   const servers: Server[] = [];
   let worker: ReturnType<typeof startWorker> | undefined;
+  let heartbeat: ReturnType<typeof startHeartbeat> | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -75,6 +78,7 @@ async function main() {
           }),
       ),
       worker?.stop(),
+      heartbeat?.stop(),
     ]);
     clearTimeout(force);
     const flush = async () => {
@@ -122,6 +126,14 @@ async function main() {
       );
   }
   if (!stopping && roles.includes('worker')) worker = startWorker(deps, services);
+  // Once every role runs: the operator's overview lists this process from now on.
+  if (!stopping)
+    heartbeat = startHeartbeat({
+      instances: instancesRepo(deps.db.platform),
+      roles,
+      version: deps.version,
+      log,
+    });
   if (!stopping && format === 'pretty') log.info(startBanner(banner));
 }
 

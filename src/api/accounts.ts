@@ -25,7 +25,7 @@ const developerView = (d: Developer, plans: PlanTable) => ({
 
 const planView = ({ name, label, limits, backups }: PlanDefinition) => ({ name, label, limits, backups });
 
-export function accountHandlers({ accounts, signup, plans }: Services) {
+export function accountHandlers({ accounts, signup, plans, developerInvitations }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
     const data = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
     return {
@@ -36,6 +36,23 @@ export function accountHandlers({ accounts, signup, plans }: Services) {
 
   const confirmDeveloperSignup: Handler<Ops['confirmDeveloperSignup']> = async ({ body }) => {
     const { developer, sessionToken } = await signup.confirm(body.token, body.password);
+    return {
+      status: 201,
+      body: {
+        success: true,
+        data: { developer: developerView(developer, plans) },
+        message: 'Account created',
+      },
+      cookies: [sessionCookie(sessionToken)],
+    };
+  };
+
+  const signUpByInvitation: Handler<Ops['signUpByInvitation']> = async ({ body }) => {
+    const { developer, sessionToken } = await developerInvitations.signUp(
+      body.token,
+      body.password,
+      body.name?.trim() || null,
+    );
     return {
       status: 201,
       body: {
@@ -102,6 +119,7 @@ export function accountHandlers({ accounts, signup, plans }: Services) {
     listPlans,
     signUpDeveloper,
     confirmDeveloperSignup,
+    signUpByInvitation,
     logInDeveloper,
     logOutDeveloper,
     getCurrentDeveloper,

@@ -1,17 +1,27 @@
-// The operator's area (/api/admin): the installation's overview, developer accounts, every
-// project and the mail outbox. Plans and limit overrides: ./projects.ts.
+// The operator's area (/api/admin): the installation's overview, developer accounts and their
+// invitations, every project and the mail outbox. Plans and limit overrides: ./projects.ts.
 import type { operations } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
 import { developerView } from './accounts.js';
+import type { DeveloperInvitation } from '../db/developer-invitations.js';
 
 type Ops = operations;
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
-export function adminHandlers({ operator, installation, plans }: Services) {
+const invitationView = (i: DeveloperInvitation) => ({
+  id: i.id,
+  email: i.email,
+  plan: i.plan,
+  createdAt: i.createdAt.toISOString(),
+  sentAt: i.sentAt.toISOString(),
+  expiresAt: i.expiresAt.toISOString(),
+});
+
+export function adminHandlers({ operator, installation, plans, developerInvitations }: Services) {
   const getInstallationOverview: Handler<Ops['getInstallationOverview']> = async (_req, ctx) => {
-    const { health, jobs, ...rest } = await installation.overview(ctx);
+    const { health, jobs, instances, ...rest } = await installation.overview(ctx);
     const now = Date.now();
     return {
       status: 200,
@@ -44,6 +54,14 @@ export function adminHandlers({ operator, installation, plans }: Services) {
             lastFailure: run?.lastFailure
               ? { at: run.lastFailure.at.toISOString(), error: run.lastFailure.error }
               : null,
+          })),
+          instances: instances.map((i) => ({
+            role: i.role as 'public' | 'dashboard' | 'worker',
+            instance: i.instance,
+            version: i.version,
+            startedAt: i.startedAt.toISOString(),
+            lastSeenAt: i.lastSeenAt.toISOString(),
+            gone: i.gone,
           })),
         },
         message: '',
@@ -88,6 +106,31 @@ export function adminHandlers({ operator, installation, plans }: Services) {
     return { status: 200, body: { success: true, data: { deletedProjects }, message: 'Deleted' } };
   };
 
+  const inviteDeveloper: Handler<Ops['inviteDeveloper']> = async ({ body }, ctx) => {
+    const invitation = await developerInvitations.invite(ctx, body.email, body.plan);
+    return {
+      status: 202,
+      body: {
+        success: true,
+        data: { invitation: invitationView(invitation) },
+        message: `Invitation sent to ${invitation.email}`,
+      },
+    };
+  };
+
+  const listDeveloperInvitations: Handler<Ops['listDeveloperInvitations']> = async (_req, ctx) => {
+    const list = await developerInvitations.list(ctx);
+    return {
+      status: 200,
+      body: { success: true, data: { invitations: list.map(invitationView) }, message: '' },
+    };
+  };
+
+  const revokeDeveloperInvitation: Handler<Ops['revokeDeveloperInvitation']> = async ({ params }, ctx) => {
+    await developerInvitations.revoke(ctx, params.invitationId);
+    return { status: 200, body: { success: true, data: {}, message: 'Invitation revoked' } };
+  };
+
   const listAllProjects: Handler<Ops['listAllProjects']> = async (_req, ctx) => {
     const rows = await operator.listProjects(ctx);
     return {
@@ -126,6 +169,9 @@ export function adminHandlers({ operator, installation, plans }: Services) {
     disableDeveloper: setDisabled(true),
     enableDeveloper: setDisabled(false),
     deleteDeveloper,
+    inviteDeveloper,
+    listDeveloperInvitations,
+    revokeDeveloperInvitation,
     listAllProjects,
     listOutboxMail,
   };

@@ -88,10 +88,15 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName }) {
      * a fixed `_id`, so of two concurrent first sign-ups exactly one wins it (a count of existing
      * accounts alone would let both see zero). Installations with accounts never claim it.
      */
-    async create(input: {
+    async create({
+      plan,
+      ...input
+    }: {
       email: string;
       name: string | null;
       passwordHash: string;
+      /** The plan chosen in an operator's invitation; the installation's default otherwise. */
+      plan?: PlanName;
     }): Promise<Developer | undefined> {
       const now = new Date();
       const _id = new ObjectId();
@@ -99,7 +104,7 @@ export function developersRepo(db: Db, plans: { defaultPlan: PlanName }) {
       const doc: DeveloperDoc = {
         _id,
         ...input,
-        plan: plans.defaultPlan,
+        plan: plan ?? plans.defaultPlan,
         isOperator,
         createdAt: now,
         updatedAt: now,

@@ -1,6 +1,7 @@
 // The expiry sweep's side of the platform database: deletes records whose `expiresAt` has passed
 // (dashboard sessions, end-user refresh-token families, one-time codes, OAuth grants, AI chat
-// sessions, finished webhook deliveries, project invitations, unconfirmed developer sign-ups).
+// sessions, finished webhook deliveries, project and developer invitations, unconfirmed developer
+// sign-ups, the heartbeats of processes long gone).
 // Their TTL indexes do the same on MongoDB within about a minute; the sweep covers engines without
 // TTL monitors and makes the deletion time deterministic.
 import type { Db } from 'mongodb';
@@ -14,6 +15,8 @@ export const EXPIRING_COLLECTIONS = [
   'webhook_deliveries',
   'project_invitations',
   'developer_signups',
+  'developer_invitations',
+  'instances',
   'function_invocations',
 ];
 

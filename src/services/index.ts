@@ -12,9 +12,12 @@ import { platformRepos } from './repos.js';
 import { membersService } from './members.js';
 import { invitationsService } from './invitations.js';
 import { invitationsRepo } from '../db/invitations.js';
+import { developerInvitationsService } from './developer-invitations.js';
+import { developerInvitationsRepo } from '../db/developer-invitations.js';
 import { operatorService } from './operator.js';
 import { installationService } from './installation.js';
 import { jobRunsRepo } from '../db/job-runs.js';
+import { instancesRepo } from '../db/instances.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
@@ -307,6 +310,17 @@ export function createServices(deps: Deps) {
       dashboardUrl: deps.config.dashboardUrl,
       log: deps.log,
     }),
+    developerInvitations: developerInvitationsService({
+      invitations: developerInvitationsRepo(platform),
+      developers: repos.developers,
+      pendingSignups: developerSignupsRepo(platform),
+      cache: deps.cache,
+      plans: deps.config.plans,
+      openSession: accounts.openSession,
+      mailer: mail,
+      dashboardUrl: deps.config.dashboardUrl,
+      log: deps.log,
+    }),
     operator: operatorService({
       developers: repos.developers,
       projects: repos.projects,
@@ -319,6 +333,7 @@ export function createServices(deps: Deps) {
       version: deps.version,
       health: () => healthService(deps).check(),
       jobRuns: jobRunsRepo(platform),
+      instances: instancesRepo(platform),
     }),
     collections,
     indexes,

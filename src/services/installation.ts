@@ -1,11 +1,14 @@
 // The operator's view of the installation: what runs (engine, cache, object store, mail) with the
-// setting that changes each, the profile, health, the worker's jobs, and in the development
+// setting that changes each, the profile, health, the processes seen (src/services/heartbeat.ts),
+// the worker's jobs, and in the development
 // profile the mail outbox folder, read so that a newcomer never opens a file to confirm an account.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest } from '../http/errors.js';
 import type { Config } from '../config.js';
 import type { JobRunsRepo } from '../db/job-runs.js';
+import type { InstancesRepo } from '../db/instances.js';
+import { GONE_AFTER_MS } from './heartbeat.js';
 import type { HealthReport } from './health.js';
 import type { RequestContext } from './context.js';
 import { requireOperator } from './operator.js';
@@ -23,6 +26,10 @@ export const WORKER_JOBS: readonly { name: string; schedule: string }[] = [
   { name: 'usage-recount', schedule: 'daily' },
   { name: 'usage-month-close', schedule: 'daily, closing the previous month' },
 ];
+
+/** The processes the overview lists: those seen within the last hour, at most this many. */
+const INSTANCES_SHOWN = 50;
+const INSTANCES_WINDOW_MS = 3600_000;
 
 /** Mails the outbox page lists at most, newest first. */
 const OUTBOX_LIMIT = 100;
@@ -43,9 +50,10 @@ export interface InstallationDeps {
   version: string;
   health: () => Promise<HealthReport>;
   jobRuns: JobRunsRepo;
+  instances: Pick<InstancesRepo, 'seenSince'>;
 }
 
-export function installationService({ config, version, health, jobRuns }: InstallationDeps) {
+export function installationService({ config, version, health, jobRuns, instances }: InstallationDeps) {
   const outboxDir = path.resolve(config.mailOutboxDir);
   const smtpHost = config.smtpUrl ? new URL(config.smtpUrl).host : '';
   const parts = [
@@ -97,7 +105,12 @@ export function installationService({ config, version, health, jobRuns }: Instal
 
     async overview(ctx: RequestContext) {
       requireOperator(ctx);
-      const [report, runs] = await Promise.all([health(), jobRuns.latest(WORKER_JOBS.map((j) => j.name))]);
+      const now = Date.now();
+      const [report, runs, seen] = await Promise.all([
+        health(),
+        jobRuns.latest(WORKER_JOBS.map((j) => j.name)),
+        instances.seenSince(new Date(now - INSTANCES_WINDOW_MS), INSTANCES_SHOWN),
+      ]);
       const byName = new Map(runs.map((r) => [r.job, r]));
       return {
         version,
@@ -106,6 +119,7 @@ export function installationService({ config, version, health, jobRuns }: Instal
         health: report,
         outbox: config.smtpUrl ? null : config.mailOutboxDir,
         jobs: WORKER_JOBS.map(({ name, schedule }) => ({ name, schedule, run: byName.get(name) })),
+        instances: seen.map((i) => ({ ...i, gone: now - i.lastSeenAt.getTime() > GONE_AFTER_MS })),
       };
     },
 
