@@ -11,6 +11,7 @@ import { meKey, useMe, useSetMe } from './data/account';
 import { ErrorBox, Link, Progress } from './components/ui';
 import { AuthPage } from './pages/auth';
 import { ConfirmSignupPage } from './pages/auth/confirm';
+import { InvitedSignupPage } from './pages/auth/invited';
 import { AccountPage } from './pages/account';
 import { ProjectsPage } from './pages/projects';
 import { ProjectShell } from './pages/project-shell';
@@ -81,6 +82,8 @@ function Shell() {
 
   let page;
   if (!developer && path === '/signup/confirm') page = <ConfirmSignupPage />;
+  else if (!developer && path === '/signup' && new URLSearchParams(location.search).has('invitation'))
+    page = <InvitedSignupPage />;
   else if (!developer) {
     page = (
       <AuthPage

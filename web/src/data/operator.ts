@@ -16,6 +16,8 @@ export function useOverview() {
   return useQuery({
     queryKey: keys.overview,
     queryFn: async ({ signal }) => (await call(api.GET('/api/admin/overview', { signal }))).data,
+    // The processes' "last seen" moves with their heartbeats (every 30 s).
+    refetchInterval: 30_000,
   });
 }
 

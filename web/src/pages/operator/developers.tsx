@@ -1,11 +1,13 @@
 // The installation's developer accounts: search, plan, projects owned, last sign-in; the
 // operator moves an account to another plan, disables or enables it, or deletes it (saying first
-// what goes with it). The operator's own row has no plan limits and no controls.
+// what goes with it), and invites new ones (./invite.tsx). The operator's own row has no plan
+// limits and no controls.
 import { useState } from 'react';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
 import { Confirm } from '../../components/confirm';
 import { useDeveloperChanges, useDevelopers, type DeveloperRow } from '../../data/operator';
 import { usePlans } from '../../data/plans';
+import { InviteDevelopers } from './invite';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
@@ -18,6 +20,8 @@ export function DevelopersPage() {
   return (
     <>
       <h1>Developers</h1>
+      <InviteDevelopers />
+      <h2>Accounts</h2>
       <div className="field">
         <label htmlFor="developer-search">Search by email or name</label>
         <input

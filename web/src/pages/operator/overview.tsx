@@ -1,15 +1,25 @@
 // The installation at a glance: version and profile, each part in use with the setting that
-// changes it, health, and the worker's jobs with their last run and last failure.
+// changes it, health, the processes seen (role, instance, version, started, last seen; those not
+// seen for over 2 minutes marked gone), and the worker's jobs with their last run and last failure.
 import { ErrorBox, Progress } from '../../components/ui';
 import { useOverview } from '../../data/operator';
 
 const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
+/** "now" within a minute, else minutes, hours or days ago. */
+export function ago(iso: string, now = Date.now()): string {
+  const minutes = Math.floor((now - Date.parse(iso)) / 60_000);
+  if (minutes < 1) return 'now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.floor(hours / 24)} days ago`;
+}
+
 export function OverviewPage() {
   const overview = useOverview();
   if (overview.error) return <ErrorBox error={overview.error} />;
   if (!overview.data) return <Progress label="Loading the installation…" />;
-  const { version, profile, parts, health, jobs } = overview.data;
+  const { version, profile, parts, health, jobs, instances } = overview.data;
   return (
     <>
       <h1>Installation</h1>
@@ -52,6 +62,46 @@ export function OverviewPage() {
         </table>
       </div>
       <p className="muted">Settings are read at start: change them in the environment and restart.</p>
+      <h2>Processes seen</h2>
+      {instances.length === 0 ? (
+        <p className="muted">No process has recorded itself in the last hour.</p>
+      ) : (
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Processes seen">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Instance</th>
+                <th scope="col">Version</th>
+                <th scope="col">Started</th>
+                <th scope="col">Last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {instances.map((i) => (
+                <tr key={`${i.role}@${i.instance}`} className={i.gone ? 'muted' : undefined}>
+                  <th scope="row">{i.role}</th>
+                  <td>
+                    <code>{i.instance}</code>
+                  </td>
+                  <td>{i.version}</td>
+                  <td>{when(i.startedAt)}</td>
+                  <td>
+                    <time dateTime={i.lastSeenAt} title={when(i.lastSeenAt)}>
+                      {ago(i.lastSeenAt)}
+                    </time>
+                    {i.gone && <strong> (gone)</strong>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="muted">
+        Each process records its roles every 30 seconds; one not seen for over 2 minutes stopped or cannot
+        reach the database.
+      </p>
       <h2>Worker jobs</h2>
       <div className="table-wrap" tabIndex={0} role="region" aria-label="Worker jobs">
         <table>
