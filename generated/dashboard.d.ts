@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * The installation's plans
-         * @description Lowest first, each with its label, its limits and its backups, and the plan new accounts get. Free and Pro as the spec states them unless the operator defines the installation's own (`PLANS_FILE`, `DEFAULT_PLAN`); new accounts get Free in production and the highest plan in the development profile (`NODE_ENV=development`, as `npm start` runs) unless either is set. The operator's own account is on none of them: its plan reads `operator` (`operator` here), with no limit on counts, sizes or features, and the widest per-call bounds of any plan. A limit of 9007199254740991 (2^53 - 1) is no limit: the dashboard shows none.
+         * @description Lowest first, each with its label, its limits and its backups, and the plan new accounts get. Free and Pro as the spec states them, with the limits the operator edited on the Plans page (`PUT /api/admin/plans`), unless the operator defines the installation's own in a file (`PLANS_FILE`, which wins); new accounts get Free in production and the highest plan in the development profile (`NODE_ENV=development`, as `npm start` runs) unless either is set. The operator's own account is on none of them: its plan reads `operator` (`operator` here), with no limit on counts, sizes or features, and the widest per-call bounds of any plan. A limit of 9007199254740991 (2^53 - 1) is no limit: the dashboard shows none.
          */
         get: operations["listPlans"];
         put?: never;
@@ -1544,6 +1544,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Edit the plans' limits and the plan of new accounts (operator only)
+         * @description Changes the limits named of the plans named (the others keep theirs) and, with `defaultPlan`, the plan new accounts get. The installation stores them: the process that answers applies them at once, every other process (public, dashboard, worker) within 5 seconds. A count or size is a whole number from 0 or `unlimited`, a feature true or false. An unknown plan or default plan is a 400 `INVALID_PLANS` naming it. With `PLANS_FILE` set the file wins: a 409 `PLANS_FROM_FILE`; with `DEFAULT_PLAN` set, another `defaultPlan` is a 409 `DEFAULT_PLAN_FROM_SETTING`. The operator's own account keeps no plan limits whatever is saved. Only the operator, the first account of the installation, may call it.
+         */
+        put: operations["updatePlans"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/mail": {
         parameters: {
             query?: never;
@@ -2787,6 +2807,55 @@ export interface components {
             ownMailKey?: boolean;
             customMailTemplates?: boolean;
             ownAiKey?: boolean;
+        };
+        /** @description A count or size from 0, or `unlimited` (stored as 9007199254740991, 2^53 - 1). */
+        PlanLimitValue: number | "unlimited";
+        /** @description The limits of one plan to change; those not named keep their value. A feature is true or false; `functionLogBytesPerInvocation` is from 1024 to 1048576 (the hosted runtime holds an invocation's log in memory). */
+        PlanLimitsEdit: {
+            projectsPerDeveloper?: components["schemas"]["PlanLimitValue"];
+            collectionsPerProject?: components["schemas"]["PlanLimitValue"];
+            databaseBytes?: components["schemas"]["PlanLimitValue"];
+            storageBytes?: components["schemas"]["PlanLimitValue"];
+            backupBytes?: components["schemas"]["PlanLimitValue"];
+            requestsPerMinute?: components["schemas"]["PlanLimitValue"];
+            mailPerMonth?: components["schemas"]["PlanLimitValue"];
+            webhooksPerProject?: components["schemas"]["PlanLimitValue"];
+            indexesPerCollection?: components["schemas"]["PlanLimitValue"];
+            realtimeConnectionsPerProject?: components["schemas"]["PlanLimitValue"];
+            functionsPerProject?: components["schemas"]["PlanLimitValue"];
+            functionCodeBytes?: components["schemas"]["PlanLimitValue"];
+            functionDeadlineMs?: components["schemas"]["PlanLimitValue"];
+            functionMemoryBytes?: components["schemas"]["PlanLimitValue"];
+            functionConcurrency?: components["schemas"]["PlanLimitValue"];
+            functionInvocationsPerMonth?: components["schemas"]["PlanLimitValue"];
+            functionInvocationsPerCallerPerDay?: components["schemas"]["PlanLimitValue"];
+            functionFetchesPerInvocation?: components["schemas"]["PlanLimitValue"];
+            functionDbCallsPerInvocation?: components["schemas"]["PlanLimitValue"];
+            functionLogBytesPerInvocation?: number;
+            functionCronMinSeconds?: components["schemas"]["PlanLimitValue"];
+            functionSecrets?: components["schemas"]["PlanLimitValue"];
+            functionLogDays?: components["schemas"]["PlanLimitValue"];
+            aiQueryBuilderPerMonth?: components["schemas"]["PlanLimitValue"];
+            aiCollectionCreatorPerMonth?: components["schemas"]["PlanLimitValue"];
+            externalDatabase?: boolean;
+            externalStorage?: boolean;
+            ownMailKey?: boolean;
+            customMailTemplates?: boolean;
+            ownAiKey?: boolean;
+        };
+        InstallationPlans: {
+            /**
+             * @description The plan of a new account.
+             * @example free
+             */
+            defaultPlan: string;
+            /** @description `DEFAULT_PLAN` is set and names the plan of new accounts: the Plans page cannot change it. */
+            defaultPlanSetting: boolean;
+            /** @description The plan file in force (`PLANS_FILE`), read at start: change the file and restart to change the plans. Null when the plans are the spec's Free and Pro with the limits the operator edited on the Plans page (`PUT /api/admin/plans`). */
+            plansFile: string | null;
+            /** @description The operator's own account's plan, `operator`, not one to assign. */
+            operator: components["schemas"]["Plan"];
+            plans: components["schemas"]["Plan"][];
         };
         Project: {
             id: string;
@@ -4543,15 +4612,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: {
-                            /** @example free */
-                            defaultPlan: string;
-                            /** @description The plan file in force (`PLANS_FILE`), or null for the spec's Free and Pro. The plans are read from it at start: change the file and restart to change them. */
-                            plansFile: string | null;
-                            /** @description The operator's own account's plan, `operator`, not one to assign. */
-                            operator: components["schemas"]["Plan"];
-                            plans: components["schemas"]["Plan"][];
-                        };
+                        data: components["schemas"]["InstallationPlans"];
                         message: string;
                     };
                 };
@@ -7872,6 +7933,62 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updatePlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plans": {
+                 *         "pro": {
+                 *           "limits": {
+                 *             "webhooksPerProject": 25,
+                 *             "functionsPerProject": 50
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example free */
+                    defaultPlan?: string;
+                    /** @description The plans to change by name, among those of `GET /api/plans`; another name is a 400 `INVALID_PLANS`. */
+                    plans?: {
+                        [key: string]: {
+                            limits: components["schemas"]["PlanLimitsEdit"];
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The plans now in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["InstallationPlans"];
+                        /** @example Plans saved */
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -34,6 +34,8 @@ async function main() {
   log.info({ roles, node: process.version }, `starting ${roles.join(', ')} on Node.js ${process.version}`);
   const deps = await createDeps(config, log);
   const services = createServices(deps);
+  // The plans edited on the Plans page are in force before the first request (and the banner).
+  await services.planSettings.ready;
   const banner: BannerInput = {
     node: process.version,
     urls: {},
@@ -79,6 +81,7 @@ async function main() {
       ),
       worker?.stop(),
       heartbeat?.stop(),
+      services.planSettings.stop(),
     ]);
     clearTimeout(force);
     const flush = async () => {

@@ -6,7 +6,8 @@ import type { Services } from '../services/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../services/accounts.js';
 import { requireDeveloper } from '../services/projects.js';
 import type { Developer } from '../services/types.js';
-import { limitsOf, type PlanDefinition, type PlanTable } from '../lib/plan-table.js';
+import { limitsOf, type PlanTable } from '../lib/plan-table.js';
+import { plansView } from './admin-plans.js';
 
 type Ops = operations;
 
@@ -22,8 +23,6 @@ const developerView = (d: Developer, plans: PlanTable) => ({
   createdAt: d.createdAt.toISOString(),
   updatedAt: d.updatedAt.toISOString(),
 });
-
-const planView = ({ name, label, limits, backups }: PlanDefinition) => ({ name, label, limits, backups });
 
 export function accountHandlers({ accounts, signup, plans, developerInvitations }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
@@ -103,16 +102,7 @@ export function accountHandlers({ accounts, signup, plans, developerInvitations 
 
   const listPlans: Handler<Ops['listPlans']> = async () => ({
     status: 200,
-    body: {
-      success: true,
-      data: {
-        defaultPlan: plans.defaultPlan,
-        plansFile: plans.file,
-        operator: planView(plans.operator),
-        plans: plans.plans.map(planView),
-      },
-      message: '',
-    },
+    body: { success: true, data: plansView(plans), message: '' },
   });
 
   return {

@@ -7,6 +7,7 @@ import type { Services } from '../services/index.js';
 import { healthHandlers } from './health.js';
 import { accountHandlers } from './accounts.js';
 import { adminHandlers } from './admin.js';
+import { adminPlanHandlers } from './admin-plans.js';
 import { accessTokenHandlers } from './access-tokens.js';
 import { projectHandlers } from './projects.js';
 import { invitationHandlers } from './invitations.js';
@@ -61,6 +62,7 @@ export function dashboardHandlers(services: Services) {
     ...healthHandlers(services),
     ...accountHandlers(services),
     ...adminHandlers(services),
+    ...adminPlanHandlers(services),
     ...accessTokenHandlers(services),
     ...projectHandlers(services),
     ...invitationHandlers(services),

@@ -2,11 +2,14 @@
 // defines their own in a plan file (PLANS_FILE, JSON or YAML), and the plan new accounts get
 // (DEFAULT_PLAN; in the development profile, the highest plan). A self-hosted install can so give
 // everyone Pro, or plans without limits. The operator's own account is on no plan at all: it reads
-// as OPERATOR_PLAN (src/db/developers.ts), whose limits are lifted here. Read once at start; a
-// wrong file stops the start with every problem named.
+// as OPERATOR_PLAN (src/db/developers.ts), whose limits are lifted in ./plan-table-state.ts. Read
+// once at start; a wrong file stops the start with every problem named. Without a file, the
+// limits edited on the operator's Plans page replace the spec's in place
+// (src/services/plan-settings.ts).
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
 import { BACKUP_PLANS, PLANS, UNLIMITED } from './plans.js';
+import { OPERATOR_PLAN, tableOf } from './plan-table-state.js';
 import type { PlanLimits, PlanName, Project } from '../services/types.js';
 
 export interface PlanBackups {
@@ -32,53 +35,28 @@ export interface PlanTable {
   readonly file: string | null;
   /** The operator's own account (OPERATOR_PLAN): no plan limits on their own installation. */
   readonly operator: PlanDefinition;
+  /** DEFAULT_PLAN names the plan of new accounts: the Plans page cannot change it. */
+  readonly defaultSetting: boolean;
+  /** The plans and default as read at start, before any edit stored by the installation. */
+  readonly base: {
+    readonly plans: readonly PlanDefinition[];
+    readonly defaultPlan: PlanName;
+    readonly profileDefault: boolean;
+  };
   /** A plan by name (OPERATOR_PLAN included); a name no longer defined reads as the default plan. */
   get(name: PlanName): PlanDefinition;
   has(name: string): boolean;
+  /**
+   * Puts the plans edited on the Plans page in force (src/services/plan-settings.ts). The table
+   * is one object every service holds, so its content is replaced in place, at once.
+   */
+  replace(plans: PlanDefinition[], defaultPlan: PlanName, profileDefault: boolean): void;
 }
 
 const PLAN_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
-/** What the operator's account reads as its plan: reserved, never a plan of a file. */
-export const OPERATOR_PLAN = 'operator';
+export { OPERATOR_PLAN } from './plan-table-state.js';
 
-/**
- * Per-call bounds that protect the server rather than meter a customer: a function with no
- * deadline or memory cap, a cron every second or a log kept forever would harm the installation
- * itself. The operator gets the most generous value any plan has; every other number is lifted.
- */
-const BOUNDS: Partial<Record<keyof PlanLimits, 'max' | 'min'>> = {
-  requestsPerMinute: 'max',
-  realtimeConnectionsPerProject: 'max',
-  functionDeadlineMs: 'max',
-  functionMemoryBytes: 'max',
-  functionConcurrency: 'max',
-  functionFetchesPerInvocation: 'max',
-  functionDbCallsPerInvocation: 'max',
-  functionLogBytesPerInvocation: 'max',
-  functionCronMinSeconds: 'min',
-  functionLogDays: 'max',
-};
-
-/** The operator's plan: every feature on, every count and size unlimited, the widest bounds. */
-function operatorDefinition(plans: PlanDefinition[]): PlanDefinition {
-  const limits: Record<string, number | boolean> = {};
-  for (const [key, value] of Object.entries(plans[plans.length - 1]!.limits)) {
-    const bound = BOUNDS[key as keyof PlanLimits];
-    const values = plans.map((p) => p.limits[key as keyof PlanLimits] as number);
-    if (typeof value === 'boolean') limits[key] = true;
-    else if (bound) limits[key] = bound === 'max' ? Math.max(...values) : Math.min(...values);
-    else limits[key] = UNLIMITED;
-  }
-  const kept = Math.max(...plans.map((p) => p.backups.kept));
-  const every = plans.some((p) => p.backups.every === 'hour') ? 'hour' : 'day';
-  return Object.freeze({
-    name: OPERATOR_PLAN,
-    label: 'Operator (no plan limits)',
-    limits: Object.freeze(limits) as unknown as PlanLimits,
-    backups: Object.freeze({ kept, every }),
-  });
-}
 const LABELS: Record<string, string> = { free: 'Free', pro: 'Pro' };
 const capitalised = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -89,26 +67,6 @@ export function builtinPlans(): PlanDefinition[] {
     limits,
     backups: BACKUP_PLANS[name]!,
   }));
-}
-
-function tableOf(
-  plans: PlanDefinition[],
-  defaultPlan: PlanName,
-  file: string | null = null,
-  profileDefault = false,
-): PlanTable {
-  const byName = new Map(plans.map((plan) => [plan.name, plan]));
-  const fallback = byName.get(defaultPlan)!;
-  const operator = operatorDefinition(plans);
-  return Object.freeze({
-    plans: Object.freeze(plans),
-    defaultPlan,
-    profileDefault,
-    file,
-    operator,
-    get: (name: PlanName) => (name === OPERATOR_PLAN ? operator : (byName.get(name) ?? fallback)),
-    has: (name: string) => byName.has(name),
-  });
 }
 
 /** Free and Pro as the spec states them, Free for new accounts. */
@@ -223,7 +181,7 @@ export function parsePlanTable(
     return BUILTIN_PLAN_TABLE;
   }
   const fromProfile = highestByDefault && defaultPlan === undefined && fileDefault === undefined;
-  return tableOf(plans, chosen, text === undefined ? null : file, fromProfile);
+  return tableOf(plans, chosen, text === undefined ? null : file, fromProfile, defaultPlan !== undefined);
 }
 
 export function readPlanTable(

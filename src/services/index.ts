@@ -16,6 +16,8 @@ import { developerInvitationsService } from './developer-invitations.js';
 import { developerInvitationsRepo } from '../db/developer-invitations.js';
 import { operatorService } from './operator.js';
 import { installationService } from './installation.js';
+import { planSettingsService } from './plan-settings.js';
+import { planSettingsRepo } from '../db/plan-settings.js';
 import { jobRunsRepo } from '../db/job-runs.js';
 import { instancesRepo } from '../db/instances.js';
 import { userAuthService } from './user-auth/index.js';
@@ -251,8 +253,14 @@ export function createServices(deps: Deps) {
   };
   return {
     repos,
-    /** The installation's plans (PLANS_FILE, DEFAULT_PLAN). */
+    /** The installation's plans (PLANS_FILE, DEFAULT_PLAN, or as edited on the Plans page). */
     plans: deps.config.plans,
+    /** The plans edited on the Plans page: stored, and re-read by every process on a timer. */
+    planSettings: planSettingsService({
+      repo: planSettingsRepo(platform),
+      table: deps.config.plans,
+      log: deps.log,
+    }),
     events,
     backups,
     mail,

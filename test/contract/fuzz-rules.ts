@@ -112,6 +112,11 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
     },
   },
   dashboard: {
+    updatePlans: {
+      statuses: [400],
+      reason:
+        "the plans edited and the plan of new accounts are the installation's (GET /api/plans); another well-formed name is INVALID_PLANS",
+    },
     setDeveloperPlan: {
       statuses: [400],
       reason:

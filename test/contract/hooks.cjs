@@ -188,6 +188,11 @@ for (const name of [
 use('/api/admin/projects > Every project of the installation (operator only) > 200 > application/json', {
   cookie: operator,
 });
+// The example saves Pro's webhooks and functions as the spec states them: the plans stay as they are.
+use(
+  "/api/admin/plans > Edit the plans' limits and the plan of new accounts (operator only) > 200 > application/json",
+  { cookie: operator },
+);
 // Deleting an account would take the fixtures' own away from the transactions after it, and the
 // contract stack sends mail through SMTP_URL (no outbox folder): test/api/admin.test.ts has both.
 for (const name of [

@@ -48,6 +48,7 @@ export async function startTestApp(
         server.closeAllConnections();
       });
       await services.quota.stop();
+      services.planSettings.stop();
       await services.requestLog.close();
       await services.functions.close();
       await services.hosted.close();
