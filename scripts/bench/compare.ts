@@ -8,7 +8,7 @@
 //
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--log-pairs 60] [--log-control] [--gc]
 //                    [--calibrate 25,50,100] [--commands 1000] [--before DIR] [--before-env K=V,...]
-//                    [--out bench/RESULTS.md]
+//                    [--pocketbase on|off] [--out bench/RESULTS.md]
 //
 // Each measure also reads the database server's CPU per request (db-process.ts), and after the
 // measures each server's database commands per request are counted on the wire (--commands N
@@ -17,6 +17,10 @@
 // worktree` of the commit before a change) in the same rounds, in turn with the others: before
 // and after in one run. --before-env KEY=VALUE,... starts that arm with these settings (alone:
 // the same build, e.g. REQUEST_LOG_ENABLED=false).
+//
+// --pocketbase on (the default) measures PocketBase's whole process in the same rounds, seeded like
+// the API's project (pocketbase.ts: built once with `go install` at a pinned version; left out,
+// with the reason, when Go is missing): the outside yardstick for the API's CPU per request.
 //
 // With --calibrate the run is a calibration instead (calibrate.ts), written to bench/CALIBRATION.md.
 //
@@ -45,6 +49,7 @@ import { commandsSection, resultsTable, type Row } from './report.js';
 import { gcSection, gcTrace } from './gc-trace.js';
 import { calibrate, calibrationSection } from './calibrate.js';
 import { logCostLine, logCostSection, requestLogCost, type LogCostResult } from './log-cost.js';
+import { POCKETBASE_VERSION, pocketbaseBinary, pocketbaseRequest, startPocketBase } from './pocketbase.js';
 
 const { values } = parseArgs({
   options: {
@@ -73,6 +78,8 @@ const { values } = parseArgs({
     before: { type: 'string' },
     /** Settings of the `before` arm (KEY=VALUE, comma-separated); with no --before, the same build so set. */
     'before-env': { type: 'string', default: '' },
+    /** PocketBase's whole process measured in the same rounds (pocketbase.ts); `off` leaves it out. */
+    pocketbase: { type: 'string', default: 'on' },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
@@ -163,6 +170,13 @@ const beforeApi = withBefore
       values.before ? join(values.before, 'dist/main.js') : undefined,
     )
   : undefined;
+const pbBinary =
+  values.pocketbase === 'off' || values.calibrate
+    ? { missing: 'left out (--pocketbase off)' }
+    : await pocketbaseBinary();
+if ('missing' in pbBinary) console.log(`PocketBase arm: ${pbBinary.missing}`);
+const pocketbase =
+  'bin' in pbBinary ? await startPocketBase(pbBinary.bin, await freePort(), SEEDED) : undefined;
 const dbPid = databasePid(deps.config.mongodbUri);
 if (dbPid === undefined)
   console.log('database server process not found: its CPU is not reported (BENCH_DB_PID)');
@@ -199,6 +213,19 @@ const http = async (
 };
 
 const secret = { 'x-api-key': secretKey };
+/** PocketBase's records API for the same operation; it answers a create with 200. */
+const pbHttp = (c: number, seconds: number, op: (typeof ops)[0]) =>
+  httpLoadWithCpu(
+    {
+      url: `${pocketbase!.url}/api/collections/items/records`,
+      headers: {},
+      connections: c,
+      seconds,
+      request: (i) => pocketbaseRequest(op.name, i, pocketbase!.ids, pick),
+      expect: (s) => s === 200,
+    },
+    pocketbase!.child.pid,
+  );
 // What the request log costs, first: the creates and updates measured later grow the collection
 // and the database server's heap, and its pauses then move a 1 s measure's rate by 20 % and more
 // (a run that measured it last read an interval of -24 % to +30 % on the rate).
@@ -248,6 +275,7 @@ for (const op of ops.filter((o) => wanted(o.name) && o.http(0).method === 'GET')
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  if (pocketbase) await pbHttp(16, WARMUP_SECONDS, op);
 }
 if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const op of ops.filter((o) => wanted(o.name))) {
@@ -257,12 +285,14 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
   await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  if (pocketbase) await pbHttp(16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const taken: Record<'raw' | 'thin' | 'api' | 'before', Measure[]> = {
+    const taken: Record<'raw' | 'thin' | 'api' | 'before' | 'pocketbase', Measure[]> = {
       raw: [],
       thin: [],
       api: [],
       before: [],
+      pocketbase: [],
     };
     for (let round = 0; round < ROUNDS; round++) {
       taken.raw.push(await withDbCpu(dbPid, () => loop(c, SECONDS, rawWork[op.name]!)));
@@ -273,11 +303,13 @@ for (const op of ops.filter((o) => wanted(o.name))) {
         ...(beforeApi
           ? [async () => void taken.before.push(await http(`${beforeUrl}/items`, secret, c, SECONDS, op))]
           : []),
+        ...(pocketbase ? [async () => void taken.pocketbase.push(await pbHttp(c, SECONDS, op))] : []),
       ];
       for (let arm = 0; arm < arms.length; arm++) await arms[(arm + round) % arms.length]!();
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     const beforeMeasure = beforeApi ? median(taken.before) : undefined;
+    const pbMeasure = pocketbase ? median(taken.pocketbase) : undefined;
     rows.push({
       op: op.name,
       concurrency: c,
@@ -285,12 +317,15 @@ for (const op of ops.filter((o) => wanted(o.name))) {
       thin: thinMeasure,
       api: apiMeasure,
       before: beforeMeasure,
+      pocketbase: pbMeasure,
     });
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)}` +
         (beforeMeasure ? `, before ${beforeMeasure.rps.toFixed(0)}` : '') +
+        (pbMeasure ? `, pocketbase ${pbMeasure.rps.toFixed(0)}` : '') +
         ` req/s; CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)}` +
         (beforeMeasure ? `, before ${cpu(beforeMeasure)}` : '') +
+        (pbMeasure ? `, pocketbase ${cpu(pbMeasure)}` : '') +
         ` µs; database CPU per request thin ${dbCpuOf(thinMeasure)}, api ${dbCpuOf(apiMeasure)}` +
         (beforeMeasure ? `, before ${dbCpuOf(beforeMeasure)}` : '') +
         ' µs' +
@@ -329,7 +364,7 @@ const buildInfo = (await raw
   .db('admin')
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
-await Promise.all([stop(thin), stop(api), ...(beforeApi ? [stop(beforeApi)] : [])]);
+await Promise.all([stop(thin), stop(api), ...(beforeApi ? [stop(beforeApi)] : []), pocketbase?.stop()]);
 // The traces (the API's stdout, its access log included) are read; they can take tens of MB.
 if (gcDir) rmSync(gcDir, { recursive: true, force: true });
 await raw.close();
@@ -356,6 +391,12 @@ const lines = [
   '  server is the price of its features; the rest of a request is waiting for the database.',
   "- DB CPU µs / req: the database server's process (found by its port, db-process.ts), the same way, during each",
   '  measure: what each request made the database do, background writes included.',
+  ...(pocketbase
+    ? [
+        `- PocketBase: ${POCKETBASE_VERSION}'s examples/base (scripts/bench/pocketbase.ts), its own process and SQLite data folder, seeded`,
+        '  with the same records, public rules; its CPU per request is the whole process (HTTP and SQLite); measured in turn with the others.',
+      ]
+    : [`- PocketBase: not measured (${'missing' in pbBinary ? pbBinary.missing : ''})`]),
   '',
   ...(rows.length ? resultsTable(rows) : []),
   ...commandsSection(commandCounts, CONCURRENCY[0]!),

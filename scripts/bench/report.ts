@@ -11,6 +11,8 @@ export interface Row {
   api: Measure;
   /** `--before DIR`: the API built from another tree, measured in the same rounds. */
   before?: Measure;
+  /** PocketBase's whole process (pocketbase.ts), measured in the same rounds. */
+  pocketbase?: Measure;
 }
 
 const f = (n: number, d = 0) => n.toFixed(d);
@@ -28,9 +30,23 @@ export function resultsTable(rows: Row[]): string[] {
     withBefore
       ? [f(r.before?.rps ?? 0), ratio(r.before?.rps, r.thin?.rps), cpu(r.before), dbCpu(r.before)]
       : [];
+  const withPb = rows.some((r) => r.pocketbase);
+  const pbHead = withPb
+    ? ' PocketBase req/s | API / PocketBase | PocketBase p50 / p99 ms | PocketBase CPU µs / req | API / PocketBase CPU |'
+    : '';
+  const pbCells = (r: Row) =>
+    withPb
+      ? [
+          r.pocketbase ? f(r.pocketbase.rps) : '',
+          ratio(r.api.rps, r.pocketbase?.rps),
+          r.pocketbase ? `${f(r.pocketbase.p50, 1)} / ${f(r.pocketbase.p99, 1)}` : '',
+          cpu(r.pocketbase),
+          ratio(r.api.cpuMicros, r.pocketbase?.cpuMicros),
+        ]
+      : [];
   return [
-    `| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | API / thin CPU | DB CPU µs / req raw / thin / API | API / thin DB CPU |${beforeHead} unexpected (API) |`,
-    `|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|${withBefore ? '---|---|---|---|' : ''}---|`,
+    `| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | API / thin CPU | DB CPU µs / req raw / thin / API | API / thin DB CPU |${beforeHead}${pbHead} unexpected (API) |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|${withBefore ? '---|---|---|---|' : ''}${withPb ? '---|---|---|---|---|' : ''}---|`,
     ...rows
       .map((r) =>
         [
@@ -51,6 +67,7 @@ export function resultsTable(rows: Row[]): string[] {
           `${dbCpu(r.raw)} / ${dbCpu(r.thin)} / ${dbCpu(r.api)}`,
           ratio(r.api.dbCpuMicros, r.thin?.dbCpuMicros),
           ...beforeCells(r),
+          ...pbCells(r),
           r.api.unexpected,
         ].join(' | '),
       )
