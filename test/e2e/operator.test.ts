@@ -141,8 +141,13 @@ describe('web dashboard: the operator’s area', function () {
     const table = page.getByRole('region', { name: 'Limits of each plan' });
     for (const label of ['Free', 'Pro', 'Operator (no plan limits)'])
       await table.getByRole('columnheader', { name: label }).waitFor();
-    await table.getByRole('row', { name: 'projectsPerDeveloper 2 20 unlimited' }).waitFor();
-    await page.getByText('The spec’s Free and Pro.', { exact: false }).waitFor();
+    // Edited in place without PLANS_FILE (test/e2e/operator-plans.test.ts drives the edit).
+    expect(await page.getByLabel('Free: projectsPerDeveloper').inputValue()).to.equal('2');
+    await table
+      .getByRole('row', { name: /^projectsPerDeveloper/ })
+      .getByText('unlimited')
+      .waitFor();
+    await page.getByText('The spec’s Free and Pro, with the limits set here', { exact: false }).waitFor();
     await e2e.checkPage('operator-plans');
   });
 
