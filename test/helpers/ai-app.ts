@@ -62,6 +62,7 @@ export async function startAiApp(
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      services.planSettings.stop();
       await deps.db.platform.dropDatabase().catch(() => undefined);
       await closeDeps(deps);
     },

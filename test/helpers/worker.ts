@@ -34,6 +34,7 @@ export async function startTestWorker(platformDb: string, overrides: Record<stri
   return {
     async stop() {
       await loop.stop();
+      services.planSettings.stop();
       await services.hosted.close();
       await closeDeps(deps);
     },
