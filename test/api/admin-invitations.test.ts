@@ -148,6 +148,7 @@ describe('operator: developer invitations', () => {
     const bad = await invite('not an address');
     expect(bad.status).to.equal(400);
     expect(bad.body.details.map((d: { path: string }) => d.path)).to.include('body.email');
+    expect(bad.body.message).to.equal('Validation failed: email must be a valid email');
     const plan = await invite(address('plan'), 'platinum');
     expect(plan.status).to.equal(400);
     expect(plan.body).to.include({ code: 'UNKNOWN_PLAN' });

@@ -122,6 +122,11 @@ export const STATE_RULES: Record<Role, Record<string, { statuses: number[]; reas
       reason:
         "the plans are the installation's (GET /api/plans); another well-formed name is UNKNOWN_PLAN, and so is the reserved name operator",
     },
+    inviteDeveloper: {
+      statuses: [400],
+      reason:
+        "the plan named must be one of the installation's (GET /api/plans); another well-formed name is UNKNOWN_PLAN",
+    },
     listFunctionInvocations: {
       statuses: [400],
       reason: '`since` after `until` is a 400, a relation between two parameters that OpenAPI cannot state',

@@ -636,6 +636,7 @@ require('./hooks-project-content.cjs')(hooks);
 require('./hooks-ai.cjs')(hooks);
 require('./hooks-indexes.cjs')(hooks);
 require('./hooks-backups.cjs')(hooks);
+require('./hooks-developer-invitations.cjs')(hooks);
 // "Send a test to me": a system template, which exists whatever the template transactions did.
 use(
   '/api/projects/{projectId}/mail/templates/{templateName}/test > Send a template, rendered with variables, to yourself (admins) > 200 > application/json',
