@@ -77,7 +77,7 @@ export function installationService({ config, version, health, jobRuns, instance
       name: 'plans',
       now: config.plans.file
         ? `from the file ${config.plans.file}; new accounts on ${config.plans.defaultPlan}`
-        : `Free and Pro; new accounts on ${config.plans.defaultPlan}`,
+        : `Free and Pro with the limits of the Plans page; new accounts on ${config.plans.defaultPlan}`,
       setting: 'PLANS_FILE and DEFAULT_PLAN',
     },
   ];
