@@ -1,6 +1,8 @@
 // Saving a version readies it, over HTTP: a JavaScript function created or changed through the
 // API has an instance prepared in the saving process's runner pool (the pool starts if it had
 // not), so the version's first call is served warm, and a test run finds the runners started.
+// The other processes that run functions (here the public role, when the save goes through the
+// dashboard's) ready it too, told over the bus; one that never ran a function starts nothing.
 import { expect } from 'chai';
 import { startTestApps } from '../helpers/app.js';
 import { createProjectFixture, type ProjectFixture } from '../helpers/fixtures.js';
@@ -58,6 +60,8 @@ describe('functions: a saved version is warm on its first call', function () {
     const second = await secret.post('/api/functions/counter', {});
     expect(second.body.data).to.deep.equal({ tag: 'v2', calls: 1 });
     expect(pool.servedCounts()).to.deep.include({ warm: 2, cold: 0 });
+    // The dashboard's process was told of both saves, and has run no function: it started nothing.
+    expect(apps.dashboard.services.hosted.pool.runnerStates()).to.deep.equal([]);
   });
 
   it('starts the runners of the process that saved it: a test run there is not cold', async () => {
@@ -78,5 +82,22 @@ describe('functions: a saved version is warm on its first call', function () {
     );
     expect(test.status, test.text).to.equal(200);
     expect(test.body.data.outcome.value).to.deep.equal({ tag: 't', calls: 1 });
+  });
+
+  it('readies a version saved through the dashboard in the public process that runs functions', async () => {
+    const pool = apps.public.services.hosted.pool;
+    // The public process's runners run already (the first test); the dashboard's save is told to it.
+    const before = pool.servedCounts();
+    const made = await dash.post(`/api/projects/${fx.project.id}/functions`, {
+      name: 'elsewhere',
+      trigger: { type: 'callable', access: 'secret' },
+      runtime: { type: 'javascript', code: code('e') },
+    });
+    expect(made.status, made.text).to.equal(201);
+    await prepared(pool, before.prepared + 1);
+    const first = await secret.post('/api/functions/elsewhere', {});
+    expect(first.status, first.text).to.equal(200);
+    expect(first.body.data).to.deep.equal({ tag: 'e', calls: 1 });
+    expect(pool.servedCounts()).to.deep.include({ warm: before.warm + 1, cold: before.cold });
   });
 });

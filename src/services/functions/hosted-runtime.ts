@@ -31,6 +31,7 @@ export function hostedRuntime(
         host: call.host as unknown as Parameters<SandboxPool['run']>[0]['host'],
       });
     },
+    started: () => pool.runnerStates().length > 0,
     async invoke(call: HostedInvocation): Promise<InvocationOutcome> {
       try {
         const { status, value, error, logs, durationMs } = await pool.run({

@@ -22,6 +22,7 @@ import type { StoredFunction } from './types.js';
 import { functionRuns, runnable } from './runs.js';
 import { callableFunctions } from './callable.js';
 import { afterTriggers } from './after-triggers.js';
+import { warmElsewhere } from './warm-elsewhere.js';
 
 export interface FunctionsDeps {
   config: Config;
@@ -79,6 +80,26 @@ export function functionServices(deps: FunctionsDeps) {
       return out;
     });
 
+  /** Readies a saved version in this process's pool (which starts if it had not). */
+  const prepare = (project: Project, fn: StoredFunction) =>
+    projects
+      .limitsOf(project)
+      .then((limits) => invoker.prepare(runnable(fn), limits))
+      .catch((err: unknown) => deps.log.warn({ err, functionId: fn.id }, 'readying a function failed'));
+  // ...and in every other process that runs functions already (warm-elsewhere.ts).
+  const elsewhere = warmElsewhere({
+    bus: deps.sharedCache,
+    started: () => hosted?.runtime.started?.() === true,
+    ready: async (projectId, functionId) => {
+      const [fn, project] = await Promise.all([
+        repo.find(projectId, functionId),
+        deps.projectById(projectId),
+      ]);
+      if (fn && project) await prepare(project, fn);
+    },
+    log: deps.log,
+  });
+
   const manage = functionsManager({
     repo,
     limitsOf: projects.limitsOf,
@@ -87,12 +108,12 @@ export function functionServices(deps: FunctionsDeps) {
     hostRules,
     breakerOf: async (fn: StoredFunction) =>
       activeVersionOf(fn).runtime.type === 'http' ? breakers.state(fn.id) : null,
-    // The first call of a saved version (and a test run) finds the pool started and it evaluated.
-    warm: (project, fn) =>
-      void projects
-        .limitsOf(project)
-        .then((limits) => invoker.prepare(runnable(fn), limits))
-        .catch((err: unknown) => deps.log.warn({ err, functionId: fn.id }, 'readying a function failed')),
+    // The first call of a saved version (and a test run) finds the pool started and it evaluated,
+    // here and in the processes that run functions.
+    warm: (project, fn) => {
+      void prepare(project, fn);
+      elsewhere.announce(project.id, fn.id);
+    },
   });
   projects.onDelete(async (projectId) => {
     await repo.deleteAll(projectId);
@@ -120,9 +141,11 @@ export function functionServices(deps: FunctionsDeps) {
     /** The sandbox's seam: the hosted runtime this process runs JavaScript functions on. */
     useHostedRuntime(wiring: HostedWiring | undefined) {
       hosted = wiring;
+      if (wiring?.runtime.started) elsewhere.listen();
     },
     /** Writes the buffered invocation log and gives back unused monthly invocations; closes HTTP pools. */
     close: async () => {
+      await elsewhere.close();
       await invoker.close();
       http.close();
     },

@@ -80,5 +80,7 @@ export interface HostedRuntime {
   invoke(call: HostedInvocation): Promise<InvocationOutcome>;
   /** Readies an instance of a version just saved (its module evaluated), so its first call is warm. */
   prepare?(call: Omit<HostedInvocation, 'event' | 'trigger' | 'reuse'>): void;
+  /** Whether this process runs functions already (its runners started): a save elsewhere then readies it here too. */
+  started?(): boolean;
   close(): Promise<void>;
 }
