@@ -4838,6 +4838,11 @@ export interface operations {
                 "application/json": {
                     name: components["schemas"]["ProjectName"];
                     settings?: components["schemas"]["ProjectSettingsInput"];
+                    /**
+                     * @description Creates the project ready for end-user sign-in: with a `users` collection (schema mode; `email` String required and unique, `password` String required, `name` String), so a first sign-up with the publishable key succeeds at once. Fields can be added later. The dashboard's form asks for it by default; without it the project has no collection and sign-up answers 400 `USERS_COLLECTION_MISSING` until one is made. Both are created or neither.
+                     * @default false
+                     */
+                    endUserSignIn?: boolean;
                 };
             };
         };

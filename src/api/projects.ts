@@ -9,10 +9,11 @@ import type { RequestContext } from '../services/context.js';
 import type { Project } from '../services/types.js';
 import { developerView } from './accounts.js';
 import { appOrigins } from '../services/user-auth/app-origins.js';
+import { createProject as createNewProject } from '../services/project-create.js';
 
 type Ops = operations;
 
-export function projectHandlers({ projects, members, operator, plans }: Services) {
+export function projectHandlers({ projects, collections, members, operator, plans }: Services) {
   async function view(project: Project, ctx: RequestContext) {
     const caller = ctx.principal.developer;
     const role = project.members.find((m) => m.developerId === caller?.id)?.role ?? 'member';
@@ -42,7 +43,7 @@ export function projectHandlers({ projects, members, operator, plans }: Services
   });
 
   const createProject: Handler<Ops['createProject']> = async ({ body }, ctx) => {
-    const { project, keys } = await projects.create(ctx, body.name, body.settings ?? {});
+    const { project, keys } = await createNewProject({ projects, collections }, ctx, body);
     return {
       status: 201,
       body: { success: true, data: { project: await view(project, ctx), keys }, message: 'Project created' },

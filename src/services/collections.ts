@@ -197,6 +197,9 @@ export function collectionsService(
       return createIn(project, input);
     },
 
+    /** A collection of a project its caller has just created (project-create.ts): no access check. */
+    createInNew: (project: Project, input: RawCollectionInput) => createIn(project, input),
+
     async list(ctx: RequestContext, projectId: string): Promise<CollectionDef[]> {
       const project = await projects.requireAccess(ctx, projectId, 'member');
       return repo.list(project.id);

@@ -29,7 +29,8 @@ export function useProject(projectId: string) {
 export function useCreateProject() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (name: string) => (await call(api.POST('/api/projects', { body: { name } }))).data,
+    mutationFn: async (body: { name: string; endUserSignIn?: boolean }) =>
+      (await call(api.POST('/api/projects', { body }))).data,
     onSuccess: () => client.invalidateQueries({ queryKey: projectKeys.all }),
   });
 }

@@ -9,15 +9,21 @@ import { KeysOnce } from '../../components/keys';
 import { apiResolver, FormMessage, showFailure } from '../../forms/form';
 import { isLimit, usePlanLabel } from '../../data/plans';
 
+interface NewProjectForm {
+  name: string;
+  endUserSignIn: boolean;
+}
+
 export function ProjectsPage() {
   const { developer } = useSession();
   const projects = useProjects();
   const create = useCreateProject();
   const [keys, setKeys] = useState<{ projectId: string; publishable: string; secret: string } | null>(null);
-  const form = useForm<{ name: string }>({
-    defaultValues: { name: '' },
+  const form = useForm<NewProjectForm>({
+    // Ready for end-user sign-in unless unticked: a first sign-up then needs nothing else.
+    defaultValues: { name: '', endUserSignIn: true },
     // Checked as typed, so a name of spaces is named as such; sent trimmed.
-    resolver: apiResolver<{ name: string }>('createProject'),
+    resolver: apiResolver<NewProjectForm>('createProject'),
   });
   const { errors, isSubmitting } = form.formState;
 
@@ -26,9 +32,9 @@ export function ProjectsPage() {
   const full = owned !== undefined && isLimit(limit) && owned >= limit;
   const plan = usePlanLabel(developer?.plan);
 
-  const submit = form.handleSubmit(async ({ name }) => {
+  const submit = form.handleSubmit(async ({ name, endUserSignIn }) => {
     try {
-      const created = await create.mutateAsync(name.trim());
+      const created = await create.mutateAsync({ name: name.trim(), endUserSignIn });
       setKeys({ projectId: created.project.id, ...created.keys });
       form.reset();
     } catch (err) {
@@ -67,6 +73,16 @@ export function ProjectsPage() {
           <button type="submit" disabled={isSubmitting || full}>
             {isSubmitting ? 'Creating…' : 'Create project'}
           </button>
+          <div className="line">
+            <label className="check">
+              <input type="checkbox" {...form.register('endUserSignIn')} aria-describedby="sign-in-hint" />
+              Ready for end-user sign-in
+            </label>
+            <p id="sign-in-hint" className="muted">
+              Adds a <code>users</code> collection (email, password, name) so your app’s users can sign up
+              with the publishable key at once. Add fields to it later.
+            </p>
+          </div>
         </form>
         <FormMessage errors={errors} />
       </section>
