@@ -141,6 +141,14 @@ const gcDir = values.gc ? mkdtempSync(join(os.tmpdir(), 'bench-gc-')) : undefine
 const gcOutput = (server: string) => (gcDir ? openSync(join(gcDir, server), 'w') : undefined);
 const gcFlags = values.gc ? ['--trace-gc-nvp'] : [];
 const traces = gcDir ? { thin: gcTrace(join(gcDir, 'thin')), api: gcTrace(join(gcDir, 'api')) } : undefined;
+// PocketBase first: a failure to build or start it leaves no other server behind.
+const pbBinary =
+  values.pocketbase === 'off' || values.calibrate
+    ? { missing: 'left out (--pocketbase off)' }
+    : await pocketbaseBinary();
+if ('missing' in pbBinary) console.log(`PocketBase arm: ${pbBinary.missing}`);
+const pocketbase =
+  'bin' in pbBinary ? await startPocketBase(pbBinary.bin, await freePort(), SEEDED) : undefined;
 const thinPort = await freePort();
 const thin = await start(
   'scripts/bench/thin-server.ts',
@@ -170,13 +178,6 @@ const beforeApi = withBefore
       values.before ? join(values.before, 'dist/main.js') : undefined,
     )
   : undefined;
-const pbBinary =
-  values.pocketbase === 'off' || values.calibrate
-    ? { missing: 'left out (--pocketbase off)' }
-    : await pocketbaseBinary();
-if ('missing' in pbBinary) console.log(`PocketBase arm: ${pbBinary.missing}`);
-const pocketbase =
-  'bin' in pbBinary ? await startPocketBase(pbBinary.bin, await freePort(), SEEDED) : undefined;
 const dbPid = databasePid(deps.config.mongodbUri);
 if (dbPid === undefined)
   console.log('database server process not found: its CPU is not reported (BENCH_DB_PID)');

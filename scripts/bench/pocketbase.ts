@@ -49,9 +49,18 @@ const PASSWORD = 'bench-password-1234';
 
 /** Starts PocketBase on `port` with a fresh data folder and seeds `seeded` records. */
 export async function startPocketBase(bin: string, port: number, seeded: number): Promise<PocketBase> {
+  // Its folders all under one of its own: by default PocketBase writes a migration file for every
+  // collection made over its API next to the data folder, and runs them at the next start.
   const dir = mkdtempSync(join(os.tmpdir(), 'bench-pocketbase-'));
-  await run(bin, ['superuser', 'upsert', EMAIL, PASSWORD, `--dir=${dir}`], { timeout: 60_000 });
-  const child = spawn(bin, ['serve', `--http=127.0.0.1:${port}`, `--dir=${dir}`], {
+  const folders = [
+    `--dir=${join(dir, 'pb_data')}`,
+    `--migrationsDir=${join(dir, 'pb_migrations')}`,
+    `--hooksDir=${join(dir, 'pb_hooks')}`,
+    `--publicDir=${join(dir, 'pb_public')}`,
+    '--automigrate=false',
+  ];
+  await run(bin, ['superuser', 'upsert', EMAIL, PASSWORD, ...folders], { timeout: 60_000 });
+  const child = spawn(bin, ['serve', `--http=127.0.0.1:${port}`, ...folders], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -65,6 +74,16 @@ export async function startPocketBase(bin: string, port: number, seeded: number)
       child.once('exit', done);
       child.kill('SIGTERM');
     });
+  try {
+    return { child, url, ids: await seed(url, seeded, child), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Waits for the server, makes the collection and its records; the records' ids in order. */
+async function seed(url: string, seeded: number, child: ChildProcess): Promise<string[]> {
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`pocketbase exited with ${child.exitCode}`);
     const ok = await fetch(`${url}/api/health`).then(
@@ -72,10 +91,7 @@ export async function startPocketBase(bin: string, port: number, seeded: number)
       () => false,
     );
     if (ok) break;
-    if (attempt > 300) {
-      await stop();
-      throw new Error('pocketbase did not become ready');
-    }
+    if (attempt > 300) throw new Error('pocketbase did not become ready');
     await new Promise((r) => setTimeout(r, 100));
   }
   const call = async (method: string, path: string, body: unknown, token?: string) => {
@@ -124,7 +140,7 @@ export async function startPocketBase(bin: string, port: number, seeded: number)
       }
     }),
   );
-  return { child, url, ids, stop };
+  return ids;
 }
 
 /** The bench's operations as PocketBase's records API serves them (the same filters, sort and page size). */
