@@ -23,20 +23,33 @@ export interface Subscriber {
   destroy(): void;
 }
 
-/** Publishes through `publish` (the cache's client); subscribes on a second connection, opened on first use. */
+/**
+ * Publishes through `publish` (the cache's client); subscribes on a second connection, opened on
+ * first use. `openSubscriber` hands the connection over at once with the promise of its connect,
+ * so that closing can destroy one still connecting: a server gone while it connected would keep
+ * its connect retrying, and a close that waited for it would wait forever.
+ */
 export function redisBus(
   publish: (channel: string, message: string) => Promise<unknown>,
-  openSubscriber: () => Promise<Subscriber>,
+  openSubscriber: () => { subscriber: Subscriber; connected: Promise<unknown> },
 ): Bus {
+  let opened: Subscriber | undefined;
   let subscriber: Promise<Subscriber> | undefined;
   let closed = false;
   const connection = () => {
     // A subscriber opened after close would keep the process alive: refused.
     if (closed) return Promise.reject(new Error('The message bus is closed'));
-    return (subscriber ??= openSubscriber().catch((err: unknown) => {
-      subscriber = undefined; // the next subscribe tries again
-      throw err;
-    }));
+    if (subscriber) return subscriber;
+    const { subscriber: sub, connected } = openSubscriber();
+    opened = sub;
+    return (subscriber = connected.then(
+      () => sub,
+      (err: unknown) => {
+        // The next subscribe tries again (a close destroyed it: refused then anyway).
+        if (opened === sub) [opened, subscriber] = [undefined, undefined];
+        throw err;
+      },
+    ));
   };
   return {
     async publish(channel, message) {
@@ -53,9 +66,10 @@ export function redisBus(
     },
     async close() {
       closed = true;
-      const sub = subscriber;
-      subscriber = undefined;
-      if (sub) (await sub.catch(() => undefined))?.destroy();
+      const sub = opened;
+      [opened, subscriber] = [undefined, undefined];
+      // Connected or still connecting: destroyed at once (a pending connect then fails).
+      sub?.destroy();
     },
   };
 }

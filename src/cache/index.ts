@@ -125,13 +125,12 @@ async function createRedisCache(url: string, timeoutMs: number): Promise<Cache> 
   await client.connect();
   const bus = redisBus(
     (channel, message) => client.publish(channel, message),
-    async () => {
+    () => {
       const subscriber = client.duplicate();
       subscriber.on('error', () => {
         // Reconnects by itself and subscribes again; messages published meanwhile are missed.
       });
-      await subscriber.connect();
-      return subscriber as unknown as Subscriber;
+      return { subscriber: subscriber as unknown as Subscriber, connected: subscriber.connect() };
     },
   );
   // Scripts go by digest (EVALSHA); a server that lost them (restart) gets them again once.

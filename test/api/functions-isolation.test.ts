@@ -57,6 +57,11 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
   const ids: Record<string, string> = {};
 
   async function register(name: string, code: string, collection = name, privileged = false) {
+    // The public process, once its runners run, readies each version saved on the dashboard
+    // (warm-elsewhere.ts): waited for, so that no readying holds a runner during a test's call.
+    const pool = apps.public.services.hosted.pool;
+    const readies = pool.runnerStates().length > 0;
+    const prepared = pool.servedCounts().prepared;
     const res = await dashA.post(`/api/projects/${a.project.id}/functions`, {
       name,
       trigger: { type: 'beforeCreate', collection },
@@ -65,6 +70,11 @@ describe('functions isolation over HTTP: A abuses, B is served', function () {
     });
     expect(res.status, res.text).to.equal(201);
     ids[name] = res.body.data.function.id;
+    const until = Date.now() + 30_000;
+    while (readies && (pool.servedCounts().prepared <= prepared || pool.runnerStates().some((r) => r.busy))) {
+      if (Date.now() > until) throw new Error(`the public process did not ready ${name}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   before(async function () {

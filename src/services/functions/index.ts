@@ -145,7 +145,7 @@ export function functionServices(deps: FunctionsDeps) {
     },
     /** Writes the buffered invocation log and gives back unused monthly invocations; closes HTTP pools. */
     close: async () => {
-      await elsewhere.close();
+      elsewhere.close();
       await invoker.close();
       http.close();
     },

@@ -26,6 +26,7 @@ export function warmElsewhere({ bus, started, ready, log }: WarmElsewhereDeps) {
   /** This process's own messages come back to it (and a memory bus has no other process). */
   const self = randomUUID();
   let unsubscribe: Promise<(() => Promise<void>) | undefined> | undefined;
+  let closed = false;
 
   function onMessage(message: string) {
     const [from, projectId, functionId, extra] = message.split(' ');
@@ -36,7 +37,7 @@ export function warmElsewhere({ bus, started, ready, log }: WarmElsewhereDeps) {
       !OBJECT_ID.test(functionId ?? '')
     )
       return;
-    if (!started()) return;
+    if (closed || !started()) return;
     ready(projectId!, functionId!).catch((err: unknown) =>
       log.warn({ err, functionId }, 'readying a function saved in another process failed'),
     );
@@ -51,16 +52,21 @@ export function warmElsewhere({ bus, started, ready, log }: WarmElsewhereDeps) {
     },
     /** Starts listening (once per process); a bus that cannot subscribe leaves saves warm here only. */
     listen(): void {
+      if (closed) return;
       unsubscribe ??= bus.subscribe(CHANNEL, onMessage).catch((err: unknown) => {
         log.warn({ err }, 'listening for functions saved in other processes failed');
         unsubscribe = undefined;
         return undefined;
       });
     },
-    async close(): Promise<void> {
-      const stop = await unsubscribe;
+    /**
+     * Stops listening without waiting on the bus: with the cache unreachable neither the pending
+     * subscription nor an unsubscribe would ever answer (closing the cache drops both anyway).
+     */
+    close(): void {
+      closed = true;
+      void unsubscribe?.then((stop) => stop?.()).catch(() => undefined);
       unsubscribe = undefined;
-      await stop?.().catch(() => undefined);
     },
   };
 }
