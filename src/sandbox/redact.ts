@@ -22,10 +22,17 @@ export function redactor(
   return (text) => secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
 }
 
+/** Revisions already computed, by env object (the invoker hands the same one to a version's calls). */
+const revisions = new WeakMap<Record<string, string>, string>();
+
 /** A digest of the env (names and values), which changes with any change to it. */
 export function envRevision(env: Record<string, string>): string {
+  const known = revisions.get(env);
+  if (known !== undefined) return known;
   const entries = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 22);
+  const revision = createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 22);
+  revisions.set(env, revision);
+  return revision;
 }
 
 /**

@@ -112,6 +112,24 @@ export function functionInvoker(deps: InvokeDeps) {
     durationMs: 0,
   });
 
+  /**
+   * A function record's env, opened once per record object: the hook table keeps one per version
+   * while it is cached, so its calls share the opened values and one env object, whose revision
+   * the pool then computes once (sandbox/redact.ts), instead of a decryption and a digest a call.
+   */
+  const opened = new WeakMap<RunnableFunction, { env: Record<string, string>; retired?: string[] }>();
+  function openedEnv(fn: RunnableFunction) {
+    let found = opened.get(fn);
+    if (!found) {
+      found = {
+        env: Object.fromEntries(Object.entries(fn.envEnc).map(([name, sealed]) => [name, deps.open(sealed)])),
+        retired: fn.envRetiredEnc?.map((sealed) => deps.open(sealed)),
+      };
+      opened.set(fn, found);
+    }
+    return found;
+  }
+
   async function runtimeCall(
     fn: RunnableFunction,
     trigger: TriggerType,
@@ -138,9 +156,7 @@ export function functionInvoker(deps: InvokeDeps) {
     }
     const hosted = deps.hosted();
     if (!hosted) return failure('the hosted JavaScript runtime is not available in this process');
-    const env = Object.fromEntries(
-      Object.entries(fn.envEnc).map(([name, sealed]) => [name, deps.open(sealed)]),
-    );
+    const { env, retired } = openedEnv(fn);
     return hosted.runtime.invoke({
       projectId: fn.projectId,
       functionId: fn.id,
@@ -150,7 +166,7 @@ export function functionInvoker(deps: InvokeDeps) {
       trigger,
       event,
       env,
-      retired: fn.envRetiredEnc?.map((sealed) => deps.open(sealed)),
+      retired,
       limits,
       host: hosted.hostFor(fn, caller, limits),
       reuse,
@@ -314,8 +330,7 @@ export function functionInvoker(deps: InvokeDeps) {
         version: fn.version,
         codeHash: fn.codeHash ?? '',
         code: fn.runtime.code,
-        env: Object.fromEntries(Object.entries(fn.envEnc).map(([name, sealed]) => [name, deps.open(sealed)])),
-        retired: fn.envRetiredEnc?.map((sealed) => deps.open(sealed)),
+        ...openedEnv(fn),
         limits,
         // Nothing runs but the module's top level, which has no ctx.
         host: hosted.hostFor(fn, { keyKind: null, userId: null, depth: MAX_FUNCTION_DEPTH }, limits),
