@@ -16,7 +16,7 @@ import { DISABLED_MESSAGE } from './accounts.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { Developer } from './types.js';
 import type { Mailer } from '../mail/sender.js';
-import { escapeHtml } from '../mail/escape.js';
+import { paragraphMail } from '../mail/escape.js';
 import type { Logger } from '../lib/logger.js';
 
 export const ACCESS_TOKEN_PREFIX = 'mbp_';
@@ -110,14 +110,7 @@ export function accessTokensService(
       .sendMail({
         to: developer.email,
         subject: 'A new access token for your account',
-        text: lines.join('\n\n') + '\n',
-        html: lines
-          .map((l) =>
-            l === account
-              ? `<p><a href="${escapeHtml(l)}">${escapeHtml(l)}</a></p>`
-              : `<p>${escapeHtml(l)}</p>`,
-          )
-          .join(''),
+        ...paragraphMail(lines, account),
       })
       .catch((err: unknown) => safeguards.log?.error({ err }, 'could not send the new access token mail'));
   }

@@ -8,7 +8,7 @@ import type { DeveloperInvitation, DeveloperInvitationsRepo } from '../db/develo
 import type { DevelopersRepo } from '../db/developers.js';
 import type { DeveloperSignupsRepo } from '../db/developer-signups.js';
 import type { Mailer } from '../mail/sender.js';
-import { escapeHtml } from '../mail/escape.js';
+import { paragraphMail } from '../mail/escape.js';
 import type { Logger } from '../lib/logger.js';
 import type { PlanTable } from '../lib/plan-table.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -63,14 +63,7 @@ export function developerInvitationsService(options: DeveloperInvitationsOptions
       .sendMail({
         to: invitation.email,
         subject: 'Invitation to create a developer account',
-        text: lines.join('\n\n') + '\n',
-        html: lines
-          .map((l) =>
-            l === link
-              ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`
-              : `<p>${escapeHtml(l)}</p>`,
-          )
-          .join(''),
+        ...paragraphMail(lines, link),
       })
       .catch((err: unknown) => options.log?.error({ err }, 'could not send a developer invitation'));
   }

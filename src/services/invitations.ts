@@ -7,7 +7,7 @@ import type { Cache } from '../cache/index.js';
 import type { Invitation, InvitationsRepo } from '../db/invitations.js';
 import type { ProjectsRepo } from '../db/projects.js';
 import type { Mailer } from '../mail/sender.js';
-import { escapeHtml } from '../mail/escape.js';
+import { paragraphMail } from '../mail/escape.js';
 import type { Logger } from '../lib/logger.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import { normalizeEmail } from './accounts.js';
@@ -60,14 +60,7 @@ export function invitationsService(options: InvitationsOptions) {
       .sendMail({
         to: invitation.email,
         subject: 'Invitation to a project',
-        text: lines.join('\n\n') + '\n',
-        html: lines
-          .map((l) =>
-            l === link
-              ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`
-              : `<p>${escapeHtml(l)}</p>`,
-          )
-          .join(''),
+        ...paragraphMail(lines, link),
       })
       .catch((err: unknown) => options.log?.error({ err }, 'could not send a project invitation'));
   }

@@ -4,7 +4,7 @@
 // usage report reads the month's count from the same counter the invoker charges.
 import type { Cache } from '../../cache/index.js';
 import type { Logger } from '../../lib/logger.js';
-import { escapeHtml } from '../../mail/escape.js';
+import { paragraphMail } from '../../mail/escape.js';
 import type { Mailer } from '../../mail/sender.js';
 import { UNLIMITED } from '../../lib/plans.js';
 import type { Developer, Project } from '../types.js';
@@ -110,14 +110,7 @@ export function quotaWarningMailer(deps: {
         warning.percent === 100
           ? "Your project's function invocations for this month are used up"
           : `Your project has used ${warning.percent} % of this month's function invocations`,
-      text: lines.join('\n\n') + '\n',
-      html: lines
-        .map((l) =>
-          l === link
-            ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`
-            : `<p>${escapeHtml(l)}</p>`,
-        )
-        .join(''),
+      ...paragraphMail(lines, link),
     });
   };
 }
