@@ -1,25 +1,14 @@
 // Builds every service once from the process dependencies.
 import type { Deps } from '../deps.js';
 import { healthService } from './health.js';
+import { installationServices } from './installation-wiring.js';
 import { accountsService } from './accounts.js';
-import { signupService } from './signup.js';
-import { developerSignupsRepo } from '../db/developer-signups.js';
 import { projectsService } from './projects.js';
 import { endUserTokens } from './tokens.js';
 import { createEventBus } from './events.js';
 import { projectCache } from './project-cache.js';
 import { platformRepos } from './repos.js';
-import { membersService } from './members.js';
-import { invitationsService } from './invitations.js';
 import { invitationsRepo } from '../db/invitations.js';
-import { developerInvitationsService } from './developer-invitations.js';
-import { developerInvitationsRepo } from '../db/developer-invitations.js';
-import { operatorService } from './operator.js';
-import { installationService } from './installation.js';
-import { planSettingsService } from './plan-settings.js';
-import { planSettingsRepo } from '../db/plan-settings.js';
-import { jobRunsRepo } from '../db/job-runs.js';
-import { instancesRepo } from '../db/instances.js';
 import { userAuthService } from './user-auth/index.js';
 import { createMailer } from '../mail/sender.js';
 import { collectionsService } from './collections.js';
@@ -61,7 +50,6 @@ import { backupService } from './backups/index.js';
 import { collectionIo } from './backups/collection-io.js';
 import { backupJobsRepo } from '../db/backup-jobs.js';
 import { archivePlaces, removeBucketArchives } from './backups/places.js';
-import { accessTokensService } from './access-tokens.js';
 import { accessTokensRepo } from '../db/access-tokens.js';
 import { functionServices } from './functions/index.js';
 import { authHooks } from './functions/auth-hooks.js';
@@ -251,16 +239,11 @@ export function createServices(deps: Deps) {
     changed: (projectId: string) => cached.changed(projectId),
     io: collectionIo({ projects, definition, dbFor, quota, events, platform, config: deps.config }),
   };
+  const health = healthService(deps);
   return {
     repos,
     /** The installation's plans (PLANS_FILE, DEFAULT_PLAN, or as edited on the Plans page). */
     plans: deps.config.plans,
-    /** The plans edited on the Plans page: stored, and re-read by every process on a timer. */
-    planSettings: planSettingsService({
-      repo: planSettingsRepo(platform),
-      table: deps.config.plans,
-      log: deps.log,
-    }),
     events,
     backups,
     mail,
@@ -275,7 +258,7 @@ export function createServices(deps: Deps) {
       projectDb: dbFor,
       hooks: authHooks(functions.hooks, cachedProject),
     }),
-    health: healthService(deps),
+    health,
     rateLimits: apiRateLimits(
       deps.cache,
       deps.config.rateLimitIpPerMinute,
@@ -284,64 +267,16 @@ export function createServices(deps: Deps) {
       deps.config.rateLimitClientSharePercent,
     ),
     accounts,
-    accessTokens: accessTokensService(
-      tokenRecords,
-      repos.developers,
-      repos.projects,
-      deps.cache,
-      deps.config.accessTokenRequestsPerMinute,
-      {
-        confirmPassword: accounts.confirmPassword,
-        mailer: mail,
-        dashboardUrl: deps.config.dashboardUrl,
-        log: deps.log,
-      },
-    ),
-    signup: signupService({
-      developers: repos.developers,
-      pending: developerSignupsRepo(platform),
-      cache: deps.cache,
-      openSession: accounts.openSession,
-      signupsPerHour: deps.config.developerSignupsPerHour,
-      mailer: mail,
-      dashboardUrl: deps.config.dashboardUrl,
-      delivery: deps.config.smtpUrl ? 'smtp' : 'outbox',
-      log: deps.log,
-    }),
     projects,
-    members: membersService(repos.projects, repos.developers),
-    invitations: invitationsService({
-      invitations: invitationRecords,
-      projects: repos.projects,
-      cache: deps.cache,
-      mailer: mail,
-      dashboardUrl: deps.config.dashboardUrl,
-      log: deps.log,
-    }),
-    developerInvitations: developerInvitationsService({
-      invitations: developerInvitationsRepo(platform),
-      developers: repos.developers,
-      pendingSignups: developerSignupsRepo(platform),
-      cache: deps.cache,
-      plans: deps.config.plans,
-      openSession: accounts.openSession,
-      mailer: mail,
-      dashboardUrl: deps.config.dashboardUrl,
-      log: deps.log,
-    }),
-    operator: operatorService({
-      developers: repos.developers,
-      projects: repos.projects,
-      projectsService: projects,
-      collectionsCount: repos.collections.count,
-      plans: deps.config.plans,
-    }),
-    installation: installationService({
-      config: deps.config,
-      version: deps.version,
-      health: () => healthService(deps).check(),
-      jobRuns: jobRunsRepo(platform),
-      instances: instancesRepo(platform),
+    ...installationServices({
+      deps,
+      repos,
+      accounts,
+      projects,
+      health,
+      mail,
+      tokenRecords,
+      invitationRecords,
     }),
     collections,
     indexes,
