@@ -91,7 +91,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   app.use(errorHandler(databaseUnavailable));
   if (role === 'public')
     app.use(
-      publicCors([docs, api], {
+      publicCors([docs, api.router], {
         loopbackCredentials: deps.config.corsLoopbackCredentials,
         credentialsRefused: services.originNotices.credentialsRefused,
       }),
@@ -100,7 +100,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
   if (role === 'public') app.use(blockUsersPaths);
   // The API's routes first: its requests then never pass the documentation's router (whose paths,
   // /openapi.json and /docs, no API route matches).
-  app.use(api.routes());
+  app.use(api.routes);
   app.use(docs.routes());
   if (role === 'dashboard') {
     const { config } = deps;
@@ -114,7 +114,7 @@ export function createApp(role: HttpRole, deps: Deps, services: Services): Koa {
       ]),
     );
   }
-  app.use(notFoundFallback([docs, api]));
+  app.use(notFoundFallback([docs, api.router]));
   // Whatever port a server of this app listens on is the platform's own: functions, hooks and
   // webhooks may not call it (src/lib/own-origins.ts), also when it was chosen at random.
   const listen = app.listen.bind(app) as (...args: unknown[]) => Server;

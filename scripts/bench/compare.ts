@@ -8,7 +8,7 @@
 //
 //   npm run bench -- [--seconds 5] [--concurrency 16,64] [--rounds 1] [--log-pairs 60] [--log-control] [--gc]
 //                    [--calibrate 25,50,100] [--commands 1000] [--before DIR] [--before-env K=V,...]
-//                    [--pocketbase on|off] [--out bench/RESULTS.md]
+//                    [--pocketbase on|off] [--paced on|off] [--out bench/RESULTS.md]
 //
 // Each measure also reads the database server's CPU per request (db-process.ts), and after the
 // measures each server's database commands per request are counted on the wire (--commands N
@@ -80,8 +80,11 @@ const { values } = parseArgs({
     'before-env': { type: 'string', default: '' },
     /** PocketBase's whole process measured in the same rounds (pocketbase.ts); `off` leaves it out. */
     pocketbase: { type: 'string', default: 'on' },
+    /** The thin server measured again at the API's rate of each round (report.ts, thinPaced); `off` leaves it out. */
+    paced: { type: 'string', default: 'on' },
   },
 });
+const PACED = values.paced !== 'off';
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
 const CONCURRENCY = values.concurrency.split(',').map((c) => Math.min(Math.max(Number(c), 1), 256));
 const ROUNDS = Math.min(Math.max(Math.floor(Number(values.rounds)) || 1, 1), 9);
@@ -199,13 +202,14 @@ const http = async (
   c: number,
   seconds: number,
   op: (typeof ops)[0],
+  rate?: number,
 ) => {
   const isThin = url.startsWith(thinUrl);
   const isBefore = beforeApi && url.startsWith(beforeUrl);
   const trace = isThin ? traces?.thin : isBefore ? undefined : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
-    { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect },
+    { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect, rate },
     isThin ? thin.pid : isBefore ? beforeApi.pid : api.pid,
     dbPid,
   );
@@ -288,9 +292,10 @@ for (const op of ops.filter((o) => wanted(o.name))) {
   if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
   if (pocketbase) await pbHttp(16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
-    const taken: Record<'raw' | 'thin' | 'api' | 'before' | 'pocketbase', Measure[]> = {
+    const taken: Record<'raw' | 'thin' | 'thinPaced' | 'api' | 'before' | 'pocketbase', Measure[]> = {
       raw: [],
       thin: [],
+      thinPaced: [],
       api: [],
       before: [],
       pocketbase: [],
@@ -307,10 +312,16 @@ for (const op of ops.filter((o) => wanted(o.name))) {
         ...(pocketbase ? [async () => void taken.pocketbase.push(await pbHttp(c, SECONDS, op))] : []),
       ];
       for (let arm = 0; arm < arms.length; arm++) await arms[(arm + round) % arms.length]!();
+      // The thin server again at this round's API rate, when that is below its own: the database's
+      // CPU per request compared at the same pace (--paced off leaves it out).
+      const apiRate = taken.api.at(-1)!.rps;
+      if (PACED && apiRate < taken.thin.at(-1)!.rps * 0.95)
+        taken.thinPaced.push(await http(thinUrl, {}, c, SECONDS, op, apiRate));
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     const beforeMeasure = beforeApi ? median(taken.before) : undefined;
     const pbMeasure = pocketbase ? median(taken.pocketbase) : undefined;
+    const pacedMeasure = taken.thinPaced.length ? median(taken.thinPaced) : undefined;
     rows.push({
       op: op.name,
       concurrency: c,
@@ -319,6 +330,7 @@ for (const op of ops.filter((o) => wanted(o.name))) {
       api: apiMeasure,
       before: beforeMeasure,
       pocketbase: pbMeasure,
+      thinPaced: pacedMeasure,
     });
     console.log(
       `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)}` +

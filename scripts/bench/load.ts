@@ -55,6 +55,8 @@ export interface HttpLoad {
   request: (i: number) => HttpRequest;
   /** Statuses that count as expected; others are reported. */
   expect: (status: number) => boolean;
+  /** Requests per second across all connections at most (autocannon's overallRate); unpaced without. */
+  rate?: number;
 }
 
 export async function httpLoad(load: HttpLoad): Promise<Measure> {
@@ -74,6 +76,7 @@ export async function httpLoad(load: HttpLoad): Promise<Measure> {
       url: load.url,
       connections: load.connections,
       duration: load.seconds,
+      ...(load.rate ? { overallRate: Math.max(1, Math.round(load.rate)) } : {}),
       // Seconds before a request counts as timed out (an unexpected answer).
       timeout: 30,
       headers: { 'content-type': 'application/json', ...load.headers },

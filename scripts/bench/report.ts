@@ -13,6 +13,12 @@ export interface Row {
   before?: Measure;
   /** PocketBase's whole process (pocketbase.ts), measured in the same rounds. */
   pocketbase?: Measure;
+  /**
+   * The thin server held to the API's rate of the same round (autocannon's overall rate): the
+   * database's CPU per request at the same pace, since its fixed cost per second is shared by
+   * fewer requests at a lower rate.
+   */
+  thinPaced?: Measure;
 }
 
 const f = (n: number, d = 0) => n.toFixed(d);
@@ -30,6 +36,15 @@ export function resultsTable(rows: Row[]): string[] {
     withBefore
       ? [f(r.before?.rps ?? 0), ratio(r.before?.rps, r.thin?.rps), cpu(r.before), dbCpu(r.before)]
       : [];
+  const withPaced = rows.some((r) => r.thinPaced);
+  const pacedHead = withPaced ? ' thin at API rate: req/s, DB CPU µs / req | API / paced thin DB CPU |' : '';
+  const pacedCells = (r: Row) =>
+    withPaced
+      ? [
+          r.thinPaced ? `${f(r.thinPaced.rps)}, ${dbCpu(r.thinPaced)}` : '',
+          ratio(r.api.dbCpuMicros, r.thinPaced?.dbCpuMicros),
+        ]
+      : [];
   const withPb = rows.some((r) => r.pocketbase);
   const pbHead = withPb
     ? ' PocketBase req/s | API / PocketBase | PocketBase p50 / p99 ms | PocketBase CPU µs / req | API / PocketBase CPU |'
@@ -45,8 +60,8 @@ export function resultsTable(rows: Row[]): string[] {
         ]
       : [];
   return [
-    `| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | API / thin CPU | DB CPU µs / req raw / thin / API | API / thin DB CPU |${beforeHead}${pbHead} unexpected (API) |`,
-    `|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|${withBefore ? '---|---|---|---|' : ''}${withPb ? '---|---|---|---|---|' : ''}---|`,
+    `| operation | conc. | raw req/s | thin req/s | API req/s | API / thin | API / raw | raw p50 / p99 ms | thin p50 / p99 ms | API p50 / p99 ms | API p99 / thin p99 | thin CPU µs / req | API CPU µs / req | API / thin CPU | DB CPU µs / req raw / thin / API | API / thin DB CPU |${pacedHead}${beforeHead}${pbHead} unexpected (API) |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|${withPaced ? '---|---|' : ''}${withBefore ? '---|---|---|---|' : ''}${withPb ? '---|---|---|---|---|' : ''}---|`,
     ...rows
       .map((r) =>
         [
@@ -66,6 +81,7 @@ export function resultsTable(rows: Row[]): string[] {
           ratio(r.api.cpuMicros, r.thin?.cpuMicros),
           `${dbCpu(r.raw)} / ${dbCpu(r.thin)} / ${dbCpu(r.api)}`,
           ratio(r.api.dbCpuMicros, r.thin?.dbCpuMicros),
+          ...pacedCells(r),
           ...beforeCells(r),
           ...pbCells(r),
           r.api.unexpected,

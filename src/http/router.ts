@@ -2,7 +2,7 @@
 // the handler named by the operationId. openapi-backend only validates (it is slow as a router),
 // with its compiled validators over what Koa has parsed (request-input.ts).
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import type { Logger } from '../lib/logger.js';
@@ -13,6 +13,7 @@ import { requestValidator } from './request-input.js';
 import { respond } from './respond.js';
 import { cookiePolicy, type CookiePolicy } from './cookies.js';
 import { shadowingTemplates } from './route-owner.js';
+import { RouteGroups } from './route-groups.js';
 import type { RequestState } from './middleware.js';
 import type { AnyHandler, SecurityInput, SecurityResolver } from './types.js';
 import type { SecurityGate } from './rate-limit.js';
@@ -89,6 +90,16 @@ export interface RouterOptions {
   cookies?: CookiePolicy;
 }
 
+/**
+ * The API's routes: `router` holds every route, for what asks which routes own a path (the CORS
+ * preflight, the 405 fallback); `routes` dispatches a request, through the routes of its first two
+ * path segments only (route-groups.ts).
+ */
+export interface ApiRouter {
+  router: Router;
+  routes: Middleware;
+}
+
 export function buildRouter({
   spec,
   handlers,
@@ -96,7 +107,7 @@ export function buildRouter({
   log,
   gate,
   cookies: cookiePolicyOfRole = cookiePolicy(false),
-}: RouterOptions): Router {
+}: RouterOptions): ApiRouter {
   const { missingHandlers, unknownHandlers } = handlerParity(spec, handlers);
   if (missingHandlers.length || unknownHandlers.length) {
     throw new Error(
@@ -106,6 +117,7 @@ export function buildRouter({
   }
   const api = createValidator(spec);
   const router = new Router();
+  const groups = new RouteGroups();
   const entries = listOperations(spec);
   const templates = [...new Set(entries.map((entry) => entry.path))];
   for (const entry of entries) {
@@ -117,7 +129,7 @@ export function buildRouter({
     const plan = securityPlan(entry.security, security, entry.operationId);
     // A path that a more literal template also matches is that template's (405 if it lacks the method).
     const shadows = shadowingTemplates(entry.path, templates);
-    router[entry.method](koaPath, async (ctx: Context, next: () => Promise<unknown>) => {
+    const route = async (ctx: Context, next: () => Promise<unknown>) => {
       if (shadows.length > 0 && shadows.some((shadow) => shadow.test(ctx.path))) return next();
       const cookies = new RequestCookies(ctx, cookiePolicyOfRole);
       const input: SecurityInput = {
@@ -159,9 +171,11 @@ export function buildRouter({
         context,
       );
       respond(ctx, result, cookiePolicyOfRole);
-    });
+    };
+    router[entry.method](koaPath, route);
+    groups.of(entry.path)[entry.method](koaPath, route);
   }
-  return router;
+  return { router, routes: groups.routes() };
 }
 
 // What a route builds per request holds no getters of its own: an accessor in an object literal

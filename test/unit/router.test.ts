@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { buildRouter, handlerParity } from '../../src/http/router.js';
+import type { Context, Next } from 'koa';
 import { owningLayers, shadowingTemplates } from '../../src/http/route-owner.js';
+import { RouteGroups } from '../../src/http/route-groups.js';
 import { loadSpec } from '../../src/app.js';
 import { publicHandlers, dashboardHandlers } from '../../src/api/index.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -68,5 +70,36 @@ describe('route ownership (a literal segment wins over a parameter)', () => {
     const byId = { paramNames: ['collectionName', 'id'], methods: ['HEAD', 'GET', 'PUT', 'PATCH', 'DELETE'] };
     expect(owningLayers([byId, bulk])).to.deep.equal([bulk]);
     expect(owningLayers([byId])).to.deep.equal([byId]);
+  });
+});
+
+describe('route groups (a request is matched within its first two segments)', () => {
+  async function dispatch(groups: RouteGroups, path: string): Promise<string[]> {
+    const seen: string[] = [];
+    const ctx = { path, method: 'GET', state: {}, request: {}, seen } as unknown as Context;
+    await groups.routes()(ctx, async () => void seen.push('next'));
+    return seen;
+  }
+  const groups = new RouteGroups();
+  const route = (name: string, passOn = false) => async (ctx: Context, next: Next) => {
+    (ctx as unknown as { seen: string[] }).seen.push(name);
+    if (passOn) await next();
+  };
+  groups.of('/api/data/{collectionName}').get('/api/data/:collectionName', route('list'));
+  groups.of('/api/health').get('/api/health', route('health'));
+  groups.of('/files/{projectId}/{path}').get('/files/:projectId/:path', route('file'));
+  groups.of('/files/own/{path}').get('/files/own/:path', route('own', true));
+
+  it('finds the route of a literal group, a parameter group and a one-segment path', async () => {
+    expect(await dispatch(groups, '/api/data/posts')).to.deep.equal(['list']);
+    expect(await dispatch(groups, '/api/health')).to.deep.equal(['health']);
+    expect(await dispatch(groups, '/files/p1/a.png')).to.deep.equal(['file']);
+  });
+
+  it('passes from a literal group to the parameter group, then on down the chain', async () => {
+    expect(await dispatch(groups, '/files/own/a.png')).to.deep.equal(['own', 'file']);
+    expect(await dispatch(groups, '/api/nothing/here')).to.deep.equal(['next']);
+    expect(await dispatch(groups, '/')).to.deep.equal(['next']);
+    expect(await dispatch(groups, '/api/data')).to.deep.equal(['next']);
   });
 });
