@@ -81,10 +81,12 @@ describe('route groups (a request is matched within its first two segments)', ()
     return seen;
   }
   const groups = new RouteGroups();
-  const route = (name: string, passOn = false) => async (ctx: Context, next: Next) => {
-    (ctx as unknown as { seen: string[] }).seen.push(name);
-    if (passOn) await next();
-  };
+  const route =
+    (name: string, passOn = false) =>
+    async (ctx: Context, next: Next) => {
+      (ctx as unknown as { seen: string[] }).seen.push(name);
+      if (passOn) await next();
+    };
   groups.of('/api/data/{collectionName}').get('/api/data/:collectionName', route('list'));
   groups.of('/api/health').get('/api/health', route('health'));
   groups.of('/files/{projectId}/{path}').get('/files/:projectId/:path', route('file'));
