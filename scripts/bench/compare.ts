@@ -36,16 +36,15 @@ import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MongoClient, ObjectId } from 'mongodb';
 import { format, resolveConfig } from 'prettier';
 import { closeDeps } from '../../src/deps.js';
-import { findPinned } from '../../src/db/find-pinned.js';
 import { repoPath } from '../../src/lib/paths.js';
-import { benchProject, createBody, freePort, listQuery, pick, start, startApi, stop, up } from './setup.js';
+import { benchProject, freePort, pick, start, startApi, stop, up } from './setup.js';
 import { httpLoadWithCpu, loop, median, withDbCpu, type HttpRequest, type Measure } from './load.js';
+import { benchOperations, type BenchOperation } from './operations.js';
 import { databasePid } from './db-process.js';
 import { countCommands } from './command-count.js';
-import { commandsSection, resultsTable, type Row } from './report.js';
+import { commandsSection, resultsTable, runDescription, type Row } from './report.js';
 import { gcSection, gcTrace } from './gc-trace.js';
 import { calibrate, calibrationSection } from './calibrate.js';
 import { logCostLine, logCostSection, requestLogCost, type LogCostResult } from './log-cost.js';
@@ -97,43 +96,7 @@ const WARMUP_SECONDS = 3;
 
 const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer, ids, ownNotes } =
   await benchProject(SEEDED);
-const system = { isDeleted: false, deletedAt: null, createdAt: new Date(), updatedAt: new Date() };
-
-// ---- The operations, once per target ----
-const ops: { name: string; http: (i: number) => HttpRequest; expect: number; apiOnly?: boolean }[] = [
-  { name: 'get by id', http: (i) => ({ method: 'GET', path: `/${pick(ids, i)}` }), expect: 200 },
-  { name: 'list 20, filter + sort', http: (i) => ({ method: 'GET', path: `?${listQuery(i)}` }), expect: 200 },
-  { name: 'create', http: (i) => ({ method: 'POST', path: '', body: createBody(i) }), expect: 201 },
-  {
-    name: 'update',
-    http: (i) => ({ method: 'PATCH', path: `/${pick(ids, i)}`, body: JSON.stringify({ price: i % 100 }) }),
-    expect: 200,
-  },
-];
-
-const raw = new MongoClient(deps.config.mongodbUri);
-const rawDb = raw.db(projectDb.databaseName);
-const items = rawDb.collection('items');
-const ACTIVE = { $ne: true };
-const rawWork: Record<string, (i: number) => Promise<unknown>> = {
-  // The API's own read of one document by `_id`: one `find` command of a single batch.
-  'get by id': (i) =>
-    findPinned(rawDb, 'items', { _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE }, undefined, 10_000),
-  'list 20, filter + sort': (i) =>
-    items
-      .find(
-        { price: { $gte: i % 50, $lt: (i % 50) + 30 }, isDeleted: ACTIVE },
-        { sort: { price: -1, _id: 1 }, limit: 21 },
-      )
-      .toArray(),
-  create: (i) => items.insertOne({ name: `raw-${i}`, price: i % 100, tags: ['a', 'b'], ...system }),
-  update: (i) =>
-    items.findOneAndUpdate(
-      { _id: new ObjectId(pick(ids, i)), isDeleted: ACTIVE },
-      { $set: { price: i % 100, updatedAt: new Date() } },
-      { returnDocument: 'after' },
-    ),
-};
+const { ops, rawWork, raw } = benchOperations(deps.config.mongodbUri, projectDb.databaseName, ids);
 
 // ---- Child processes ----
 /** With --profile, each server writes its CPU profile into a folder of its own under it. */
@@ -201,7 +164,7 @@ const http = async (
   headers: Record<string, string>,
   c: number,
   seconds: number,
-  op: (typeof ops)[0],
+  op: BenchOperation,
   rate?: number,
 ) => {
   const isThin = url.startsWith(thinUrl);
@@ -219,7 +182,7 @@ const http = async (
 
 const secret = { 'x-api-key': secretKey };
 /** PocketBase's records API for the same operation; it answers a create with 200. */
-const pbHttp = (c: number, seconds: number, op: (typeof ops)[0]) =>
+const pbHttp = (c: number, seconds: number, op: BenchOperation) =>
   httpLoadWithCpu(
     {
       url: `${pocketbase!.url}/api/collections/items/records`,
@@ -386,31 +349,22 @@ await deps.db.platform.dropDatabase().catch(() => undefined);
 await services.usage.counter.stop().catch(() => undefined);
 await closeDeps(deps);
 
-const cpus = os.cpus();
-const f = (n: number, d = 0) => n.toFixed(d);
 const lines = [
-  `# Benchmark results${values.label ? `: ${values.label}` : ''}`,
-  '',
-  `Written by \`npm run bench\` (scripts/bench/compare.ts) on ${new Date().toISOString()}.`,
-  '',
-  `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
-  `- Load average (1 min) at start and end: ${loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
-  `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${buildInfo.version ?? '?'}), Redis for the API's cache`,
-  `- ${SECONDS} s per measure${ROUNDS > 1 ? `, ${ROUNDS} rounds (raw, then thin, API${beforeApi ? ' and before' : ''} in turn, the order turning each round), the median of each column` : ''} after ${spins.length ? `a ${WARMUP_SECONDS} s warm-up of every server per operation` : `a first round of every read and a ${WARMUP_SECONDS} s warm-up per operation (both servers, concurrency 16, ${WARMUP_SECONDS} s each)`}; ${SEEDED} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
-  '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
-  '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others;',
-  "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
-  '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
-  '  server is the price of its features; the rest of a request is waiting for the database.',
-  "- DB CPU µs / req: the database server's process (found by its port, db-process.ts), the same way, during each",
-  '  measure: what each request made the database do, background writes included.',
-  ...(pocketbase
-    ? [
-        `- PocketBase: ${POCKETBASE_VERSION}'s examples/base (scripts/bench/pocketbase.ts), its own process and SQLite data folder, seeded`,
-        '  with the same records, public rules; its CPU per request is the whole process (HTTP and SQLite); measured in turn with the others.',
-      ]
-    : [`- PocketBase: not measured (${'missing' in pbBinary ? pbBinary.missing : ''})`]),
-  '',
+  ...runDescription({
+    label: values.label,
+    loadAverage,
+    engineVersion: buildInfo.version,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    withBefore: !!beforeApi,
+    calibrating: spins.length > 0,
+    warmupSeconds: WARMUP_SECONDS,
+    seeded: SEEDED,
+    paced: PACED && rows.some((r) => r.thinPaced),
+    pocketbase: pocketbase
+      ? { version: POCKETBASE_VERSION }
+      : { missing: 'missing' in pbBinary ? pbBinary.missing : '' },
+  }),
   ...(rows.length ? resultsTable(rows) : []),
   ...commandsSection(commandCounts, CONCURRENCY[0]!),
   ...logCostSection(logCost, { seconds: LOG_SECONDS, control: values['log-control'] }),

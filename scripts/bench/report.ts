@@ -1,6 +1,7 @@
 // The tables of `npm run bench` (compare.ts): requests per second, latencies and CPU per request
 // of the API, the thin server and the raw driver, with the database server's CPU per request
 // beside each; and the database commands each server sends per request (commands.ts).
+import os from 'node:os';
 import type { Measure } from './load.js';
 
 export interface Row {
@@ -27,6 +28,56 @@ const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : f(m.c
 const dbCpu = (m: Measure | undefined) => (m?.dbCpuMicros === undefined ? '' : f(m.dbCpuMicros));
 
 /** The main table: one row per operation and concurrency. */
+export interface RunSettings {
+  label: string;
+  loadAverage: number[];
+  engineVersion?: string;
+  seconds: number;
+  rounds: number;
+  withBefore: boolean;
+  calibrating: boolean;
+  warmupSeconds: number;
+  seeded: number;
+  /** Whether the thin server was also measured at the API's rate (compare.ts --paced). */
+  paced: boolean;
+  pocketbase: { version: string } | { missing: string };
+}
+
+/** The report's title and how the run was made: machine, load, engine, what each column reads. */
+export function runDescription(o: RunSettings): string[] {
+  const cpus = os.cpus();
+  return [
+    `# Benchmark results${o.label ? `: ${o.label}` : ''}`,
+    '',
+    `Written by \`npm run bench\` (scripts/bench/compare.ts) on ${new Date().toISOString()}.`,
+    '',
+    `- Machine: ${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${f(os.totalmem() / 1024 ** 3, 1)} GiB memory, ${os.type()} ${os.release()}`,
+    `- Load average (1 min) at start and end: ${o.loadAverage.map((l) => f(l, 2)).join(' / ')} (other work on the machine shows here)`,
+    `- Node ${process.version}; database engine: ${process.env.STACK_ENGINE ?? 'mongo-java-server'} (reports version ${o.engineVersion ?? '?'}), Redis for the API's cache`,
+    `- ${o.seconds} s per measure${o.rounds > 1 ? `, ${o.rounds} rounds (raw, then thin, API${o.withBefore ? ' and before' : ''} in turn, the order turning each round), the median of each column` : ''} after ${o.calibrating ? `a ${o.warmupSeconds} s warm-up of every server per operation` : `a first round of every read and a ${o.warmupSeconds} s warm-up per operation (both servers, concurrency 16, ${o.warmupSeconds} s each)`}; ${o.seeded} documents seeded; load generator autocannon (keep-alive), raw driver in a closed loop`,
+    '- API: the public role as `npm start` runs it (compiled, `node dist/main.js public`, log level info, output discarded), secret key unless noted;',
+    '  thin: scripts/bench/thin-server.ts in its own process; the RLS read is compared with get by id of the others;',
+    "- CPU µs / req: the server process's user and system CPU time during the measure divided by the requests it answered",
+    '  (from /proc); the database server, Redis and the load generator are not in it. What the API spends above the thin',
+    '  server is the price of its features; the rest of a request is waiting for the database.',
+    "- DB CPU µs / req: the database server's process (found by its port, db-process.ts), the same way, during each",
+    '  measure: what each request made the database do, background writes included.',
+    ...(o.paced
+      ? [
+          "- thin at API rate: in each round, the thin server again, held to that round's API rate (autocannon's overall rate), for",
+          "  the database's CPU per request at the same pace (its own cost per second is shared by fewer requests at a lower rate).",
+        ]
+      : []),
+    ...('version' in o.pocketbase
+      ? [
+          `- PocketBase: ${o.pocketbase.version}'s examples/base (scripts/bench/pocketbase.ts), its own process and SQLite data folder, seeded`,
+          '  with the same records, public rules; its CPU per request is the whole process (HTTP and SQLite); measured in turn with the others.',
+        ]
+      : [`- PocketBase: not measured (${o.pocketbase.missing})`]),
+    '',
+  ];
+}
+
 export function resultsTable(rows: Row[]): string[] {
   const withBefore = rows.some((r) => r.before);
   const beforeHead = withBefore
