@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench` and `npm run soak`: start the test stack when it is not running (and stop it
-# again afterwards), or restart it when it is (BENCH_KEEP_STACK=1 leaves it as it is), load its
-# environment, build the service (the API is measured compiled, as
+# again afterwards), load its environment, build the service (the API is measured compiled, as
 # `npm start` runs it), run the TypeScript script named first with the rest
 # of the arguments. Export your STACK_*_PORT variables first when several stacks share a machine.
 set -euo pipefail
@@ -17,10 +16,6 @@ status=$(bash scripts/stack.sh status test)
 if grep -q stopped <<<"$status" || [ ! -f .env.test ]; then
   bash scripts/stack.sh start test
   started=1
-elif [ -z "${BENCH_KEEP_STACK:-}" ]; then
-  # A fresh database server: the embedded engine keeps every database in its heap, and what earlier
-  # runs and test suites left there makes its collector's cost per request grow (bench/README.md).
-  bash scripts/stack.sh restart test
 fi
 [ -n "$started" ] && trap 'bash scripts/stack.sh stop test' EXIT
 load_env_file .env.test
