@@ -1,5 +1,6 @@
 // An in-process buffer written in batches, off the path that fills it: one write at a time, every
-// `flushMs` or as soon as a batch is full, and the rest on close. What to do at the buffer's bound
+// `flushMs` or as soon as a batch is full (what comes during a write waits for the next), and the
+// rest on close. What to do at the buffer's bound
 // (drop, or wait) and how a failed batch is counted are the user's: the request log and the
 // invocation log share this.
 
@@ -22,18 +23,26 @@ export function batchedWriter<T>(options: BatchedWriterOptions<T>) {
   let writing: Promise<void> | undefined;
   let soon = false;
 
-  /** Writes what is buffered, a batch at a time; resolves once the buffer was empty. */
+  /**
+   * Writes what is buffered when the write starts, a batch at a time; items that come meanwhile
+   * wait for the next flush (the timer's, or a full batch's), so a stream of items is written once
+   * per `flushMs` and not once per write's round trip. Called while a write is under way, it
+   * follows that write. Resolves once everything buffered at the call is written.
+   */
   function flush(): Promise<void> {
-    if (writing) return writing;
+    if (writing) return writing.then(flush);
     if (!buffer.length) return Promise.resolve();
     writing = (async () => {
-      while (buffer.length) {
-        const batch = buffer.length > batchEntries ? buffer.splice(0, batchEntries) : buffer;
+      let due = buffer.length;
+      while (due > 0 && buffer.length) {
+        const size = Math.min(due, batchEntries);
+        const batch = buffer.length > size ? buffer.splice(0, size) : buffer;
         if (batch === buffer) buffer = [];
+        due -= batch.length;
         options.taken?.(batch, buffer.length);
         await writeBatch(batch);
       }
-      options.drained?.();
+      if (!buffer.length) options.drained?.();
     })().finally(() => (writing = undefined));
     return writing;
   }
@@ -61,9 +70,10 @@ export function batchedWriter<T>(options: BatchedWriterOptions<T>) {
     flushSoon,
     /** Items waiting to be written (the batch being written not among them). */
     size: (): number => buffer.length,
+    /** Stops the timer and writes everything, also what comes while it writes. */
     async close(): Promise<void> {
       clearInterval(timer);
-      await flush();
+      while (buffer.length || writing) await flush();
     },
   };
 }

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { requestLogBuffer, type RecordedRequest } from '../../src/services/request-log/buffer.js';
 import type { RequestLogEntry } from '../../src/db/request-logs.js';
+import { batchedWriter } from '../../src/lib/batched-writer.js';
 
 const entry = (i: number): RecordedRequest => ({
   projectId: i % 2 ? 'a' : 'b',
@@ -104,5 +105,58 @@ describe('request log buffer', () => {
     buffer.record(entry(3));
     await buffer.close();
     expect(buffer.stats()).to.deep.equal({ buffered: 0, dropped: 2 });
+  });
+});
+
+describe('batched writer: a write takes what was buffered when it started', () => {
+  it('leaves what comes during a write to the next flush, instead of writing again at once', async () => {
+    const writes: number[][] = [];
+    let release!: () => void;
+    const writer = batchedWriter<number>({
+      writeBatch: async (batch) => {
+        writes.push(batch);
+        if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+      batchEntries: 100,
+      flushMs: 60_000,
+    });
+    for (let i = 0; i < 3; i++) writer.push(i);
+    const first = writer.flush();
+    // Requests that end while the first write is under way.
+    for (let i = 3; i < 6; i++) writer.push(i);
+    release();
+    await first;
+    expect(writes).to.deep.equal([[0, 1, 2]]);
+    expect(writer.size()).to.equal(3);
+    await writer.flush();
+    expect(writes).to.deep.equal([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
+    await writer.close();
+  });
+
+  it('a flush asked during a write follows it and writes what it found; close writes everything', async () => {
+    const writes: number[][] = [];
+    const writer = batchedWriter<number>({
+      writeBatch: async (batch) => {
+        writes.push(batch);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+      batchEntries: 2,
+      flushMs: 60_000,
+    });
+    for (let i = 0; i < 3; i++) writer.push(i);
+    const first = writer.flush();
+    writer.push(3);
+    await writer.flush();
+    await first;
+    expect(writes.flat()).to.deep.equal([0, 1, 2, 3]);
+    writer.push(4);
+    writer.push(5);
+    writer.push(6);
+    await writer.close();
+    expect(writes.flat()).to.deep.equal([0, 1, 2, 3, 4, 5, 6]);
+    expect(writes.every((batch) => batch.length <= 2)).to.equal(true);
   });
 });
