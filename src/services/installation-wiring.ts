@@ -42,6 +42,7 @@ export function installationServices(w: InstallationWiring) {
   const { config, log } = deps;
   const platform = deps.db.platform;
   const pendingSignups = developerSignupsRepo(platform);
+  const developerInvitationRecords = developerInvitationsRepo(platform);
   return {
     /** The plans edited on the Plans page: stored, and re-read by every process on a timer. */
     planSettings: planSettingsService({ repo: planSettingsRepo(platform), table: config.plans, log }),
@@ -56,6 +57,7 @@ export function installationServices(w: InstallationWiring) {
     signup: signupService({
       developers: repos.developers,
       pending: pendingSignups,
+      invitations: developerInvitationRecords,
       cache: deps.cache,
       openSession: accounts.openSession,
       signupsPerHour: config.developerSignupsPerHour,
@@ -74,7 +76,7 @@ export function installationServices(w: InstallationWiring) {
       log,
     }),
     developerInvitations: developerInvitationsService({
-      invitations: developerInvitationsRepo(platform),
+      invitations: developerInvitationRecords,
       developers: repos.developers,
       pendingSignups,
       cache: deps.cache,

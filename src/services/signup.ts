@@ -9,6 +9,7 @@ import { clientIpKey } from '../lib/client-ip.js';
 import { randomToken, sha256 } from '../lib/secrets.js';
 import type { Cache } from '../cache/index.js';
 import type { DevelopersRepo } from '../db/developers.js';
+import type { DeveloperInvitationsRepo } from '../db/developer-invitations.js';
 import type { DeveloperSignupsRepo } from '../db/developer-signups.js';
 import type { Mailer } from '../mail/sender.js';
 import { escapeHtml } from '../mail/escape.js';
@@ -27,6 +28,8 @@ const MAX_CONFIRM_ATTEMPTS = 5;
 export interface SignupOptions {
   developers: DevelopersRepo;
   pending: DeveloperSignupsRepo;
+  /** The operator's invitations: one to an address that now has an account is ended with it. */
+  invitations: Pick<DeveloperInvitationsRepo, 'removeEmail'>;
   cache: Cache;
   openSession: (developer: Developer) => Promise<{ developer: Developer; sessionToken: string }>;
   /** Sign-ups per client IP (an IPv6 /64) and hour (DEVELOPER_SIGNUPS_PER_HOUR). */
@@ -118,6 +121,8 @@ export function signupService(options: SignupOptions) {
         passwordHash: signup.passwordHash,
       });
       await pending.removeEmail(signup.email);
+      // Invited, but signed up without the link: the invitation is no longer pending.
+      await options.invitations.removeEmail(signup.email);
       if (!developer) {
         throw conflict('An account already uses this email address: log in with its password', 'EMAIL_TAKEN');
       }

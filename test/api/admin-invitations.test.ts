@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createDeveloper, createOperator } from '../helpers/fixtures.js';
 import { mailbox, subjectOf, type SinkMessage } from '../helpers/mail.js';
+import { signupTokenOf } from '../helpers/signup.js';
 import { DEVELOPER_INVITES_PER_HOUR } from '../../src/services/developer-invitations.js';
 
 const PASSWORD = 'a long enough password';
@@ -92,6 +93,25 @@ describe('operator: developer invitations', () => {
     expect(again.body.message).to.match(/^This invitation link is not valid: it was already used/);
     const after = await as(operator).get('/api/admin/developer-invitations');
     expect(after.body.data.invitations.map((i: { email: string }) => i.email)).not.to.include(email);
+  });
+
+  it('ends the invitation of an address that signs up without its link', async () => {
+    const email = address('own-way');
+    const { link } = await inviteAndRead(email);
+    const inbox = mailbox(email);
+    await inbox.skipExisting();
+    const asked = await app.client.post('/api/auth/signup', { email, password: PASSWORD });
+    expect(asked.status, asked.text).to.equal(201);
+    const confirmed = await app.client.post('/api/auth/signup/confirm', {
+      token: signupTokenOf(await inbox.next())!,
+      password: PASSWORD,
+    });
+    expect(confirmed.status, confirmed.text).to.equal(201);
+    const pending = await as(operator).get('/api/admin/developer-invitations');
+    expect(pending.body.data.invitations.map((i: { email: string }) => i.email)).not.to.include(email);
+    const late = await signUp(link.token);
+    expect(late.status, 'the link of an ended invitation').to.equal(404);
+    expect(late.body.code).to.equal('INVITATION_NOT_FOUND');
   });
 
   it('gives the default plan without a plan; a new invitation replaces the old link', async () => {
