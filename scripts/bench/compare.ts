@@ -360,7 +360,7 @@ const lines = [
     calibrating: spins.length > 0,
     warmupSeconds: WARMUP_SECONDS,
     seeded: SEEDED,
-    paced: PACED && rows.some((r) => r.thinPaced),
+    paced: rows.some((r) => r.thinPaced),
     pocketbase: pocketbase
       ? { version: POCKETBASE_VERSION }
       : { missing: 'missing' in pbBinary ? pbBinary.missing : '' },

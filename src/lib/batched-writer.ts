@@ -1,8 +1,7 @@
 // An in-process buffer written in batches, off the path that fills it: one write at a time, every
 // `flushMs` or as soon as a batch is full (what comes during a write waits for the next), and the
-// rest on close. What to do at the buffer's bound
-// (drop, or wait) and how a failed batch is counted are the user's: the request log and the
-// invocation log share this.
+// rest on close. What to do at the buffer's bound (drop, or wait) and how a failed batch is counted
+// are the user's: the request log and the invocation log share this.
 
 export interface BatchedWriterOptions<T> {
   /** Writes one batch; it handles (logs, counts) its own failure and does not throw. */
