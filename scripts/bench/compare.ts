@@ -32,23 +32,27 @@
 // the machine and the database server's own drift.
 //
 // scripts/bench.sh starts the test stack when it is not running and loads its environment.
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { format, resolveConfig } from 'prettier';
 import { closeDeps } from '../../src/deps.js';
-import { repoPath } from '../../src/lib/paths.js';
-import { benchProject, freePort, pick, start, startApi, stop, up } from './setup.js';
+import { benchProject, pick } from './setup.js';
+import { startServers } from './servers.js';
 import { httpLoadWithCpu, loop, median, withDbCpu, type HttpRequest, type Measure } from './load.js';
 import { benchOperations, type BenchOperation } from './operations.js';
 import { databasePid } from './db-process.js';
 import { countCommands } from './command-count.js';
-import { commandsSection, resultsTable, runDescription, type Row } from './report.js';
-import { gcSection, gcTrace } from './gc-trace.js';
+import {
+  commandsSection,
+  progressLine,
+  resultsTable,
+  runDescription,
+  writeReport,
+  type Row,
+} from './report.js';
+import { gcSection } from './gc-trace.js';
 import { calibrate, calibrationSection } from './calibrate.js';
 import { logCostLine, logCostSection, requestLogCost, type LogCostResult } from './log-cost.js';
-import { POCKETBASE_VERSION, pocketbaseBinary, pocketbaseRequest, startPocketBase } from './pocketbase.js';
+import { POCKETBASE_VERSION, pocketbaseRequest } from './pocketbase.js';
 
 const { values } = parseArgs({
   options: {
@@ -98,52 +102,18 @@ const { deps, services, platformDb, projectDb, secretKey, publishableKey, bearer
   await benchProject(SEEDED);
 const { ops, rawWork, raw } = benchOperations(deps.config.mongodbUri, projectDb.databaseName, ids);
 
-// ---- Child processes ----
-/** With --profile, each server writes its CPU profile into a folder of its own under it. */
-const profiled = (server: string) =>
-  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(values.profile, server)}`] : [];
-/** With --gc, each server's stdout (its --trace-gc-nvp lines) goes to a file read after each measure. */
-const gcDir = values.gc ? mkdtempSync(join(os.tmpdir(), 'bench-gc-')) : undefined;
-const gcOutput = (server: string) => (gcDir ? openSync(join(gcDir, server), 'w') : undefined);
-const gcFlags = values.gc ? ['--trace-gc-nvp'] : [];
-const traces = gcDir ? { thin: gcTrace(join(gcDir, 'thin')), api: gcTrace(join(gcDir, 'api')) } : undefined;
-// PocketBase first: a failure to build or start it leaves no other server behind.
-const pbBinary =
-  values.pocketbase === 'off' || values.calibrate
-    ? { missing: 'left out (--pocketbase off)' }
-    : await pocketbaseBinary();
-if ('missing' in pbBinary) console.log(`PocketBase arm: ${pbBinary.missing}`);
-const pocketbase =
-  'bin' in pbBinary ? await startPocketBase(pbBinary.bin, await freePort(), SEEDED) : undefined;
-const thinPort = await freePort();
-const thin = await start(
-  'scripts/bench/thin-server.ts',
-  [],
-  { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items', THIN_PORT: String(thinPort) },
-  up(`http://127.0.0.1:${thinPort}/items?price_gte=0&price_lt=1`),
-  [...profiled('thin'), ...gcFlags],
-  gcOutput('thin'),
-);
-const apiPort = await freePort();
-const api = await startApi(platformDb, apiPort, [...profiled('api'), ...gcFlags], {}, gcOutput('api'));
-const beforeEnv = Object.fromEntries(
-  values['before-env']
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
-const withBefore = !!values.before || Object.keys(beforeEnv).length > 0;
-const beforePort = withBefore ? await freePort() : 0;
-const beforeApi = withBefore
-  ? await startApi(
-      platformDb,
-      beforePort,
-      profiled('before'),
-      beforeEnv,
-      undefined,
-      values.before ? join(values.before, 'dist/main.js') : undefined,
-    )
-  : undefined;
+// ---- Servers (servers.ts) ----
+const servers = await startServers({
+  platformDb,
+  projectDb: projectDb.databaseName,
+  seeded: SEEDED,
+  profile: values.profile,
+  gc: values.gc,
+  pocketbase: values.pocketbase !== 'off' && !values.calibrate,
+  before: values.before,
+  beforeEnv: values['before-env'],
+});
+const { pocketbase, thin, api, before: beforeApi, traces } = servers;
 const dbPid = databasePid(deps.config.mongodbUri);
 if (dbPid === undefined)
   console.log('database server process not found: its CPU is not reported (BENCH_DB_PID)');
@@ -156,9 +126,9 @@ const wanted = (name: string) => spins.length === 0 && matches(name);
 // ---- Measure: per operation and concurrency, raw, thin and API back to back ----
 const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
-const thinUrl = `http://127.0.0.1:${thinPort}/items`;
-const apiUrl = `http://127.0.0.1:${apiPort}/api/data`;
-const beforeUrl = `http://127.0.0.1:${beforePort}/api/data`;
+const thinUrl = thin.url;
+const apiUrl = api.url;
+const beforeUrl = beforeApi?.url;
 const http = async (
   url: string,
   headers: Record<string, string>,
@@ -168,12 +138,12 @@ const http = async (
   rate?: number,
 ) => {
   const isThin = url.startsWith(thinUrl);
-  const isBefore = beforeApi && url.startsWith(beforeUrl);
+  const isBefore = beforeUrl !== undefined && url.startsWith(beforeUrl);
   const trace = isThin ? traces?.thin : isBefore ? undefined : traces?.api;
   trace?.mark();
   const measure = await httpLoadWithCpu(
     { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect, rate },
-    isThin ? thin.pid : isBefore ? beforeApi.pid : api.pid,
+    isThin ? thin.child.pid : isBefore ? beforeApi!.child.pid : api.child.pid,
     dbPid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
@@ -213,9 +183,6 @@ const logCost: LogCostResult[] =
       })
     : [];
 for (const result of logCost) console.log(logCostLine(result));
-const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : m.cpuMicros.toFixed(0));
-const dbCpuOf = (m: Measure | undefined) => (m?.dbCpuMicros === undefined ? '' : m.dbCpuMicros.toFixed(0));
-const kb = (m: Measure | undefined) => (m?.gc ? m.gc.promotedKb.toFixed(1) : '');
 const rls = {
   name: 'RLS read (Bearer)',
   http: (i: number): HttpRequest => ({ method: 'GET', path: `/${pick(ownNotes, i)}` }),
@@ -285,7 +252,7 @@ for (const op of ops.filter((o) => wanted(o.name))) {
     const beforeMeasure = beforeApi ? median(taken.before) : undefined;
     const pbMeasure = pocketbase ? median(taken.pocketbase) : undefined;
     const pacedMeasure = taken.thinPaced.length ? median(taken.thinPaced) : undefined;
-    rows.push({
+    const row: Row = {
       op: op.name,
       concurrency: c,
       raw: rawMeasure,
@@ -294,19 +261,9 @@ for (const op of ops.filter((o) => wanted(o.name))) {
       before: beforeMeasure,
       pocketbase: pbMeasure,
       thinPaced: pacedMeasure,
-    });
-    console.log(
-      `${op.name} c=${c}: raw ${rawMeasure.rps.toFixed(0)}, thin ${thinMeasure.rps.toFixed(0)}, api ${apiMeasure.rps.toFixed(0)}` +
-        (beforeMeasure ? `, before ${beforeMeasure.rps.toFixed(0)}` : '') +
-        (pbMeasure ? `, pocketbase ${pbMeasure.rps.toFixed(0)}` : '') +
-        ` req/s; CPU per request thin ${cpu(thinMeasure)}, api ${cpu(apiMeasure)}` +
-        (beforeMeasure ? `, before ${cpu(beforeMeasure)}` : '') +
-        (pbMeasure ? `, pocketbase ${cpu(pbMeasure)}` : '') +
-        ` µs; database CPU per request thin ${dbCpuOf(thinMeasure)}, api ${dbCpuOf(apiMeasure)}` +
-        (beforeMeasure ? `, before ${dbCpuOf(beforeMeasure)}` : '') +
-        ' µs' +
-        (values.gc ? `; promoted per request thin ${kb(thinMeasure)}, api ${kb(apiMeasure)} KB` : ''),
-    );
+    };
+    rows.push(row);
+    console.log(progressLine(row, values.gc));
   }
 }
 if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
@@ -317,7 +274,9 @@ for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   const measure = median(taken);
   const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
-  console.log(`${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${cpu(measure)} µs`);
+  console.log(
+    `${rls.name} c=${c}: api ${measure.rps.toFixed(0)} req/s; CPU per request ${measure.cpuMicros?.toFixed(0) ?? ''} µs`,
+  );
 }
 const calibration = spins.length
   ? await calibrate({
@@ -327,8 +286,8 @@ const calibration = spins.length
       concurrency: CONCURRENCY[0]!,
       warmupSeconds: WARMUP_SECONDS,
       thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
-      thin: { name: 'thin', url: thinUrl, pid: thin.pid, headers: {} },
-      api: { name: 'API', url: `${apiUrl}/items`, pid: api.pid, headers: secret },
+      thin: { name: 'thin', url: thinUrl, pid: thin.child.pid, headers: {} },
+      api: { name: 'API', url: `${apiUrl}/items`, pid: api.child.pid, headers: secret },
       // The operations whose ratio is the servers' CPU (lists and updates wait on the database).
       ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && matches(op.name)),
     })
@@ -340,9 +299,7 @@ const buildInfo = (await raw
   .db('admin')
   .command({ buildInfo: 1 })
   .catch(() => ({}))) as { version?: string };
-await Promise.all([stop(thin), stop(api), ...(beforeApi ? [stop(beforeApi)] : []), pocketbase?.stop()]);
-// The traces (the API's stdout, its access log included) are read; they can take tens of MB.
-if (gcDir) rmSync(gcDir, { recursive: true, force: true });
+await servers.stopAll();
 await raw.close();
 await projectDb.dropDatabase().catch(() => undefined);
 await deps.db.platform.dropDatabase().catch(() => undefined);
@@ -361,9 +318,7 @@ const lines = [
     warmupSeconds: WARMUP_SECONDS,
     seeded: SEEDED,
     paced: rows.some((r) => r.thinPaced),
-    pocketbase: pocketbase
-      ? { version: POCKETBASE_VERSION }
-      : { missing: 'missing' in pbBinary ? pbBinary.missing : '' },
+    pocketbase: pocketbase ? { version: POCKETBASE_VERSION } : { missing: servers.pocketbaseMissing ?? '' },
   }),
   ...(rows.length ? resultsTable(rows) : []),
   ...commandsSection(commandCounts, CONCURRENCY[0]!),
@@ -372,11 +327,6 @@ const lines = [
   ...(calibration ? calibrationSection(calibration, CONCURRENCY[0]!, ROUNDS) : []),
 ];
 const out = values.out || (spins.length ? 'bench/CALIBRATION.md' : 'bench/RESULTS.md');
-const outFile = isAbsolute(out) ? out : repoPath(out);
-mkdirSync(dirname(outFile), { recursive: true });
-// Formatted like every other file of the repository, so that it can be committed as written.
-const text = await format(lines.join('\n'), { ...(await resolveConfig(outFile)), filepath: outFile });
-writeFileSync(outFile, text);
-console.log(`\n${lines.join('\n')}\nwritten to ${out}`);
+await writeReport(lines, out);
 const unexpected = rows.reduce((n, r) => n + r.api.unexpected + (r.thin?.unexpected ?? 0), 0);
 process.exit(unexpected > 0 ? 1 : 0);

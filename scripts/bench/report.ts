@@ -1,7 +1,11 @@
 // The tables of `npm run bench` (compare.ts): requests per second, latencies and CPU per request
 // of the API, the thin server and the raw driver, with the database server's CPU per request
 // beside each; and the database commands each server sends per request (commands.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { dirname, isAbsolute } from 'node:path';
+import { format, resolveConfig } from 'prettier';
+import { repoPath } from '../../src/lib/paths.js';
 import type { Measure } from './load.js';
 
 export interface Row {
@@ -27,7 +31,25 @@ const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined
 const cpu = (m: Measure | undefined) => (m?.cpuMicros === undefined ? '' : f(m.cpuMicros));
 const dbCpu = (m: Measure | undefined) => (m?.dbCpuMicros === undefined ? '' : f(m.dbCpuMicros));
 
-/** The main table: one row per operation and concurrency. */
+/** The console's line for one row as soon as it is measured. */
+export function progressLine(row: Row, gc: boolean): string {
+  const { raw, thin, api, before, pocketbase: pb } = row;
+  const kb = (m: Measure | undefined) => (m?.gc ? f(m.gc.promotedKb, 1) : '');
+  return (
+    `${row.op} c=${row.concurrency}: raw ${f(raw?.rps ?? 0)}, thin ${f(thin?.rps ?? 0)}, api ${f(api.rps)}` +
+    (before ? `, before ${f(before.rps)}` : '') +
+    (pb ? `, pocketbase ${f(pb.rps)}` : '') +
+    ` req/s; CPU per request thin ${cpu(thin)}, api ${cpu(api)}` +
+    (before ? `, before ${cpu(before)}` : '') +
+    (pb ? `, pocketbase ${cpu(pb)}` : '') +
+    ` µs; database CPU per request thin ${dbCpu(thin)}, api ${dbCpu(api)}` +
+    (before ? `, before ${dbCpu(before)}` : '') +
+    ' µs' +
+    (gc ? `; promoted per request thin ${kb(thin)}, api ${kb(api)} KB` : '')
+  );
+}
+
+/** How the run was made (runDescription). */
 export interface RunSettings {
   label: string;
   loadAverage: number[];
@@ -78,6 +100,7 @@ export function runDescription(o: RunSettings): string[] {
   ];
 }
 
+/** The main table: one row per operation and concurrency. */
 export function resultsTable(rows: Row[]): string[] {
   const withBefore = rows.some((r) => r.before);
   const beforeHead = withBefore
@@ -176,3 +199,13 @@ export function commandsSection(counts: CommandCount[], concurrency: number): st
 /** One line per operation for the console. */
 export const commandsLine = (c: CommandCount) =>
   `${c.op}: commands per request thin ${f(total(c.thin), 3)} (${listed(c.thin)}), api ${f(total(c.api), 3)} (${listed(c.api)})`;
+
+/** Writes the report to `out` (relative to the repository), formatted as every file of it is, and prints it. */
+export async function writeReport(lines: string[], out: string): Promise<void> {
+  const outFile = isAbsolute(out) ? out : repoPath(out);
+  mkdirSync(dirname(outFile), { recursive: true });
+  // Formatted like every other file of the repository, so that it can be committed as written.
+  const text = await format(lines.join('\n'), { ...(await resolveConfig(outFile)), filepath: outFile });
+  writeFileSync(outFile, text);
+  console.log(`\n${lines.join('\n')}\nwritten to ${out}`);
+}
