@@ -1123,6 +1123,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{projectId}/users-collection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the users collection end-user sign-in needs (admins)
+         * @description Registers the project's `users` collection from the server's own sign-in definition, the one `POST /api/projects` makes with `endUserSignIn`: schema mode, `email` (String, required, unique), `password` (String, required, stored hashed) and `name` (String), no RLS. Fields can be added later with updateCollection. No request body. The collection is made as createCollection makes one, with its MongoDB collection and the `u_email` unique index, and limited by the plan (collections per project): 403 `PLAN_LIMIT`, nothing made. Project admins only: a member gets 403 `ADMIN_ONLY`. A project that already has a `users` collection: 409 `COLLECTION_EXISTS`.
+         */
+        post: operations["createUsersCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{projectId}/members": {
         parameters: {
             query?: never;
@@ -7061,6 +7087,40 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["ExternalDatabaseTimeout"];
+        };
+    };
+    createUsersCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The project's id (an object id); anything else is a 400 `Invalid project ID`.
+                 * @example 65f1c2a4b7e8d90012345678
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users collection, registered. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             504: components["responses"]["ExternalDatabaseTimeout"];

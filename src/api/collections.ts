@@ -1,5 +1,5 @@
 // Collections on the dashboard: create, list, get, update and delete a project's collection
-// definitions.
+// definitions, and make the `users` collection from the server's sign-in definition.
 import type { operations } from '../../generated/dashboard.js';
 import type { Handler } from '../http/types.js';
 import type { Services } from '../services/index.js';
@@ -23,6 +23,14 @@ export const collectionView = (def: CollectionDef) => ({
 export function collectionHandlers({ collections }: Services) {
   const createCollection: Handler<Ops['createCollection']> = async ({ params, body }, ctx) => {
     const def = await collections.create(ctx, params.projectId, body);
+    return {
+      status: 201,
+      body: { success: true, data: { collection: collectionView(def) }, message: 'Collection created' },
+    };
+  };
+
+  const createUsersCollection: Handler<Ops['createUsersCollection']> = async ({ params }, ctx) => {
+    const def = await collections.createUsers(ctx, params.projectId);
     return {
       status: 201,
       body: { success: true, data: { collection: collectionView(def) }, message: 'Collection created' },
@@ -58,5 +66,12 @@ export function collectionHandlers({ collections }: Services) {
     };
   };
 
-  return { createCollection, listCollections, getCollection, updateCollection, deleteCollection };
+  return {
+    createCollection,
+    createUsersCollection,
+    listCollections,
+    getCollection,
+    updateCollection,
+    deleteCollection,
+  };
 }

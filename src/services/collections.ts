@@ -1,6 +1,7 @@
-// Collections of a project: create, list, get, update and delete their definitions on the
-// dashboard, keeping the project database in step (the MongoDB collection and its unique and
-// owner indexes), and the lookups the public API needs (data API, `/api/schemas`).
+// Collections of a project: create (the `users` one also from the server's sign-in definition),
+// list, get, update and delete their definitions on the dashboard, keeping the project database in
+// step (the MongoDB collection and its unique and owner indexes), and the lookups the public API
+// needs (data API, `/api/schemas`).
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../http/errors.js';
 import type { CollectionsRepo } from '../db/collections.js';
 import type { ProjectIndexes, IndexSyncResult, WantedIndexes } from '../db/project-indexes.js';
@@ -13,6 +14,7 @@ import {
   type RawCollectionInput,
 } from './schema/field-definitions.js';
 import { checkCollectionIndexes, declaresTtl, TTL_ACT } from './schema/index-definitions.js';
+import { USERS_COLLECTION } from './project-create.js';
 
 /** An update body: the name, when sent, must be the current one. */
 export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unknown };
@@ -195,6 +197,16 @@ export function collectionsService(
       // A TTL index deletes documents for good, without events: an admin's decision.
       if (declaresTtl(input.indexes)) requireProjectAdmin(ctx, project, TTL_ACT);
       return createIn(project, input);
+    },
+
+    /**
+     * The `users` collection end-user sign-in needs, from the server's own definition (the one a
+     * project made with `endUserSignIn` gets): the dashboard's one click. Project admins only.
+     */
+    async createUsers(ctx: RequestContext, projectId: string): Promise<CollectionDef> {
+      const project = await projects.requireAccess(ctx, projectId, 'member');
+      requireProjectAdmin(ctx, project, 'create the users collection');
+      return createIn(project, structuredClone(USERS_COLLECTION));
     },
 
     /** A collection of a project its caller has just created (project-create.ts): no access check. */

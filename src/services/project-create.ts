@@ -8,7 +8,10 @@ import type { RequestContext } from './context.js';
 import type { ProjectsService } from './projects.js';
 import type { ProjectSettings } from './types.js';
 
-/** The spec's fixed contract (email required and unique, password required) and a display name. */
+/**
+ * The spec's fixed contract (email required and unique, password required) and a display name.
+ * Also what the dashboard's one click makes on an existing project (collections.createUsers).
+ */
 export const USERS_COLLECTION = {
   name: 'users',
   mode: 'schema',

@@ -75,6 +75,8 @@ describe('external database that never answers', function () {
   let silent: ProjectFixture;
   let managed: ProjectFixture;
   let third: ProjectFixture;
+  /** On the silent database too, with no collection: the users collection's one call meets it. */
+  let bare: ProjectFixture;
 
   const hook = async (fx: ProjectFixture, path: string) => {
     const res = await apps.dashboard.client
@@ -97,15 +99,21 @@ describe('external database that never answers', function () {
     receiver = await startReceiver();
     apps = await startTestApps('extdb_timeouts', SETTINGS);
     const { services } = apps.public;
-    [silent, managed, third] = await Promise.all([
+    [silent, managed, third, bare] = await Promise.all([
       createProjectFixture(apps.dashboard.services, 'Silent'),
       createProjectFixture(apps.dashboard.services, 'Managed'),
       createProjectFixture(apps.dashboard.services, 'Third'),
+      createProjectFixture(apps.dashboard.services, 'Bare'),
     ]);
-    const saved = await apps.dashboard.client
-      .with({ cookie: silent.cookie })
-      .put(`/api/projects/${silent.project.id}/database`, { uri: `mongodb://${rs.self}/shop` });
-    expect(saved.status, saved.text).to.equal(200);
+    for (const [fx, db] of [
+      [silent, 'shop'],
+      [bare, 'bare'],
+    ] as const) {
+      const saved = await apps.dashboard.client
+        .with({ cookie: fx.cookie })
+        .put(`/api/projects/${fx.project.id}/database`, { uri: `mongodb://${rs.self}/${db}` });
+      expect(saved.status, saved.text).to.equal(200);
+    }
     for (const fx of [silent, managed, third]) {
       await createCollectionFixture(services, fx.project.id, { name: 'posts' });
       await createCollectionFixture(services, fx.project.id, { name: 'events', indexes: TTL_INDEX });
@@ -287,6 +295,13 @@ describe('external database that never answers', function () {
       ['createCollectionIndex', () => dash.post(`${base}/collections/idx_a/indexes`, index('by_a'))],
       ['dropCollectionIndex', () => dash.delete(`${base}/collections/drop_a/indexes/by_title`)],
       ['getCollectionSizes', () => dash.get(`${base}/collection-sizes`)],
+      [
+        'createUsersCollection',
+        () =>
+          apps.dashboard.client
+            .with({ cookie: bare.cookie })
+            .post(`/api/projects/${bare.project.id}/users-collection`),
+      ],
       ['importCollection', () => dash.request('POST', `${base}/collections/imp_a/import`, ndjson)],
       [
         'createCollectionSchema',

@@ -1,5 +1,6 @@
 // Dredd fixtures of end-user management (public /api/users with the secret key, dashboard
-// /api/projects/{projectId}/users) and of collection definitions by secret key (/api/schemas).
+// /api/projects/{projectId}/users and its users-collection) and of collection definitions by
+// secret key (/api/schemas).
 // Loaded by hooks.cjs, which passes Dredd's `hooks` object. Each API run makes a project of its
 // own with a `users` collection and two end users: one kept for the reads and writes, one for the
 // delete (which comes before disable, enable and revoke-sessions in the spec's order).
@@ -78,6 +79,28 @@ module.exports = function endUserHooks(hooks) {
       done();
     });
   }
+
+  // The users collection in one call: on a project of its own, made without one.
+  hooks.before(
+    name(
+      '/api/projects/{projectId}/users-collection',
+      'Create the users collection end-user sign-in needs (admins)',
+      201,
+    ),
+    (transaction, done) => {
+      settle(
+        (async () => {
+          const project = await call(state.dashboardUrl, 'POST', '/api/projects', {
+            body: { name: 'Contract users collection' },
+            cookie: state.admin.cookie,
+          });
+          transaction.request.headers.Cookie = state.admin.cookie;
+          rewrite(transaction, PROJECT, project.json.data.project.id);
+        })(),
+        done,
+      );
+    },
+  );
 
   // End users, on both APIs.
   const eu = {};
