@@ -1,7 +1,7 @@
 // A project without a users collection: one click on the End users page makes the one end-user
-// sign-in needs (email, password, name), after which a first sign-up with the publishable key
-// succeeds; a member is told to ask an admin. A project made on the Projects page has it from the
-// start unless its box is unticked.
+// sign-in needs (email, password, name: the server's own definition, the page sends no fields),
+// after which a first sign-up with the publishable key succeeds; a member is told to ask an admin.
+// A project made on the Projects page has it from the start unless its box is unticked.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
@@ -34,7 +34,10 @@ describe('web dashboard: the users collection in one click', function () {
     await page.goto(`${e2e.origin}${e2e.projectPath}/users`);
     await page.getByText('This project has no users collection yet.').waitFor();
     await e2e.checkPage('end-users-missing');
+    // The page sends no fields: the server makes the collection from its own definition.
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/users-collection'));
     await page.getByRole('button', { name: 'Create the users collection' }).click();
+    expect((await sent).postData() ?? '').to.equal('');
     await page.getByText('No end users yet.').waitFor();
     const def = await e2e.dashboard.services.repos.collections.findByName(e2e.owner.project.id, 'users');
     expect(def!.fields.map((f) => [f.name, f.type, Boolean(f.required), Boolean(f.unique)])).to.deep.equal([

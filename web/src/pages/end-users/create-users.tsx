@@ -1,28 +1,17 @@
-// A project without a `users` collection: one click makes the one end-user sign-in needs (email
-// and password, required, the email unique; a display name), as PocketBase and Supabase ship
-// it; fields can be added later on the collection's page. Members are told to ask an admin.
+// A project without a `users` collection: one click makes the one end-user sign-in needs, as
+// PocketBase and Supabase ship it, from the server's own definition (createUsersCollection);
+// fields can be added later on the collection's page. Members are told to ask an admin.
 import { useQueryClient } from '@tanstack/react-query';
-import { api, call, type FieldDef } from '../../api';
+import { api, call } from '../../api';
 import { ErrorBox } from '../../components/ui';
 import { useAction } from '../../hooks';
-
-export const USERS_FIELDS: FieldDef[] = [
-  { name: 'email', type: 'String', required: true, unique: true },
-  { name: 'password', type: 'String', required: true },
-  { name: 'name', type: 'String' },
-];
 
 export function CreateUsersCollection({ projectId, admin }: { projectId: string; admin: boolean }) {
   const client = useQueryClient();
   const { busy, error, run } = useAction();
   const create = () =>
     void run(async () => {
-      await call(
-        api.POST('/api/projects/{projectId}/collections', {
-          params: { path: { projectId } },
-          body: { name: 'users', mode: 'schema', fields: USERS_FIELDS },
-        }),
-      );
+      await call(api.POST('/api/projects/{projectId}/users-collection', { params: { path: { projectId } } }));
       await client.invalidateQueries({ queryKey: ['collections', projectId] });
       await client.invalidateQueries({ queryKey: ['end-users', projectId] });
     });
