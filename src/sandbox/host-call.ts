@@ -4,6 +4,7 @@
 import { hostError } from './outcome.js';
 import type { HostCallMessage, HostReplyMessage } from './protocol.js';
 import type { SandboxJob } from './types.js';
+import { counted } from '../lib/words.js';
 
 /** The host call's argument as JSON text, at most (a document body is far below it). */
 export const MAX_HOST_ARG_BYTES = 4 * 1024 * 1024;
@@ -25,7 +26,10 @@ export async function answerHostCall(
   const max = msg.kind === 'db' ? limits.maxDbCalls : limits.maxFetches;
   if (count > max)
     return reply({
-      error: { message: `ctx.${msg.kind}: at most ${max} calls per invocation`, code: 'FUNCTION_LIMIT' },
+      error: {
+        message: `ctx.${msg.kind}: at most ${counted(max, 'call')} per invocation`,
+        code: 'FUNCTION_LIMIT',
+      },
     });
   if (msg.arg.length > MAX_HOST_ARG_BYTES)
     return reply({

@@ -18,6 +18,7 @@ import type { Developer } from './types.js';
 import type { Mailer } from '../mail/sender.js';
 import { paragraphMail } from '../mail/escape.js';
 import type { Logger } from '../lib/logger.js';
+import { counted } from '../lib/words.js';
 
 export const ACCESS_TOKEN_PREFIX = 'mbp_';
 const SHOWN_PREFIX_LENGTH = ACCESS_TOKEN_PREFIX.length + 8;
@@ -81,7 +82,7 @@ export function accessTokensService(
       const seconds = Math.max(1, Math.ceil(decision.states[0]!.retryAfterMs / 1000));
       throw tooManyRequests(
         seconds,
-        `Rate limit reached: ${requestsPerMinute} requests per minute for this access token; retry after ${seconds} s`,
+        `Rate limit reached: ${counted(requestsPerMinute, 'request')} per minute for this access token; retry after ${seconds} s`,
       );
     }
   }

@@ -15,6 +15,7 @@ import {
 } from './schema/field-definitions.js';
 import { checkCollectionIndexes, declaresTtl, TTL_ACT } from './schema/index-definitions.js';
 import { USERS_COLLECTION } from './project-create.js';
+import { counted } from '../lib/words.js';
 
 /** An update body: the name, when sent, must be the current one. */
 export type CollectionUpdate = Omit<RawCollectionInput, 'name'> & { name?: unknown };
@@ -120,7 +121,7 @@ export function collectionsService(
     // and given back when the create fails, so the limit holds exactly.
     if (!(await usage.claimSlot(project.id, collectionsPerProject))) {
       throw forbidden(
-        `Plan limit reached: this project may have at most ${collectionsPerProject} collections (collectionsPerProject)`,
+        `Plan limit reached: this project may have at most ${counted(collectionsPerProject, 'collection')} (collectionsPerProject)`,
         'PLAN_LIMIT',
       );
     }

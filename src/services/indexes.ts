@@ -17,6 +17,7 @@ import {
   type ListedIndex,
   type RawIndexInput,
 } from './schema/index-definitions.js';
+import { counted } from '../lib/words.js';
 
 export type { ListedIndex } from './schema/index-definitions.js';
 
@@ -125,7 +126,7 @@ const describeKeys = (keys: readonly IndexKey[]) => keys.map((k) => `${k.field} 
 
 const planLimit = (limit: number) =>
   forbidden(
-    `Plan limit reached: a collection may have at most ${limit} declared indexes (indexesPerCollection)`,
+    `Plan limit reached: a collection may have at most ${counted(limit, 'declared index', 'declared indexes')} (indexesPerCollection)`,
     'PLAN_LIMIT',
   );
 

@@ -10,6 +10,7 @@ import type { EndUserTokens } from './tokens.js';
 import type { ProjectCache } from './project-cache.js';
 import type { RequestContext } from './context.js';
 import type { Developer, KeyKind, MemberRole, PlanLimits, Project, ProjectSettings } from './types.js';
+import { counted } from '../lib/words.js';
 
 export const ACCESS_DENIED = 'Project not found or access denied';
 const MAX_REMEMBERED_KEYS = 10_000;
@@ -82,7 +83,7 @@ export function projectsService(
     const limits = planLimits(plans, { limits: {} }, developer.plan);
     if ((await repo.countOwnedBy(developer.id)) >= limits.projectsPerDeveloper) {
       throw forbidden(
-        `Plan limit reached: the ${developer.plan} plan allows ${limits.projectsPerDeveloper} projects`,
+        `Plan limit reached: the ${developer.plan} plan allows ${counted(limits.projectsPerDeveloper, 'project')}`,
         'PLAN_LIMIT',
       );
     }

@@ -133,7 +133,7 @@ describe('plans edited by the operator (PUT /api/admin/plans)', () => {
     expect(here.status).to.equal(403);
     expect(here.body).to.include({
       code: 'PLAN_LIMIT',
-      message: 'Plan limit reached: the free plan allows 1 projects',
+      message: 'Plan limit reached: the free plan allows 1 project',
     });
 
     // Another dashboard process: within the delay, read back and enforced.
@@ -144,7 +144,7 @@ describe('plans edited by the operator (PUT /api/admin/plans)', () => {
     expect(freeOf(readBack)).to.include({ projectsPerDeveloper: 1, mailPerMonth: UNLIMITED });
     const there = await as(other, alice).post('/api/projects', { name: 'Second shop' });
     expect(there.status).to.equal(403);
-    expect(there.body.message).to.equal('Plan limit reached: the free plan allows 1 projects');
+    expect(there.body.message).to.equal('Plan limit reached: the free plan allows 1 project');
 
     // The public role: the project's request limit is the new one, and past it a 429.
     const limited = await eventually(

@@ -121,7 +121,7 @@ describe('collections: the users collection in one call (dashboard)', () => {
     expect(refused.status, refused.text).to.equal(403);
     expect(refused.body).to.include({
       code: 'PLAN_LIMIT',
-      message: 'Plan limit reached: this project may have at most 1 collections (collectionsPerProject)',
+      message: 'Plan limit reached: this project may have at most 1 collection (collectionsPerProject)',
     });
     const generic = await dash(fx).post(`/api/projects/${fx.project.id}/collections`, {
       name: 'users',

@@ -146,7 +146,13 @@ export function collectionImport(deps: CollectionImportDeps) {
       const stop = (err as { stopRow?: number }).stopRow;
       if (stop !== undefined && input.mode === 'skip-invalid') {
         await deps.writes.keep(job);
-        throw quotaExceeded(`${(err as Error).message}; the ${imported} rows written before it are kept`);
+        const kept =
+          imported === 0
+            ? 'no row was written before it'
+            : imported === 1
+              ? 'the row written before it is kept'
+              : `the ${imported} rows written before it are kept`;
+        throw quotaExceeded(`${(err as Error).message}; ${kept}`);
       }
       await deps.writes.discard(job);
       if (stop !== undefined) throw quotaExceeded(`${(err as Error).message}; nothing was imported`);

@@ -24,6 +24,7 @@ import {
   type FunctionVersion,
   type StoredFunction,
 } from './types.js';
+import { counted } from '../../lib/words.js';
 
 export interface FunctionInput {
   name: string;
@@ -134,7 +135,7 @@ export function functionsManager({
       const envEnc = mergeEnv({}, input.env ?? {}, limits.functionSecrets, seal);
       if (!(await repo.reserveSlot(project.id, limits.functionsPerProject))) {
         throw forbidden(
-          `Plan limit reached: this project's plan allows ${limits.functionsPerProject} functions`,
+          `Plan limit reached: this project's plan allows ${counted(limits.functionsPerProject, 'function')}`,
           'PLAN_LIMIT',
         );
       }

@@ -9,6 +9,7 @@ import type { RequestContext } from '../context.js';
 import type { PlanLimits, Project } from '../types.js';
 import type { MailTemplatesService } from './templates.js';
 import type { MailSmtpService } from './smtp.js';
+import { counted } from '../../lib/words.js';
 
 export interface SendInput {
   to: string;
@@ -109,7 +110,7 @@ export function mailSendService({
       throw new ApiError(
         429,
         'MAIL_QUOTA_EXCEEDED',
-        `Monthly mail limit reached: this project may send ${limits.mailPerMonth} messages per month; ` +
+        `Monthly mail limit reached: this project may send ${counted(limits.mailPerMonth, 'message')} per month; ` +
           `the count resets on ${resetsAt.toISOString().slice(0, 10)} (UTC)`,
         undefined,
         { 'Retry-After': String(retryAfter) },

@@ -3,6 +3,7 @@
 import { ApiError, badRequest } from '../../http/errors.js';
 import { resolvePath } from '../data/field-paths.js';
 import type { CollectionDef, IndexDef, IndexKey } from '../types.js';
+import { counted } from '../../lib/words.js';
 
 export const MAX_INDEX_KEYS = 8;
 /** Ten years: a longer lifetime is no expiry a developer means. */
@@ -80,7 +81,7 @@ export function checkCollectionIndexes(
     throw new ApiError(
       403,
       'PLAN_LIMIT',
-      `Plan limit reached: a collection may have at most ${limit} declared indexes (indexesPerCollection)`,
+      `Plan limit reached: a collection may have at most ${counted(limit, 'declared index', 'declared indexes')} (indexesPerCollection)`,
     );
   }
   const checked: CheckedIndex[] = [];

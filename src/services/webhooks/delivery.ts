@@ -21,6 +21,7 @@ import { postWebhook, type PostResult } from './http.js';
 import { laneAccounts } from './lanes.js';
 import { signedHeaders } from './signing.js';
 import type { AfterTriggers } from '../functions/after-triggers.js';
+import { counted } from '../../lib/words.js';
 
 export interface DeliveryOptions {
   settings: WebhookSettings;
@@ -97,7 +98,7 @@ export function webhookDeliverer(
     if (after.consecutiveFailures >= settings.pauseAfterFailures)
       reason = `paused after ${after.consecutiveFailures} deliveries in a row failed`;
     else if (failingMs >= settings.pauseAfterMs)
-      reason = `paused after failing for ${Math.round(failingMs / 3_600_000)} hours`;
+      reason = `paused after failing for ${counted(Math.round(failingMs / 3_600_000), 'hour')}`;
     if (reason && (await webhooks.pause(webhook.projectId, webhook.id, reason, at)))
       log.warn(
         { projectId: webhook.projectId, webhookId: webhook.id, failures: after.consecutiveFailures },

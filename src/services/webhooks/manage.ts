@@ -15,6 +15,7 @@ import { targetAllowance, targetHost, urlProblem } from './http.js';
 import { messageId } from './delivery.js';
 import { PING_EVENT, pingPayload } from './payload.js';
 import { generateSecret } from './signing.js';
+import { counted } from '../../lib/words.js';
 
 export const RESTRICTED_URL_MESSAGE =
   'The webhook URL points to a restricted host (an internal, private, link-local or metadata address, or a name that does not resolve): use a public https:// address, or localhost in the development profile.';
@@ -150,7 +151,10 @@ export function webhooksManager({ config, repo, deliveries, limitsOf, seal, coun
       await checkUrl(input.url);
       const limit = (await limitsOf(project)).webhooksPerProject;
       if (!(await repo.reserveSlot(project.id, limit))) {
-        throw forbidden(`Plan limit reached: this project's plan allows ${limit} webhooks`, 'PLAN_LIMIT');
+        throw forbidden(
+          `Plan limit reached: this project's plan allows ${counted(limit, 'webhook')}`,
+          'PLAN_LIMIT',
+        );
       }
       const secret = generateSecret();
       try {
