@@ -1580,7 +1580,7 @@ export interface paths {
         get?: never;
         /**
          * Edit the plans' limits and the plan of new accounts (operator only)
-         * @description Changes the limits named of the plans named (the others keep theirs) and, with `defaultPlan`, the plan new accounts get. The installation stores them: the process that answers applies them at once, every other process (public, dashboard, worker) within 5 seconds. A count or size is a whole number from 0 or `unlimited`, a feature true or false. An unknown plan or default plan is a 400 `INVALID_PLANS` naming it. With `PLANS_FILE` set the file wins: a 409 `PLANS_FROM_FILE`; with `DEFAULT_PLAN` set, another `defaultPlan` is a 409 `DEFAULT_PLAN_FROM_SETTING`. The operator's own account keeps no plan limits whatever is saved. Only the operator, the first account of the installation, may call it.
+         * @description Changes the limits and the scheduled backups named of the plans named (the others keep theirs) and, with `defaultPlan`, the plan new accounts get. The installation stores them: the process that answers applies them at once, every other process (public, dashboard, worker) within 5 seconds, so the worker's next scheduled backup and its retention use them. A count or size is a whole number from 0 or `unlimited`, a feature true or false; `backups.kept` (the backups of each kind, on request and scheduled, a project keeps) is a whole number from 1 and `backups.every` (how often the worker takes a scheduled one) `day` or `hour`, as in a plan file. A bad value is a 400 naming its field, and nothing is saved; an unknown plan or default plan is a 400 `INVALID_PLANS` naming it. With `PLANS_FILE` set the file wins: a 409 `PLANS_FROM_FILE`; with `DEFAULT_PLAN` set, another `defaultPlan` is a 409 `DEFAULT_PLAN_FROM_SETTING`. The operator's own account keeps no plan limits whatever is saved. Only the operator, the first account of the installation, may call it.
          */
         put: operations["updatePlans"];
         post?: never;
@@ -2791,11 +2791,12 @@ export interface components {
             /** @example Free */
             label: string;
             limits: components["schemas"]["PlanLimits"];
+            /** @description The plan's backups, from the plan file or as edited on the Plans page (`PUT /api/admin/plans`). */
             backups: {
-                /** @description Backups made on request that are kept. */
+                /** @description Backups of each kind a project keeps: made on request (past it a new one is refused) and scheduled (past it the oldest are deleted). */
                 kept: number;
                 /**
-                 * @description How often the worker takes one.
+                 * @description How often the worker takes a scheduled one.
                  * @enum {string}
                  */
                 every: "day" | "hour";
@@ -2868,6 +2869,20 @@ export interface components {
             ownMailKey?: boolean;
             customMailTemplates?: boolean;
             ownAiKey?: boolean;
+        };
+        /** @description The scheduled backups of one plan to change, as a plan file's `backupsKept` and `backupEvery`; a value not named keeps its own. */
+        PlanBackupsEdit: {
+            /**
+             * @description Backups of each kind (made on request, scheduled) a project keeps: a whole number from 1. Lowered, the next scheduled backup's retention deletes the oldest past it.
+             * @example 7
+             */
+            kept?: number;
+            /**
+             * @description How often the worker takes a scheduled backup.
+             * @example day
+             * @enum {string}
+             */
+            every?: "day" | "hour";
         };
         InstallationPlans: {
             /**
@@ -8017,6 +8032,10 @@ export interface operations {
                  *           "limits": {
                  *             "webhooksPerProject": 25,
                  *             "functionsPerProject": 50
+                 *           },
+                 *           "backups": {
+                 *             "kept": 30,
+                 *             "every": "hour"
                  *           }
                  *         }
                  *       }
@@ -8028,7 +8047,8 @@ export interface operations {
                     /** @description The plans to change by name, among those of `GET /api/plans`; another name is a 400 `INVALID_PLANS`. */
                     plans?: {
                         [key: string]: {
-                            limits: components["schemas"]["PlanLimitsEdit"];
+                            limits?: components["schemas"]["PlanLimitsEdit"];
+                            backups?: components["schemas"]["PlanBackupsEdit"];
                         };
                     };
                 };

@@ -1,6 +1,7 @@
 // The plans the operator edited on the Plans page (collection `installation_settings`, one
-// document `_id: "plans"`): every limit of every plan and the plan of new accounts. Installation
-// wide, so scoped by no project. Every process reads it every few seconds (src/services/plan-settings.ts).
+// document `_id: "plans"`): every limit and the backups of every plan, and the plan of new
+// accounts. Installation wide, so scoped by no project. Every process reads it every few seconds
+// (src/services/plan-settings.ts).
 import type { Db } from 'mongodb';
 import type { StoredPlans } from '../lib/plan-edits.js';
 
@@ -17,7 +18,9 @@ export function planSettingsRepo(db: Db) {
     async read(): Promise<StoredPlans | undefined> {
       const doc = await settings.findOne({ _id: PLANS });
       if (!doc) return undefined;
-      return { plans: doc.plans, defaultPlan: doc.defaultPlan, updatedAt: doc.updatedAt };
+      const { plans, backups, defaultPlan, updatedAt } = doc;
+      // A record saved before the backups were edited on the page has none: the plans keep theirs.
+      return { plans, ...(backups ? { backups } : {}), defaultPlan, updatedAt };
     },
     /** Replaces the record; the last save wins. */
     async write(record: StoredPlans, developerId: string): Promise<void> {

@@ -1,21 +1,30 @@
-// The plans as the operator edits them on the Plans page (PUT /api/admin/plans): an edit checked
-// against the plans in force, with every problem in words, and the stored record put back onto
-// the plans read at start. Pure: the record is read and written by src/db/plan-settings.ts.
+// The plans as the operator edits them on the Plans page (PUT /api/admin/plans): their limits and
+// scheduled backups, an edit checked against the plans in force with every problem in words, and
+// the stored record put back onto the plans read at start. Pure: the record is read and written
+// by src/db/plan-settings.ts.
 import { UNLIMITED } from './plans.js';
-import type { PlanDefinition, PlanTable } from './plan-table.js';
+import {
+  isBackupEvery,
+  isBackupsKept,
+  type PlanBackups,
+  type PlanDefinition,
+  type PlanTable,
+} from './plan-table.js';
 import type { PlanLimits, PlanName } from '../services/types.js';
 
-/** The record the installation keeps: every limit of every plan, and the plan of new accounts. */
+/** The record the installation keeps: every limit and the backups of every plan, the plan of new accounts. */
 export interface StoredPlans {
   plans: Record<string, Record<string, number | boolean>>;
+  /** Each plan's backups; absent from a record saved before they were edited on the page. */
+  backups?: Record<string, Partial<PlanBackups>>;
   defaultPlan: PlanName | null;
   updatedAt: Date;
 }
 
-/** An edit: the plans named change the limits named; the others stay as they are. */
+/** An edit: the plans named change the limits and backup values named; the others stay as they are. */
 export interface PlanEdit {
   defaultPlan?: string;
-  plans?: Record<string, { limits?: Record<string, unknown> }>;
+  plans?: Record<string, { limits?: Record<string, unknown>; backups?: Record<string, unknown> }>;
 }
 
 export interface EditProblem {
@@ -31,8 +40,22 @@ export const limitWords = (name: string) =>
     .replace(/ ms$/, ' (milliseconds)')
     .replace(/ bytes$/, ' (bytes)');
 
-const withLimits = (plan: PlanDefinition, limits: Record<string, number | boolean>): PlanDefinition =>
-  Object.freeze({ ...plan, limits: Object.freeze(limits) as unknown as PlanLimits });
+const planWith = (
+  plan: PlanDefinition,
+  limits: Record<string, number | boolean>,
+  backups: PlanBackups,
+): PlanDefinition =>
+  Object.freeze({
+    ...plan,
+    limits: Object.freeze(limits) as unknown as PlanLimits,
+    backups: Object.freeze(backups),
+  });
+
+/** The rules of the backup values, as the plan file's (src/lib/plan-table.ts). */
+const BACKUP_RULES: Record<string, string> = {
+  kept: 'backups.kept must be a whole number from 1',
+  every: 'backups.every must be "day" or "hour"',
+};
 
 /** A value as stored or sent: the same type as the limit, a count from 0, or "unlimited". */
 function valueOf(current: number | boolean, value: unknown): number | boolean | undefined {
@@ -42,21 +65,26 @@ function valueOf(current: number | boolean, value: unknown): number | boolean | 
 }
 
 /**
- * The plans and default the stored record puts in force over those read at start. A limit the
- * record does not know (a newer version added it) keeps its value from start; one the record
- * has and this version does not is ignored. DEFAULT_PLAN, when set, keeps its plan for new accounts.
+ * The plans and default the stored record puts in force over those read at start. A limit or
+ * backup value the record does not know (a newer version added it, or the record predates the
+ * backups' edit) keeps its value from start; one the record has and this version does not is
+ * ignored. DEFAULT_PLAN, when set, keeps its plan for new accounts.
  */
 export function plansFromRecord(table: PlanTable, stored: StoredPlans | undefined) {
   const { base } = table;
   const plans = base.plans.map((plan) => {
     const saved = stored?.plans[plan.name];
-    if (!saved) return plan;
+    const savedBackups = stored?.backups?.[plan.name];
+    if (!saved && !savedBackups) return plan;
     const limits: Record<string, number | boolean> = { ...plan.limits };
     for (const [key, current] of Object.entries(limits)) {
-      const value = valueOf(current, saved[key]);
+      const value = valueOf(current, saved?.[key]);
       if (value !== undefined) limits[key] = value;
     }
-    return withLimits(plan, limits);
+    const backups: PlanBackups = { ...plan.backups };
+    if (isBackupsKept(savedBackups?.kept)) backups.kept = savedBackups.kept;
+    if (isBackupEvery(savedBackups?.every)) backups.every = savedBackups.every;
+    return planWith(plan, limits, backups);
   });
   const chosen = stored?.defaultPlan;
   if (table.defaultSetting || !chosen || !plans.some((p) => p.name === chosen))
@@ -72,10 +100,10 @@ export function applyEdit(table: PlanTable, edit: PlanEdit) {
   const problems: EditProblem[] = [];
   const names = table.plans.map((p) => p.name).join(', ');
   const plans = table.plans.map((plan) => {
-    const changes = edit.plans?.[plan.name]?.limits;
-    if (!changes) return plan;
+    const entry = edit.plans?.[plan.name];
+    if (!entry) return plan;
     const limits: Record<string, number | boolean> = { ...plan.limits };
-    for (const [key, value] of Object.entries(changes)) {
+    for (const [key, value] of Object.entries(entry.limits ?? {})) {
       const path = `body.plans.${plan.name}.limits.${key}`;
       const current = limits[key];
       if (current === undefined) {
@@ -93,7 +121,16 @@ export function applyEdit(table: PlanTable, edit: PlanEdit) {
         });
       else limits[key] = next;
     }
-    return withLimits(plan, limits);
+    const backups: PlanBackups = { ...plan.backups };
+    for (const [key, value] of Object.entries(entry.backups ?? {})) {
+      const path = `body.plans.${plan.name}.backups.${key}`;
+      if (key === 'kept' && isBackupsKept(value)) backups.kept = value;
+      else if (key === 'every' && isBackupEvery(value)) backups.every = value;
+      else if (Object.hasOwn(BACKUP_RULES, key))
+        problems.push({ path, message: `${plan.label}: ${BACKUP_RULES[key]}, not ${JSON.stringify(value)}` });
+      else problems.push({ path, message: `${plan.label}: backups have no "${key}", only kept and every` });
+    }
+    return planWith(plan, limits, backups);
   });
   for (const name of Object.keys(edit.plans ?? {}))
     if (!table.has(name))
@@ -110,12 +147,13 @@ export function applyEdit(table: PlanTable, edit: PlanEdit) {
   return { plans, defaultPlan, problems };
 }
 
-/** The record to store: every limit of every plan (so that it reads the same after an upgrade). */
+/** The record to store: every limit and backup value of every plan (read the same after an upgrade). */
 export function recordOf(plans: readonly PlanDefinition[], defaultPlan: PlanName | null): StoredPlans {
   return {
     plans: Object.fromEntries(
       plans.map((p) => [p.name, { ...p.limits } as Record<string, number | boolean>]),
     ),
+    backups: Object.fromEntries(plans.map((p) => [p.name, { ...p.backups }])),
     defaultPlan,
     updatedAt: new Date(),
   };

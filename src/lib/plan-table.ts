@@ -4,7 +4,7 @@
 // everyone Pro, or plans without limits. The operator's own account is on no plan at all: it reads
 // as OPERATOR_PLAN (src/db/developers.ts), whose limits are lifted in ./plan-table-state.ts. Read
 // once at start; a wrong file stops the start with every problem named. Without a file, the
-// limits edited on the operator's Plans page replace the spec's in place
+// limits and backups edited on the operator's Plans page replace the spec's in place
 // (src/services/plan-settings.ts).
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
@@ -16,6 +16,13 @@ export interface PlanBackups {
   kept: number;
   every: 'day' | 'hour';
 }
+
+/** A plan's backups kept (`backupsKept` of the file, `backups.kept` of the Plans page): from 1. */
+export const isBackupsKept = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 1;
+/** How often a plan's scheduled backup is taken (`backupEvery`, `backups.every`). */
+export const isBackupEvery = (value: unknown): value is PlanBackups['every'] =>
+  value === 'day' || value === 'hour';
 
 export interface PlanDefinition {
   name: PlanName;
@@ -109,12 +116,11 @@ function planOf(name: string, raw: unknown, known: Map<string, PlanDefinition>, 
   }
   const backups: PlanBackups = { ...parent.backups };
   if (backupsKept !== undefined) {
-    if (Number.isSafeInteger(backupsKept) && (backupsKept as number) >= 1)
-      backups.kept = backupsKept as number;
+    if (isBackupsKept(backupsKept)) backups.kept = backupsKept;
     else problems.push(`${where}: backupsKept must be a whole number from 1`);
   }
   if (backupEvery !== undefined) {
-    if (backupEvery === 'day' || backupEvery === 'hour') backups.every = backupEvery;
+    if (isBackupEvery(backupEvery)) backups.every = backupEvery;
     else problems.push(`${where}: backupEvery must be "day" or "hour"`);
   }
   if (label !== undefined && (typeof label !== 'string' || !label.trim() || label.length > 40))

@@ -188,7 +188,8 @@ for (const name of [
 use('/api/admin/projects > Every project of the installation (operator only) > 200 > application/json', {
   cookie: operator,
 });
-// The example saves Pro's webhooks and functions as the spec states them: the plans stay as they are.
+// The example saves Pro's webhooks, functions and backups as the spec states them: the plans stay
+// as they are.
 use(
   "/api/admin/plans > Edit the plans' limits and the plan of new accounts (operator only) > 200 > application/json",
   { cookie: operator },

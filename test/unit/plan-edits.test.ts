@@ -1,10 +1,11 @@
 // The plans edited on the Plans page as pure logic: a stored record put back onto the plans read
-// at start (values of the wrong type or for unknown limits ignored), the edit's problems in words,
-// and the operator's plan never lowered by an edit.
+// at start (values of the wrong type or for unknown limits ignored, a record without backups
+// keeping the plans' own), the edit's problems in words, and the operator's plan never lowered by
+// an edit.
 import { expect } from 'chai';
 import { applyEdit, limitWords, plansFromRecord, recordOf } from '../../src/lib/plan-edits.js';
 import { parsePlanTable, OPERATOR_PLAN } from '../../src/lib/plan-table.js';
-import { PLANS, UNLIMITED } from '../../src/lib/plans.js';
+import { BACKUP_PLANS, PLANS, UNLIMITED } from '../../src/lib/plans.js';
 
 const table = (defaultPlan?: string, highest = false) =>
   parsePlanTable(undefined, '', defaultPlan, [], highest);
@@ -52,6 +53,46 @@ describe('plan edits', () => {
     });
   });
 
+  it('puts back the backups of a record, keeping the plans’ own where it has none or a bad value', () => {
+    const plans = table();
+    const old = { plans: { free: { projectsPerDeveloper: 1 } }, defaultPlan: null, updatedAt: new Date() };
+    const before = plansFromRecord(plans, old).plans;
+    expect(before[0]!.limits.projectsPerDeveloper).to.equal(1);
+    expect(before.map((p) => p.backups)).to.deep.equal([BACKUP_PLANS.free, BACKUP_PLANS.pro]);
+    const record = {
+      ...old,
+      backups: { free: { kept: 1, every: 'hour' }, pro: { kept: 0, every: 'week' }, gold: { kept: 9 } },
+    } as never;
+    const [free, pro] = plansFromRecord(plans, record).plans;
+    expect(free!.backups).to.deep.equal({ kept: 1, every: 'hour' });
+    expect(pro!.backups).to.deep.equal(BACKUP_PLANS.pro);
+  });
+
+  it('edits the backups named of a plan, the other value kept, and names a bad one', () => {
+    const plans = table();
+    const edited = applyEdit(plans, { plans: { pro: { backups: { kept: 2 } } } });
+    expect(edited.problems).to.deep.equal([]);
+    expect(edited.plans[1]!.backups).to.deep.equal({ kept: 2, every: 'hour' });
+    expect(edited.plans[1]!.limits).to.deep.equal(PLANS.pro);
+    const { problems } = applyEdit(plans, {
+      plans: { free: { backups: { kept: 0, every: 'week', often: 1 } } },
+    });
+    expect(problems).to.deep.equal([
+      {
+        path: 'body.plans.free.backups.kept',
+        message: 'Free: backups.kept must be a whole number from 1, not 0',
+      },
+      {
+        path: 'body.plans.free.backups.every',
+        message: 'Free: backups.every must be "day" or "hour", not "week"',
+      },
+      {
+        path: 'body.plans.free.backups.often',
+        message: 'Free: backups have no "often", only kept and every',
+      },
+    ]);
+  });
+
   it('lists every problem of an edit with its field', () => {
     const { problems } = applyEdit(table(), {
       defaultPlan: 'gold',
@@ -93,5 +134,18 @@ describe('plan edits', () => {
     expect(plans.get('free').limits).to.include({ requestsPerMinute: 1, projectsPerDeveloper: UNLIMITED });
     expect(plans.get(OPERATOR_PLAN).limits).to.deep.equal(before);
     expect(plans.operator.limits.requestsPerMinute).to.equal(PLANS.pro.requestsPerMinute);
+  });
+
+  it('gives the operator the most backups any plan keeps, edited ones included, hourly', () => {
+    const plans = table();
+    const raised = applyEdit(plans, {
+      plans: { free: { backups: { kept: 45 } }, pro: { backups: { kept: 1, every: 'day' } } },
+    });
+    const next = plansFromRecord(plans, recordOf(raised.plans, raised.defaultPlan));
+    plans.replace(next.plans, next.defaultPlan, next.profileDefault);
+    expect(plans.get('free').backups).to.deep.equal({ kept: 45, every: 'day' });
+    expect(plans.get('pro').backups).to.deep.equal({ kept: 1, every: 'day' });
+    // The widest of the plans saved and of those read at start (Pro's hourly 30).
+    expect(plans.get(OPERATOR_PLAN).backups).to.deep.equal({ kept: 45, every: 'hour' });
   });
 });
