@@ -1,12 +1,18 @@
 // The operator's Plans page in a real browser: every limit of each plan edited in place, a size
-// with its unit, a bad value named at its input, the plan of new accounts, saved and read back
-// after a reload; read-only with the file named when PLANS_FILE is set. axe and 390 px on each.
+// with its unit, a bad value named at its input, the plan of new accounts, each plan's scheduled
+// backups (count and period, at desktop and at 390 px), saved and read back after a reload;
+// read-only with the file named when PLANS_FILE is set. axe and 390 px on each.
 import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { shootFailures, startDashboardE2E, type DashboardE2E } from '../helpers/dashboard-e2e.js';
+import {
+  axeViolations,
+  shootFailures,
+  startDashboardE2E,
+  type DashboardE2E,
+} from '../helpers/dashboard-e2e.js';
 
 const MB = 1024 * 1024;
 
@@ -90,6 +96,70 @@ describe('web dashboard: the operator edits the plans', function () {
     expect(await page.getByLabel('Free: ownMailKey').inputValue()).to.equal('yes');
     expect(await page.getByLabel('Plan of new accounts').inputValue()).to.equal('pro');
   });
+
+  it('shows each plan’s backups in inputs and names a count under 1 at its input, saving nothing', async () => {
+    const table = await openPlans(e2e, page);
+    expect(await page.getByLabel('Free: backups.kept').inputValue()).to.equal('3');
+    expect(await page.getByLabel('Free: backups.every').inputValue()).to.equal('day');
+    expect(await page.getByLabel('Pro: backups.kept').inputValue()).to.equal('30');
+    expect(await page.getByLabel('Pro: backups.every').inputValue()).to.equal('hour');
+    await table
+      .getByRole('row', { name: /^backups\.kept/ })
+      .getByRole('cell', { name: '30' })
+      .last()
+      .waitFor();
+
+    await page.getByLabel('Free: backups.kept').fill('0');
+    await page.getByRole('button', { name: 'Save plans' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Free: backups.kept: At least 1.' }).waitFor();
+    const input = page.getByLabel('Free: backups.kept');
+    expect(await input.getAttribute('aria-invalid')).to.equal('true');
+    expect(await input.evaluate((el) => el === document.activeElement), 'focus on the problem').to.equal(
+      true,
+    );
+    expect(e2e.dashboard.services.plans.get('free').backups).to.deep.equal({ kept: 3, every: 'day' });
+    await e2e.checkPage('operator-plans-backups-problem');
+  });
+
+  it('saves the backups of the plans and shows them after a reload, at desktop and at 390 px', async () => {
+    await openPlans(e2e, page);
+    await page.getByLabel('Free: backups.kept').fill('7');
+    await page.getByLabel('Free: backups.every').selectOption('hour');
+    await page.getByLabel('Pro: backups.kept').fill('12');
+    await page.getByRole('button', { name: 'Save plans' }).click();
+    await page.getByRole('status').filter({ hasText: 'Plans saved.' }).waitFor();
+    const { plans } = e2e.dashboard.services;
+    expect(plans.get('free').backups).to.deep.equal({ kept: 7, every: 'hour' });
+    expect(plans.get('pro').backups).to.deep.equal({ kept: 12, every: 'hour' });
+    expect(plans.get('free').limits.projectsPerDeveloper, 'the limits saved before stay').to.equal(1);
+
+    await page.reload();
+    await openPlans(e2e, page);
+    expect(await page.getByLabel('Free: backups.kept').inputValue()).to.equal('7');
+    expect(await page.getByLabel('Free: backups.every').inputValue()).to.equal('hour');
+    expect(await page.getByLabel('Pro: backups.kept').inputValue()).to.equal('12');
+    await e2e.checkPage('operator-plans-backups');
+
+    // At a phone's width: the same inputs, reached by the table's own scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await openPlans(e2e, page);
+      const period = page.getByLabel('Pro: backups.every');
+      await period.scrollIntoViewIfNeeded();
+      await period.selectOption('day');
+      await page.getByLabel('Pro: backups.kept').fill('2');
+      await page.getByRole('button', { name: 'Save plans' }).click();
+      await page.getByRole('status').filter({ hasText: 'Plans saved.' }).waitFor();
+      expect(plans.get('pro').backups).to.deep.equal({ kept: 2, every: 'day' });
+      await page.reload();
+      await openPlans(e2e, page);
+      expect(await page.getByLabel('Pro: backups.kept').inputValue()).to.equal('2');
+      expect(await page.getByLabel('Pro: backups.every').inputValue()).to.equal('day');
+      expect(await axeViolations(page), 'axe at 390 px').to.deep.equal([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
 });
 
 describe('web dashboard: the plans from a file are read-only', function () {
@@ -117,7 +187,11 @@ describe('web dashboard: the plans from a file are read-only', function () {
       .getByText(`Read from the file ${path.join(dir, 'plans.yaml')} (PLANS_FILE) at start`)
       .waitFor();
     await table.getByRole('row', { name: 'projectsPerDeveloper 1 20 unlimited' }).waitFor();
+    await table.getByRole('row', { name: 'backups.kept 3 30 30' }).waitFor();
+    await table.getByRole('row', { name: 'backups.every day hour hour' }).waitFor();
     expect(await page.getByRole('textbox').count()).to.equal(0);
+    expect(await page.getByRole('spinbutton').count()).to.equal(0);
+    expect(await page.getByRole('combobox').count()).to.equal(0);
     expect(await page.getByRole('button', { name: 'Save plans' }).count()).to.equal(0);
     await e2e.checkPage('operator-plans-file');
   });

@@ -147,7 +147,9 @@ describe('web dashboard: the operator’s area', function () {
       .getByRole('row', { name: /^projectsPerDeveloper/ })
       .getByText('unlimited')
       .waitFor();
-    await page.getByText('The spec’s Free and Pro, with the limits set here', { exact: false }).waitFor();
+    await page
+      .getByText('The spec’s Free and Pro, with the limits and backups set here', { exact: false })
+      .waitFor();
     await e2e.checkPage('operator-plans');
   });
 

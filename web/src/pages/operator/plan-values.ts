@@ -1,5 +1,5 @@
 // A plan limit as the Plans page shows and reads it: a count, a size with its unit ("50 MB"),
-// `unlimited`, or yes/no for a feature.
+// `unlimited`, or yes/no for a feature; and the input of a plan's value a body path names.
 import { formatBytes } from '../../api';
 import { isLimit, UNLIMITED } from '../../data/plans';
 
@@ -42,4 +42,23 @@ export function parsed(name: string, text: string, feature: boolean): number | b
         : 'must be a whole number from 0, or unlimited',
     );
   return number;
+}
+
+/** A plan's backup values, named as the API names them (`backups.kept`, `backups.every`). */
+export const BACKUPS = ['kept', 'every'] as const;
+export type BackupName = (typeof BACKUPS)[number];
+
+/** A draft's key for a backup value (`backups-kept`), beside the limits' names. */
+export const backupKey = (key: BackupName) => `backups-${key}`;
+
+/** The id of the input of a plan's limit, or of its backups' `kept` or `every` (`backups-kept`). */
+export const cellId = (plan: string, name: string) => `plan-${plan}-${name}`;
+
+/** The input a body path (`plans.free.backups.kept`, as problemsOf and the API name it) concerns. */
+export function cellOf(path: string): string | undefined {
+  const [root, plan, group, name] = path.split('.');
+  if (root !== 'plans' || !plan || !name) return undefined;
+  if (group === 'limits') return cellId(plan, name);
+  if (group === 'backups') return cellId(plan, `backups-${name}`);
+  return undefined;
 }

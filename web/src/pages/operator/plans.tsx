@@ -1,13 +1,18 @@
-// The plans in force, every limit of each (`unlimited` where there is none), and where they come
-// from. Without a plan file the operator edits the limits and the plan of new accounts here and
-// the installation stores them (PUT /api/admin/plans); with PLANS_FILE the page is read-only.
+// The plans in force, every limit of each (`unlimited` where there is none), their scheduled
+// backups, and where they come from. Without a plan file the operator edits the limits, the
+// backups and the plan of new accounts here and the installation stores them (PUT
+// /api/admin/plans), checked first with the API's own schema; with PLANS_FILE the page is read-only.
 import { useState, type FormEvent } from 'react';
+import { ApiFailure } from '../../api';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
 import { usePlans, useSavePlans, type InstallationPlans, type PlansEdit } from '../../data/plans';
-import { editable, parsed, shown } from './plan-values';
+import { problemsOf } from '../../forms/validate';
+import { BackupInput, LimitInput } from './plan-inputs';
+import { BACKUPS, backupKey, cellId, cellOf, editable, parsed, shown } from './plan-values';
 
 type Limits = Record<string, number | boolean>;
 type Plan = InstallationPlans['plans'][number];
+type Backups = Plan['backups'];
 const limitsOf = (plan: Plan) => plan.limits as Limits;
 
 export function PlansPage() {
@@ -62,27 +67,33 @@ function ReadOnlyTable({ data }: { data: InstallationPlans }) {
               ))}
             </tr>
           ))}
-          <Backups plans={all} />
+          <BackupRows plans={all} />
         </tbody>
       </table>
     </div>
   );
 }
 
-function Backups({ plans }: { plans: Plan[] }) {
-  return (
-    <tr>
-      <th scope="row">backups kept, taken</th>
+function BackupRows({ plans }: { plans: Plan[] }) {
+  return BACKUPS.map((key) => (
+    <tr key={key}>
+      <th scope="row">backups.{key}</th>
       {plans.map((p) => (
-        <td key={p.name}>
-          {p.backups.kept}, every {p.backups.every}
-        </td>
+        <td key={p.name}>{String(p.backups[key])}</td>
       ))}
     </tr>
-  );
+  ));
 }
 
-const cellId = (plan: string, limit: string) => `plan-${plan}-${limit}`;
+/** Each input's plan and field (`Free`, `backups.kept`) by id, to name it in a problem. */
+function inputNames(plans: readonly Plan[], names: readonly string[]) {
+  const out: Record<string, [plan: string, field: string]> = {};
+  for (const p of plans) {
+    for (const n of names) out[cellId(p.name, n)] = [p.label, n];
+    for (const key of BACKUPS) out[cellId(p.name, backupKey(key))] = [p.label, `backups.${key}`];
+  }
+  return out;
+}
 
 function PlansForm({ data, onSaved }: { data: InstallationPlans; onSaved: (saved: boolean) => void }) {
   const save = useSavePlans();
@@ -91,48 +102,86 @@ function PlansForm({ data, onSaved }: { data: InstallationPlans; onSaved: (saved
     Object.fromEntries(
       data.plans.map((p) => [
         p.name,
-        Object.fromEntries(names.map((n) => [n, editable(n, limitsOf(p)[n]!)])),
+        {
+          ...Object.fromEntries(names.map((n) => [n, editable(n, limitsOf(p)[n]!)])),
+          ...Object.fromEntries(BACKUPS.map((key) => [backupKey(key), String(p.backups[key])])),
+        },
       ]),
     ),
   );
   const [defaultPlan, setDefaultPlan] = useState(data.defaultPlan);
   const [problems, setProblems] = useState<Record<string, string>>({});
+  const inputs = inputNames(data.plans, names);
+  /** A problem of a body path (the schema's or the API's words) at its input: "Free: backups.kept: …". */
+  const place = (found: Record<string, string>, path: string, message: string) => {
+    const cell = cellOf(path) ?? 'plans-form';
+    const [plan, field] = inputs[cell] ?? [];
+    found[cell] ??= !plan || message.startsWith(`${plan}:`) ? message : `${plan}: ${field}: ${message}`;
+  };
 
   const set = (plan: string, limit: string, value: string) => {
     onSaved(false);
     setDraft((d) => ({ ...d, [plan]: { ...d[plan], [limit]: value } }));
   };
 
+  /** Shows the problems at their inputs, the first focused; true when there are any. */
+  const show = (found: Record<string, string>) => {
+    setProblems(found);
+    const first = Object.keys(found)[0];
+    if (first) document.getElementById(first)?.focus();
+    return first !== undefined;
+  };
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const found: Record<string, string> = {};
-    const edit: Record<string, { limits: Record<string, number | boolean | 'unlimited'> }> = {};
+    const edit: NonNullable<PlansEdit['plans']> = {};
     for (const plan of data.plans) {
+      const values = draft[plan.name]!;
       const limits: Record<string, number | boolean | 'unlimited'> = {};
       for (const n of names) {
-        const value = parsed(n, draft[plan.name]![n]!, typeof limitsOf(plan)[n] === 'boolean');
+        const value = parsed(n, values[n]!, typeof limitsOf(plan)[n] === 'boolean');
         if (value instanceof Error) found[cellId(plan.name, n)] = `${plan.label}: ${n} ${value.message}`;
         else limits[n] = value;
       }
-      edit[plan.name] = { limits };
+      // Not a number reads as NaN: the API's schema below names it ("Enter a number.").
+      const kept = values[backupKey('kept')]!.trim();
+      const backups = {
+        kept: kept === '' ? Number.NaN : Number(kept),
+        every: values[backupKey('every')] as Backups['every'],
+      };
+      edit[plan.name] = { limits: limits as NonNullable<PlansEdit['plans']>[string]['limits'], backups };
     }
-    setProblems(found);
-    if (Object.keys(found).length) {
-      document.getElementById(Object.keys(found)[0]!)?.focus();
-      return;
-    }
-    const body = { plans: edit, ...(data.defaultPlanSetting ? {} : { defaultPlan }) } as PlansEdit;
-    save.mutate(body, { onSuccess: () => onSaved(true) });
+    if (show(found)) return;
+    const body: PlansEdit = { plans: edit, ...(data.defaultPlanSetting ? {} : { defaultPlan }) };
+    // The API's own rules (its request schema): a backup count from 1, a log size's bounds.
+    for (const { path, message } of problemsOf('updatePlans', body)) place(found, path, message);
+    if (show(found)) return;
+    save.mutate(body, {
+      onSuccess: () => onSaved(true),
+      // The API's refusal of a field (a rule its schema cannot state) goes to that field's input.
+      onError: (error) => {
+        const refused: Record<string, string> = {};
+        for (const { path, message } of error instanceof ApiFailure ? error.details : [])
+          if (cellOf(path)) place(refused, path, message);
+        show(refused);
+      },
+    });
   };
+  const refused = save.error instanceof ApiFailure ? save.error : undefined;
+  // A refusal whose every field is shown at its input needs no second message.
+  const unplaced = !refused?.details.length || refused.details.some((d) => !cellOf(d.path));
 
   return (
     <form onSubmit={submit} noValidate aria-label="Plans">
       <p>
-        The spec’s Free and Pro, with the limits set here: the installation stores them, this process applies
-        a save at once and every other (public, dashboard, worker) within 5 seconds. A count or size is a
-        number (a size may say KB, MB or GB) or <code>unlimited</code>. To define plans of your own, name a
-        plan file in <code>PLANS_FILE</code> and restart (docs/plans.md): the file then wins. Your own account
-        has no plan limits.
+        The spec’s Free and Pro, with the limits and backups set here: the installation stores them, this
+        process applies a save at once and every other (public, dashboard, worker) within 5 seconds. A count
+        or size is a number (a size may say KB, MB or GB) or <code>unlimited</code>; <code>backups.kept</code>{' '}
+        is how many backups of each kind (made on request, scheduled) a project keeps,{' '}
+        <code>backups.every</code> how often the worker takes a scheduled one. To define plans of your own,
+        name a plan file in <code>PLANS_FILE</code> and restart (docs/plans.md): the file then wins. Your own
+        account has no plan limits.
       </p>
       <div className="field">
         <label htmlFor="default-plan">Plan of new accounts</label>
@@ -190,7 +239,24 @@ function PlansForm({ data, onSaved }: { data: InstallationPlans; onSaved: (saved
                 <td>{shown(n, limitsOf(data.operator)[n]!)}</td>
               </tr>
             ))}
-            <Backups plans={[...data.plans, data.operator]} />
+            {BACKUPS.map((key) => (
+              <tr key={key}>
+                <th scope="row">backups.{key}</th>
+                {data.plans.map((p) => (
+                  <td key={p.name}>
+                    <BackupInput
+                      id={cellId(p.name, backupKey(key))}
+                      label={`${p.label}: backups.${key}`}
+                      name={key}
+                      value={draft[p.name]![backupKey(key)]!}
+                      problem={problems[cellId(p.name, backupKey(key))]}
+                      onChange={(value) => set(p.name, backupKey(key), value)}
+                    />
+                  </td>
+                ))}
+                <td>{String(data.operator.backups[key])}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
@@ -205,35 +271,10 @@ function PlansForm({ data, onSaved }: { data: InstallationPlans; onSaved: (saved
           </ul>
         </div>
       )}
-      <ErrorBox error={save.error} />
+      <ErrorBox error={unplaced ? save.error : null} />
       <button type="submit" disabled={save.isPending}>
         {save.isPending ? 'Saving…' : 'Save plans'}
       </button>
     </form>
   );
-}
-
-function LimitInput(props: {
-  id: string;
-  label: string;
-  feature: boolean;
-  value: string;
-  problem?: string;
-  onChange: (value: string) => void;
-}) {
-  const { id, label, feature, value, problem, onChange } = props;
-  const shared = {
-    id,
-    'aria-label': label,
-    'aria-invalid': problem ? true : undefined,
-    'aria-describedby': problem ? `${id}-err` : undefined,
-  };
-  if (feature)
-    return (
-      <select {...shared} value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="yes">yes</option>
-        <option value="no">no</option>
-      </select>
-    );
-  return <input {...shared} size={10} value={value} onChange={(e) => onChange(e.target.value)} />;
 }
