@@ -138,7 +138,7 @@ describe('plans: the scheduled backups edited by the operator', () => {
     const refused = await dash.post(`/api/projects/${fx.project.id}/backups`, {});
     expect(refused.status).to.equal(403);
     expect(refused.body.code).to.equal('PLAN_LIMIT');
-    expect(refused.body.message).to.match(/^Plan limit reached: the plan keeps 1 backups? made on request/);
+    expect(refused.body.message).to.match(/^Plan limit reached: the plan keeps 1 backup made on request/);
   });
 
   it('loads a record saved before backups were edited, with the plans’ own backups', async () => {

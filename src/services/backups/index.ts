@@ -10,6 +10,7 @@ import type { PlanLimits, PlanName, Project } from '../types.js';
 import { requireDeveloper, type ProjectsService } from '../projects.js';
 import { verifyForRestore } from './restore-check.js';
 import type { Manifest } from './archive.js';
+import { counted } from '../../lib/words.js';
 
 export const DOWNLOAD_SECONDS = 300;
 
@@ -81,7 +82,7 @@ export function backupService(deps: BackupServiceDeps) {
       const { kept } = deps.plans.get(await deps.planOf(project)).backups;
       if (trigger === 'manual' && (await deps.jobs.countKept(project.id, 'manual')) >= kept) {
         throw forbidden(
-          `Plan limit reached: the plan keeps ${kept} backups made on request; delete one first`,
+          `Plan limit reached: the plan keeps ${counted(kept, 'backup')} made on request; delete one first`,
           'PLAN_LIMIT',
         );
       }
