@@ -1580,7 +1580,7 @@ export interface paths {
         get?: never;
         /**
          * Edit the plans' limits and the plan of new accounts (operator only)
-         * @description Changes the limits and the scheduled backups named of the plans named (the others keep theirs) and, with `defaultPlan`, the plan new accounts get. The installation stores them: the process that answers applies them at once, every other process (public, dashboard, worker) within 5 seconds, so the worker's next scheduled backup and its retention use them. A count or size is a whole number from 0 or `unlimited`, a feature true or false; `backups.kept` (the backups of each kind, on request and scheduled, a project keeps) is a whole number from 1 and `backups.every` (how often the worker takes a scheduled one) `day` or `hour`, as in a plan file. A bad value is a 400 naming its field, and nothing is saved; an unknown plan or default plan is a 400 `INVALID_PLANS` naming it. With `PLANS_FILE` set the file wins: a 409 `PLANS_FROM_FILE`; with `DEFAULT_PLAN` set, another `defaultPlan` is a 409 `DEFAULT_PLAN_FROM_SETTING`. The operator's own account keeps no plan limits whatever is saved. Only the operator, the first account of the installation, may call it.
+         * @description Changes the limits and the scheduled backups named of the plans named (the others keep theirs) and, with `defaultPlan`, the plan new accounts get. The installation stores them: the process that answers applies them at once, every other process (public, dashboard, worker) within `refreshMs` (`PLANS_REFRESH_MS`, 5 seconds by default), so the worker's next scheduled backup and its retention use them. A count or size is a whole number from 0 or `unlimited`, a feature true or false; `backups.kept` (the backups of each kind, on request and scheduled, a project keeps) is a whole number from 1 and `backups.every` (how often the worker takes a scheduled one) `day` or `hour`, as in a plan file. A bad value is a 400 naming its field, and nothing is saved; an unknown plan or default plan is a 400 `INVALID_PLANS` naming it. With `PLANS_FILE` set the file wins: a 409 `PLANS_FROM_FILE`; with `DEFAULT_PLAN` set, another `defaultPlan` is a 409 `DEFAULT_PLAN_FROM_SETTING`. The operator's own account keeps no plan limits whatever is saved. Only the operator, the first account of the installation, may call it.
          */
         put: operations["updatePlans"];
         post?: never;
@@ -2897,6 +2897,11 @@ export interface components {
             /** @description The operator's own account's plan, `operator`, not one to assign. */
             operator: components["schemas"]["Plan"];
             plans: components["schemas"]["Plan"][];
+            /**
+             * @description How often each process re-reads the plans saved on the Plans page, in milliseconds (`PLANS_REFRESH_MS`, 5000 by default): the process that answers a save applies it at once, every other (public, dashboard, worker) within this time.
+             * @example 5000
+             */
+            refreshMs: number;
         };
         Project: {
             id: string;

@@ -81,6 +81,8 @@ export interface Config {
   readonly slowQueryMs: number;
   /** The installation's plans (PLANS_FILE) and the plan of new accounts (DEFAULT_PLAN). */
   readonly plans: PlanTable;
+  /** How often a process re-reads the plans saved on the Plans page: the longest a save takes to reach it. */
+  readonly plansRefreshMs: number;
   /** Dashboard API requests per minute allowed to one personal access token. */
   readonly accessTokenRequestsPerMinute: number;
   /** The database is the embedded development engine (`npm start` without MONGODB_URI). */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
       r.problems,
       nodeEnv === 'development',
     ),
+    plansRefreshMs: r.int('PLANS_REFRESH_MS', 5000, 100, 300_000),
     accessTokenRequestsPerMinute: r.int('ACCESS_TOKEN_REQUESTS_PER_MINUTE', 600, 1, 1_000_000),
     embeddedDatabase: r.bool('EMBEDDED_DATABASE', false),
     connectTimeoutMs: r.int('CONNECT_TIMEOUT_MS', 5000, 100, 60_000),

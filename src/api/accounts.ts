@@ -24,7 +24,7 @@ const developerView = (d: Developer, plans: PlanTable) => ({
   updatedAt: d.updatedAt.toISOString(),
 });
 
-export function accountHandlers({ accounts, signup, plans, developerInvitations }: Services) {
+export function accountHandlers({ accounts, signup, plans, planSettings, developerInvitations }: Services) {
   const signUpDeveloper: Handler<Ops['signUpDeveloper']> = async ({ body }, ctx) => {
     const data = await signup.request(body.email, body.password, body.name ?? null, ctx.ip);
     return {
@@ -102,7 +102,7 @@ export function accountHandlers({ accounts, signup, plans, developerInvitations 
 
   const listPlans: Handler<Ops['listPlans']> = async () => ({
     status: 200,
-    body: { success: true, data: plansView(plans), message: '' },
+    body: { success: true, data: plansView(plans, planSettings.refreshMs), message: '' },
   });
 
   return {

@@ -45,7 +45,12 @@ export function installationServices(w: InstallationWiring) {
   const developerInvitationRecords = developerInvitationsRepo(platform);
   return {
     /** The plans edited on the Plans page: stored, and re-read by every process on a timer. */
-    planSettings: planSettingsService({ repo: planSettingsRepo(platform), table: config.plans, log }),
+    planSettings: planSettingsService({
+      repo: planSettingsRepo(platform),
+      table: config.plans,
+      log,
+      refreshMs: config.plansRefreshMs,
+    }),
     accessTokens: accessTokensService(
       w.tokenRecords,
       repos.developers,

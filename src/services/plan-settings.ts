@@ -1,7 +1,7 @@
 // The plans edited on the operator's Plans page (their limits and scheduled backups): checked,
 // stored by the installation (src/db/plan-settings.ts) and put in force in the plan table every
-// service holds (src/lib/plan-table.ts), at once in the process that saved and within REFRESH_MS
-// in every other (public, dashboard, worker): each re-reads the one small record on a timer, so no
+// service holds (src/lib/plan-table.ts), at once in the process that saved and within
+// PLANS_REFRESH_MS in every other (public, dashboard, worker): each re-reads the one small record on a timer, so no
 // request reads it. With PLANS_FILE set the file wins: the plans are read-only.
 import { badRequest, conflict } from '../http/errors.js';
 import { applyEdit, plansFromRecord, recordOf, type PlanEdit } from '../lib/plan-edits.js';
@@ -11,17 +11,15 @@ import type { PlanSettingsRepo } from '../db/plan-settings.js';
 import type { RequestContext } from './context.js';
 import { requireOperator } from './operator.js';
 
-/** How often a process re-reads the stored plans: the longest a save takes to reach it. */
-export const REFRESH_MS = 5_000;
-
 export interface PlanSettingsDeps {
   repo: PlanSettingsRepo;
   table: PlanTable;
   log: Logger;
-  refreshMs?: number;
+  /** How often this process re-reads the stored plans (PLANS_REFRESH_MS): the longest a save takes to reach it. */
+  refreshMs: number;
 }
 
-export function planSettingsService({ repo, table, log, refreshMs = REFRESH_MS }: PlanSettingsDeps) {
+export function planSettingsService({ repo, table, log, refreshMs }: PlanSettingsDeps) {
   /** When the record in force was saved (0: none), so an unchanged record is not applied again. */
   let applied = 0;
 
@@ -47,6 +45,8 @@ export function planSettingsService({ repo, table, log, refreshMs = REFRESH_MS }
     /** The first read: a process starts serving with the stored plans (src/main.ts awaits it). */
     ready: poll(),
     refresh,
+    /** The longest a save made in another process takes to reach this one (GET /api/plans says it). */
+    refreshMs,
     stop() {
       if (timer) clearInterval(timer);
     },

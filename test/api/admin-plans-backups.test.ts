@@ -12,15 +12,14 @@ import { createOperator, createProjectFixture, type ProjectFixture } from '../he
 import { backupRunner } from '../../src/jobs/backup-runner.js';
 import { planSettingsRepo } from '../../src/db/plan-settings.js';
 import { BACKUP_PLANS } from '../../src/lib/plans.js';
-import { REFRESH_MS } from '../../src/services/plan-settings.js';
 
 type Backups = { kept: number; every: string };
 const backupsOf = (res: ApiResponse, name: string): Backups =>
   (res.body.data.plans as { name: string; backups: Backups }[]).find((p) => p.name === name)!.backups;
 
-/** Waits until `done` holds: another process applies a save within REFRESH_MS. */
+/** Waits until `done` holds: another process applies a save within PLANS_REFRESH_MS (500 ms here). */
 async function until(done: () => boolean) {
-  const end = Date.now() + REFRESH_MS * 3;
+  const end = Date.now() + 15_000;
   while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
@@ -32,7 +31,8 @@ describe('plans: the scheduled backups edited by the operator', () => {
   const plans = () => ops().get('/api/plans');
 
   before(async () => {
-    apps = await startTestApps('admin_plans_backups');
+    // The public process stands for the worker: it re-reads the saved plans every 500 ms.
+    apps = await startTestApps('admin_plans_backups', { PLANS_REFRESH_MS: '500' });
     operator = await createOperator(apps.dashboard.services);
     fx = await createProjectFixture(apps.dashboard.services, 'Nightly'); // on Free
   });

@@ -16,13 +16,19 @@ import {
   type ProjectFixture,
 } from '../helpers/fixtures.js';
 import { UNLIMITED } from '../../src/lib/plans.js';
-import { REFRESH_MS } from '../../src/services/plan-settings.js';
 
 type Person = Awaited<ReturnType<typeof createDeveloper>>;
 
-/** Asks until the answer passes `done`: another process applies a save within REFRESH_MS. */
+/** How often the suite's processes re-read the saved plans (PLANS_REFRESH_MS; 5 s by default). */
+const REFRESH_MS = 500;
+
+/**
+ * Asks until the answer passes `done`: another process applies a save within REFRESH_MS. The
+ * deadline leaves a busy machine room; what the setting changes is shown by a process that waits
+ * longer (the last test).
+ */
 async function eventually(ask: () => Promise<ApiResponse>, done: (res: ApiResponse) => boolean) {
-  const until = Date.now() + REFRESH_MS * 3;
+  const until = Date.now() + 10_000;
   for (;;) {
     const res = await ask();
     if (done(res) || Date.now() > until) return res;
@@ -36,7 +42,7 @@ const freeOf = (res: ApiResponse) =>
   )!.limits;
 
 describe('plans edited by the operator (PUT /api/admin/plans)', () => {
-  const shared = { PLATFORM_DB: suiteDatabase('admin_plans') };
+  const shared = { PLATFORM_DB: suiteDatabase('admin_plans'), PLANS_REFRESH_MS: String(REFRESH_MS) };
   let saving: TestApp;
   let other: TestApp;
   let publicApp: TestApp;
@@ -176,6 +182,55 @@ describe('plans edited by the operator (PUT /api/admin/plans)', () => {
     } finally {
       await later.close();
     }
+  });
+});
+
+describe('plans: how often each process re-reads them (PLANS_REFRESH_MS)', () => {
+  const shared = { PLATFORM_DB: suiteDatabase('admin_plans_refresh') };
+  let saving: TestApp;
+  let fast: TestApp;
+  let slow: TestApp;
+  let operator: Person;
+  const plansOf = (app: TestApp) => app.client.with({ cookie: operator.cookie }).get('/api/plans');
+  const webhooks = (res: ApiResponse) => freeOf(res).webhooksPerProject as number;
+
+  before(async () => {
+    saving = await startTestApp('dashboard', 'admin_plans_refresh', shared);
+    fast = await startTestApp('dashboard', 'admin_plans_refresh', {
+      ...shared,
+      PLANS_REFRESH_MS: String(REFRESH_MS),
+    });
+    // Re-reads every 5 minutes: it reads the record once, at start, and not again in this test.
+    slow = await startTestApp('dashboard', 'admin_plans_refresh', { ...shared, PLANS_REFRESH_MS: '300000' });
+    operator = await createOperator(saving.services);
+  });
+  // Each app drops the suite's database when it closes: the last one first changes nothing.
+  after(async () => {
+    await slow?.close();
+    await fast?.close();
+    await saving?.close();
+  });
+
+  it('re-reads the saved plans every PLANS_REFRESH_MS in each process, and says how often', async function () {
+    this.timeout(30_000);
+    const start = await plansOf(slow);
+    expect(start.status, start.text).to.equal(200);
+    expect(start.body.data.refreshMs).to.equal(300_000);
+    expect((await plansOf(fast)).body.data.refreshMs).to.equal(REFRESH_MS);
+    expect((await plansOf(saving)).body.data.refreshMs, 'the default').to.equal(5_000);
+
+    const saved = await saving.client
+      .with({ cookie: operator.cookie })
+      .put('/api/admin/plans', { plans: { free: { limits: { webhooksPerProject: webhooks(start) + 1 } } } });
+    expect(saved.status).to.equal(200);
+    const seen = await eventually(
+      () => plansOf(fast),
+      (res) => webhooks(res) === webhooks(start) + 1,
+    );
+    expect(webhooks(seen), 'the process re-reading every 500 ms').to.equal(webhooks(start) + 1);
+    // Had the setting been ignored, both would re-read on the same 5 s default and agree by now.
+    await new Promise((resolve) => setTimeout(resolve, 2 * REFRESH_MS));
+    expect(webhooks(await plansOf(slow)), 'the process re-reading every 5 minutes').to.equal(webhooks(start));
   });
 });
 

@@ -55,6 +55,8 @@ describe('web dashboard: the operator edits the plans', function () {
       .getByText('unlimited')
       .waitFor();
     expect(await page.getByLabel('Plan of new accounts').inputValue()).to.equal('free');
+    // How long a save takes to reach the other processes, as the API says it (PLANS_REFRESH_MS).
+    await page.getByText('every other (public, dashboard, worker) within 5 seconds').waitFor();
     await e2e.checkPage('operator-plans-edit');
   });
 

@@ -5,6 +5,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiFailure } from '../../api';
 import { ErrorBox, Notice, Progress } from '../../components/ui';
+import { durationText } from '../../data/indexes';
 import { usePlans, useSavePlans, type InstallationPlans, type PlansEdit } from '../../data/plans';
 import { problemsOf } from '../../forms/validate';
 import { BackupInput, LimitInput } from './plan-inputs';
@@ -14,6 +15,8 @@ type Limits = Record<string, number | boolean>;
 type Plan = InstallationPlans['plans'][number];
 type Backups = Plan['backups'];
 const limitsOf = (plan: Plan) => plan.limits as Limits;
+/** How long a save takes to reach every process (PLANS_REFRESH_MS): "5 seconds", "500 ms". */
+const refreshWords = (ms: number) => (ms % 1000 === 0 ? durationText(ms / 1000) : `${ms} ms`);
 
 export function PlansPage() {
   const plans = usePlans();
@@ -176,12 +179,12 @@ function PlansForm({ data, onSaved }: { data: InstallationPlans; onSaved: (saved
     <form onSubmit={submit} noValidate aria-label="Plans">
       <p>
         The spec’s Free and Pro, with the limits and backups set here: the installation stores them, this
-        process applies a save at once and every other (public, dashboard, worker) within 5 seconds. A count
-        or size is a number (a size may say KB, MB or GB) or <code>unlimited</code>; <code>backups.kept</code>{' '}
-        is how many backups of each kind (made on request, scheduled) a project keeps,{' '}
-        <code>backups.every</code> how often the worker takes a scheduled one. To define plans of your own,
-        name a plan file in <code>PLANS_FILE</code> and restart (docs/plans.md): the file then wins. Your own
-        account has no plan limits.
+        process applies a save at once and every other (public, dashboard, worker) within{' '}
+        {refreshWords(data.refreshMs)}. A count or size is a number (a size may say KB, MB or GB) or{' '}
+        <code>unlimited</code>; <code>backups.kept</code> is how many backups of each kind (made on request,
+        scheduled) a project keeps, <code>backups.every</code> how often the worker takes a scheduled one. To
+        define plans of your own, name a plan file in <code>PLANS_FILE</code> and restart (docs/plans.md): the
+        file then wins. Your own account has no plan limits.
       </p>
       <div className="field">
         <label htmlFor="default-plan">Plan of new accounts</label>
