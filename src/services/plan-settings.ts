@@ -1,8 +1,8 @@
 // The plans edited on the operator's Plans page (their limits and scheduled backups): checked,
 // stored by the installation (src/db/plan-settings.ts) and put in force in the plan table every
 // service holds (src/lib/plan-table.ts), at once in the process that saved and within
-// PLANS_REFRESH_MS in every other (public, dashboard, worker): each re-reads the one small record on a timer, so no
-// request reads it. With PLANS_FILE set the file wins: the plans are read-only.
+// PLANS_REFRESH_MS in every other (public, dashboard, worker): each re-reads the one small record
+// on a timer, so no request reads it. With PLANS_FILE set the file wins: the plans are read-only.
 import { badRequest, conflict } from '../http/errors.js';
 import { applyEdit, plansFromRecord, recordOf, type PlanEdit } from '../lib/plan-edits.js';
 import type { PlanTable } from '../lib/plan-table.js';
@@ -15,7 +15,7 @@ export interface PlanSettingsDeps {
   repo: PlanSettingsRepo;
   table: PlanTable;
   log: Logger;
-  /** How often this process re-reads the stored plans (PLANS_REFRESH_MS): the longest a save takes to reach it. */
+  /** How often this process re-reads the stored plans (PLANS_REFRESH_MS): the most a save waits to reach it. */
   refreshMs: number;
 }
 
