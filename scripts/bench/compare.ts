@@ -36,7 +36,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { closeDeps } from '../../src/deps.js';
 import { benchProject, pick } from './setup.js';
-import { startServers } from './servers.js';
+import { startServers, type Server } from './servers.js';
 import { httpLoadWithCpu, loop, median, withDbCpu, type HttpRequest, type Measure } from './load.js';
 import { benchOperations, type BenchOperation } from './operations.js';
 import { databasePid } from './db-process.js';
@@ -126,24 +126,29 @@ const wanted = (name: string) => spins.length === 0 && matches(name);
 // ---- Measure: per operation and concurrency, raw, thin and API back to back ----
 const rows: Row[] = [];
 const loadAverage = [os.loadavg()[0]!];
-const thinUrl = thin.url;
-const apiUrl = api.url;
-const beforeUrl = beforeApi?.url;
+/** One measure of `server` at `path` (below its base URL), with its CPU and the database's. */
 const http = async (
-  url: string,
+  server: Server,
+  path: string,
   headers: Record<string, string>,
   c: number,
   seconds: number,
   op: BenchOperation,
   rate?: number,
 ) => {
-  const isThin = url.startsWith(thinUrl);
-  const isBefore = beforeUrl !== undefined && url.startsWith(beforeUrl);
-  const trace = isThin ? traces?.thin : isBefore ? undefined : traces?.api;
+  const trace = server === thin ? traces?.thin : server === api ? traces?.api : undefined;
   trace?.mark();
   const measure = await httpLoadWithCpu(
-    { url, headers, connections: c, seconds, request: op.http, expect: (s) => s === op.expect, rate },
-    isThin ? thin.child.pid : isBefore ? beforeApi!.child.pid : api.child.pid,
+    {
+      url: `${server.url}${path}`,
+      headers,
+      connections: c,
+      seconds,
+      request: op.http,
+      expect: (s) => s === op.expect,
+      rate,
+    },
+    server.child.pid,
     dbPid,
   );
   if (trace) measure.gc = trace.since(measure.requests);
@@ -211,19 +216,19 @@ const commandCounts = spins.length
 // CPU per list (5 577 µs against 2 075 in a run without the count).
 await projectDb.collection('items').deleteMany({ name: { $regex: '^new-' } });
 for (const op of ops.filter((o) => wanted(o.name) && o.http(0).method === 'GET')) {
-  await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
-  await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
-  if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  await http(thin, '', {}, 16, WARMUP_SECONDS, op);
+  await http(api, '/items', secret, 16, WARMUP_SECONDS, op);
+  if (beforeApi) await http(beforeApi, '/items', secret, 16, WARMUP_SECONDS, op);
   if (pocketbase) await pbHttp(16, WARMUP_SECONDS, op);
 }
-if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
+if (wanted(rls.name)) await http(api, '/notes', rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const op of ops.filter((o) => wanted(o.name))) {
   // Warm-up of both servers (connections, JIT) before the first measure of each operation: the
   // optimising compiler's threads count in a process's CPU time, and the API has more code to
   // compile, so a short warm-up showed mostly that in the first operation's CPU per request.
-  await http(thinUrl, {}, 16, WARMUP_SECONDS, op);
-  await http(`${apiUrl}/items`, secret, 16, WARMUP_SECONDS, op);
-  if (beforeApi) await http(`${beforeUrl}/items`, secret, 16, WARMUP_SECONDS, op);
+  await http(thin, '', {}, 16, WARMUP_SECONDS, op);
+  await http(api, '/items', secret, 16, WARMUP_SECONDS, op);
+  if (beforeApi) await http(beforeApi, '/items', secret, 16, WARMUP_SECONDS, op);
   if (pocketbase) await pbHttp(16, WARMUP_SECONDS, op);
   for (const c of CONCURRENCY) {
     const taken: Record<'raw' | 'thin' | 'thinPaced' | 'api' | 'before' | 'pocketbase', Measure[]> = {
@@ -238,10 +243,10 @@ for (const op of ops.filter((o) => wanted(o.name))) {
       taken.raw.push(await withDbCpu(dbPid, () => loop(c, SECONDS, rawWork[op.name]!)));
       // The servers in turn, starting one later each round: none is always measured right after the raw loop.
       const arms: (() => Promise<void>)[] = [
-        async () => void taken.thin.push(await http(thinUrl, {}, c, SECONDS, op)),
-        async () => void taken.api.push(await http(`${apiUrl}/items`, secret, c, SECONDS, op)),
+        async () => void taken.thin.push(await http(thin, '', {}, c, SECONDS, op)),
+        async () => void taken.api.push(await http(api, '/items', secret, c, SECONDS, op)),
         ...(beforeApi
-          ? [async () => void taken.before.push(await http(`${beforeUrl}/items`, secret, c, SECONDS, op))]
+          ? [async () => void taken.before.push(await http(beforeApi, '/items', secret, c, SECONDS, op))]
           : []),
         ...(pocketbase ? [async () => void taken.pocketbase.push(await pbHttp(c, SECONDS, op))] : []),
       ];
@@ -250,7 +255,7 @@ for (const op of ops.filter((o) => wanted(o.name))) {
       // CPU per request compared at the same pace (--paced off leaves it out).
       const apiRate = taken.api.at(-1)!.rps;
       if (PACED && apiRate < taken.thin.at(-1)!.rps * 0.95)
-        taken.thinPaced.push(await http(thinUrl, {}, c, SECONDS, op, apiRate));
+        taken.thinPaced.push(await http(thin, '', {}, c, SECONDS, op, apiRate));
     }
     const [rawMeasure, thinMeasure, apiMeasure] = [median(taken.raw), median(taken.thin), median(taken.api)];
     const beforeMeasure = beforeApi ? median(taken.before) : undefined;
@@ -270,11 +275,11 @@ for (const op of ops.filter((o) => wanted(o.name))) {
     console.log(progressLine(row, values.gc));
   }
 }
-if (wanted(rls.name)) await http(`${apiUrl}/notes`, rlsHeaders, 16, WARMUP_SECONDS, rls);
+if (wanted(rls.name)) await http(api, '/notes', rlsHeaders, 16, WARMUP_SECONDS, rls);
 for (const c of wanted(rls.name) ? CONCURRENCY : []) {
   const taken: Measure[] = [];
   for (let round = 0; round < ROUNDS; round++)
-    taken.push(await http(`${apiUrl}/notes`, rlsHeaders, c, SECONDS, rls));
+    taken.push(await http(api, '/notes', rlsHeaders, c, SECONDS, rls));
   const measure = median(taken);
   const byId = rows.find((r) => r.op === 'get by id' && r.concurrency === c);
   rows.push({ op: rls.name, concurrency: c, raw: byId?.raw, thin: byId?.thin, api: measure });
@@ -290,8 +295,8 @@ const calibration = spins.length
       concurrency: CONCURRENCY[0]!,
       warmupSeconds: WARMUP_SECONDS,
       thinEnv: { THIN_DB: projectDb.databaseName, THIN_COLLECTION: 'items' },
-      thin: { name: 'thin', url: thinUrl, pid: thin.child.pid, headers: {} },
-      api: { name: 'API', url: `${apiUrl}/items`, pid: api.child.pid, headers: secret },
+      thin: { name: 'thin', url: thin.url, pid: thin.child.pid, headers: {} },
+      api: { name: 'API', url: `${api.url}/items`, pid: api.child.pid, headers: secret },
       // The operations whose ratio is the servers' CPU (lists and updates wait on the database).
       ops: ops.filter((op) => (op.name === 'get by id' || op.name === 'create') && matches(op.name)),
     })
