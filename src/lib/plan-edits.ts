@@ -4,6 +4,7 @@
 // by src/db/plan-settings.ts.
 import { UNLIMITED } from './plans.js';
 import {
+  BACKUP_RULES,
   isBackupEvery,
   isBackupsKept,
   type PlanBackups,
@@ -50,12 +51,6 @@ const planWith = (
     limits: Object.freeze(limits) as unknown as PlanLimits,
     backups: Object.freeze(backups),
   });
-
-/** The rules of the backup values, as the plan file's (src/lib/plan-table.ts). */
-const BACKUP_RULES: Record<string, string> = {
-  kept: 'backups.kept must be a whole number from 1',
-  every: 'backups.every must be "day" or "hour"',
-};
 
 /** A value as stored or sent: the same type as the limit, a count from 0, or "unlimited". */
 function valueOf(current: number | boolean, value: unknown): number | boolean | undefined {
@@ -126,8 +121,11 @@ export function applyEdit(table: PlanTable, edit: PlanEdit) {
       const path = `body.plans.${plan.name}.backups.${key}`;
       if (key === 'kept' && isBackupsKept(value)) backups.kept = value;
       else if (key === 'every' && isBackupEvery(value)) backups.every = value;
-      else if (Object.hasOwn(BACKUP_RULES, key))
-        problems.push({ path, message: `${plan.label}: ${BACKUP_RULES[key]}, not ${JSON.stringify(value)}` });
+      else if (key === 'kept' || key === 'every')
+        problems.push({
+          path,
+          message: `${plan.label}: backups.${key} must be ${BACKUP_RULES[key]}, not ${JSON.stringify(value)}`,
+        });
       else problems.push({ path, message: `${plan.label}: backups have no "${key}", only kept and every` });
     }
     return planWith(plan, limits, backups);

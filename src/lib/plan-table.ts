@@ -17,6 +17,9 @@ export interface PlanBackups {
   every: 'day' | 'hour';
 }
 
+/** What a plan's backup values must be, in the words of a file's and of the Plans page's problems. */
+export const BACKUP_RULES = { kept: 'a whole number from 1', every: '"day" or "hour"' } as const;
+
 /** A plan's backups kept (`backupsKept` of the file, `backups.kept` of the Plans page): from 1. */
 export const isBackupsKept = (value: unknown): value is number =>
   Number.isSafeInteger(value) && (value as number) >= 1;
@@ -117,11 +120,11 @@ function planOf(name: string, raw: unknown, known: Map<string, PlanDefinition>, 
   const backups: PlanBackups = { ...parent.backups };
   if (backupsKept !== undefined) {
     if (isBackupsKept(backupsKept)) backups.kept = backupsKept;
-    else problems.push(`${where}: backupsKept must be a whole number from 1`);
+    else problems.push(`${where}: backupsKept must be ${BACKUP_RULES.kept}`);
   }
   if (backupEvery !== undefined) {
     if (isBackupEvery(backupEvery)) backups.every = backupEvery;
-    else problems.push(`${where}: backupEvery must be "day" or "hour"`);
+    else problems.push(`${where}: backupEvery must be ${BACKUP_RULES.every}`);
   }
   if (label !== undefined && (typeof label !== 'string' || !label.trim() || label.length > 40))
     problems.push(`${where}: label must be a text of 1 to 40 characters`);
