@@ -7,12 +7,16 @@
 // request of the API process and of its runner processes. `public` (not run unless listed in
 // --only) calls a public callable with the publishable key from one address, charged to the
 // per-caller budget (functionInvocationsPerCallerPerDay, set by --caller-budget; 9007199254740991
-// is no budget, no charge), to compare the charge's cost.
+// is no budget, no charge), to compare the charge's cost. With --commands the API reaches the
+// database through a counting proxy (commands.ts), and each measure prints the database commands
+// it sent per request, background writes included (the invocation log's batches among them);
+// the proxy's copying slows every request, so such a run's timings are not compared with others.
 //
 //   npm run build && npx tsx scripts/bench/functions.ts [--seconds 5] [--rounds 3] [--tsx]
 //                                                       [--log-level info] [--profile dir] [--only hooked]
 //                                                       [--entry other/dist/main.js]
 //                                                       [--only public --caller-budget 1000000000]
+//                                                       [--commands]
 //
 // Load the test stack's environment first (`set -a; . ./.env.test; set +a`). SANDBOX_* settings
 // of the bench's own environment reach the API process.
@@ -27,6 +31,7 @@ import { createServices } from '../../src/services/index.js';
 import { createCollectionFixture, createProjectFixture } from '../../test/helpers/fixtures.js';
 import { cpuMillis, httpLoad, median, type Measure } from './load.js';
 import { freePort, start, stop, up } from './setup.js';
+import { commandProxy } from './commands.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,6 +50,8 @@ const { values } = parseArgs({
     only: { type: 'string', default: 'plain,hooked,callable' },
     /** The project's functionInvocationsPerCallerPerDay for `public`. */
     'caller-budget': { type: 'string', default: '1000000000' },
+    /** Prints each measure's database commands per request, counted on the wire. */
+    commands: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Math.min(Math.max(Number(values.seconds), 1), 60);
@@ -69,13 +76,20 @@ await services.repos.projects.setLimits(fx.project.id, {
 });
 for (const name of ['plain', 'hooked']) await createCollectionFixture(services, fx.project.id, { name });
 
+const proxy = values.commands ? await commandProxy(deps.config.mongodbUri) : undefined;
 const port = await freePort();
 const env = { LOG_LEVEL: values['log-level'] };
 const nodeFlags = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
 const api = await start(
   values.tsx ? 'src/main.ts' : values.entry,
   ['public'],
-  { PLATFORM_DB: platformDb, PUBLIC_PORT: String(port), RATE_LIMIT_IP_PER_MINUTE: '1000000000', ...env },
+  {
+    PLATFORM_DB: platformDb,
+    PUBLIC_PORT: String(port),
+    RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+    ...env,
+    ...(proxy ? { MONGODB_URI: proxy.uri } : {}),
+  },
   up(`http://127.0.0.1:${port}/api/health`),
   nodeFlags,
 );
@@ -117,6 +131,7 @@ type Row = Measure & { runnerMicros?: number };
 
 async function measure(path: string, seconds: number, key = fx.secretKey): Promise<Row> {
   const before = cpu();
+  proxy?.reset();
   const body = JSON.stringify({ title: 'hello', views: 3 });
   const m: Row = await httpLoad({
     url: `${url}${path}`,
@@ -127,6 +142,11 @@ async function measure(path: string, seconds: number, key = fx.secretKey): Promi
     expect: (status) => status < 300,
   });
   const after = cpu();
+  if (proxy && m.requests > 0) {
+    const counts = [...proxy.counts()].sort((a, b) => b[1] - a[1]);
+    const each = counts.map(([command, n]) => `${command} ${(n / m.requests).toFixed(4)}`);
+    console.log(`${path}: ${m.requests} requests; database commands per request: ${each.join(', ')}`);
+  }
   // autocannon stops with requests in flight: let them end, so that they do not count against
   // the project's share of the runners in the next measure.
   await new Promise((r) => setTimeout(r, 500));
@@ -193,6 +213,7 @@ try {
     );
 } finally {
   await stop(api);
+  await proxy?.close();
   await deps.db
     .project(fx.project.id)
     .dropDatabase()
