@@ -107,7 +107,14 @@ if (process.argv[2] === 'child') {
   const children: ChildProcess[] = Array.from({ length: RUNNERS }, () =>
     spawn(process.execPath, ['--import', 'tsx', self, 'child', path], { stdio: 'inherit' }),
   );
-  while (channels.length < RUNNERS) await new Promise((r) => setTimeout(r, 20));
+  const connectBy = Date.now() + 30_000;
+  while (channels.length < RUNNERS) {
+    if (Date.now() > connectBy) {
+      for (const child of children) child.kill();
+      throw new Error(`only ${channels.length} of ${RUNNERS} children connected within 30 s`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 
   /** Parent CPU µs per call and calls per second over one measure; rate 0 is closed. */
   const measure = async (rate: number, withCalls: boolean) => {
