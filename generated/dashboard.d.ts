@@ -8542,6 +8542,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -8725,6 +8730,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -8847,6 +8857,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -9064,6 +9079,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -9286,6 +9306,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;

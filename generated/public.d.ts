@@ -3118,6 +3118,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3295,6 +3300,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3412,6 +3422,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3689,6 +3704,11 @@ export interface operations {
                                     consecutiveFailures: number;
                                     /** Format: date-time */
                                     openedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description While `open`: when the cool-down ends and one trial call goes through (the time a refused call's `Retry-After` counts to). Null when closed or half-open.
+                                     */
+                                    retryAt: string | null;
                                 } | null;
                                 /** Format: date-time */
                                 createdAt: string;

@@ -242,14 +242,20 @@ describe('functions: HTTP before-hooks on the write paths', () => {
     for (let i = 0; i < 3; i++)
       expect((await secret.post('/api/data/flaky', { title: 'x' })).status).to.equal(503);
     const open = await dash.get(`${fns()}/${id}`);
-    expect(open.body.data.function.breaker).to.include({ state: 'open', consecutiveFailures: 3 });
+    const breaker = open.body.data.function.breaker;
+    expect(breaker).to.include({ state: 'open', consecutiveFailures: 3 });
+    // The trial comes once the cool-down (1500 ms here) has passed since it opened.
+    expect(Date.parse(breaker.retryAt) - Date.parse(breaker.openedAt)).to.equal(1500);
     const refused = await secret.post('/api/data/flaky', { title: 'x' });
     expect(refused.status).to.equal(503);
     expect(refused.body.code).to.equal('FUNCTION_CIRCUIT_OPEN');
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 2);
     expect(hooks.on('/flaky')).to.have.length(3); // the endpoint was not called
     await new Promise((r) => setTimeout(r, 1600));
-    expect((await dash.get(`${fns()}/${id}`)).body.data.function.breaker.state).to.equal('halfOpen');
+    expect((await dash.get(`${fns()}/${id}`)).body.data.function.breaker).to.include({
+      state: 'halfOpen',
+      retryAt: null,
+    });
     hooks.answer('/flaky', {});
     const trial = await secret.post('/api/data/flaky', { title: 'back' });
     expect(trial.status, trial.text).to.equal(201);
@@ -257,6 +263,7 @@ describe('functions: HTTP before-hooks on the write paths', () => {
       state: 'closed',
       consecutiveFailures: 0,
       openedAt: null,
+      retryAt: null,
     });
   });
 

@@ -27,10 +27,18 @@ export function hookBreakers(cache: Cache, settings: BreakerSettings, now = () =
 
   async function state(id: string): Promise<BreakerState> {
     const { failures, openedAt } = await read(id);
-    const opened = openedAt === null ? null : new Date(openedAt).toISOString();
-    if (openedAt === null) return { state: 'closed', consecutiveFailures: failures, openedAt: null };
-    const cooled = now() - openedAt >= settings.cooldownMs;
-    return { state: cooled ? 'halfOpen' : 'open', consecutiveFailures: failures, openedAt: opened };
+    if (openedAt === null)
+      return { state: 'closed', consecutiveFailures: failures, openedAt: null, retryAt: null };
+    const retryAt = openedAt + settings.cooldownMs;
+    const opened = new Date(openedAt).toISOString();
+    if (now() >= retryAt)
+      return { state: 'halfOpen', consecutiveFailures: failures, openedAt: opened, retryAt: null };
+    return {
+      state: 'open',
+      consecutiveFailures: failures,
+      openedAt: opened,
+      retryAt: new Date(retryAt).toISOString(),
+    };
   }
 
   return {

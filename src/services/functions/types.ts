@@ -126,6 +126,8 @@ export interface BreakerState {
   state: 'closed' | 'open' | 'halfOpen';
   consecutiveFailures: number;
   openedAt: string | null;
+  /** While open: when the cool-down ends and one trial call goes through; null otherwise. */
+  retryAt: string | null;
 }
 
 export const VERSIONS_KEPT = 20;

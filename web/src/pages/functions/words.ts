@@ -34,12 +34,17 @@ export function triggerWords({ trigger }: Pick<HostedFunction, 'trigger'>): stri
 export const runtimeWords = ({ runtime }: Pick<HostedFunction, 'runtime'>) =>
   runtime.type === 'http' ? `HTTP ${runtime.url}` : `JavaScript${runtime.privileged ? ', privileged' : ''}`;
 
+/** A time of today as the browser's locale writes it ("10:42:35 AM"). */
+const clock = (iso: string) => new Date(iso).toLocaleTimeString();
+
 /** An HTTP hook's breaker in words; JavaScript has none. */
 export function breakerWords(fn: Pick<HostedFunction, 'breaker'>): string {
   const b = fn.breaker;
   if (!b) return '—';
-  if (b.state === 'open')
-    return `Open: calls fail at once (after ${b.consecutiveFailures} failures in a row)`;
+  if (b.state === 'open') {
+    const until = b.retryAt ? ` until ${clock(b.retryAt)}, then one trial call goes through` : '';
+    return `Open: calls fail at once${until} (after ${b.consecutiveFailures} failures in a row)`;
+  }
   if (b.state === 'halfOpen') return 'Half-open: the next call is a trial';
   return b.consecutiveFailures
     ? `Closed (${b.consecutiveFailures} failure${b.consecutiveFailures === 1 ? '' : 's'} in a row)`
