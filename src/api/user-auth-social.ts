@@ -48,6 +48,7 @@ export function socialLoginHandlers(services: Services) {
       params.provider,
       query,
       cookies.get(OAUTH_STATE_COOKIE),
+      ctx.ip,
       ctx.log,
     );
     return redirect(location, stateCookie(binding, OAUTH_EXCHANGE_TTL_MS));

@@ -1,9 +1,9 @@
 // beforeSignUp on a social sign-up (Google, the OpenID Connect mock): the hook refuses (the app
 // gets error=signup_refused, no account) or sets profile fields, checked like a client's own.
 import { expect } from 'chai';
-import { authorizeAtProvider, requestManual, startOAuthProviders } from '../helpers/oauth.js';
+import { socialLogin, startOAuthProviders } from '../helpers/oauth.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/hook-receiver.js';
-import { cookieOf, newEmail, useAuthSuite, USER_FIELDS } from '../helpers/user-auth.js';
+import { newEmail, useAuthSuite, USER_FIELDS } from '../helpers/user-auth.js';
 
 const SITE = 'http://app.example.test';
 
@@ -23,20 +23,7 @@ describe('functions: beforeSignUp on social sign-ups', () => {
     await hooks.close();
   });
 
-  /** Start -> provider -> callback: the URL the app's page is sent to. */
-  async function loginWithGoogle(): Promise<URL> {
-    const started = await requestManual(app.client, '/api/userAuth/social/google/start', {
-      key: p.publishableKey,
-      redirectUrl: `${SITE}/auth/callback`,
-    });
-    expect(started.status, started.text).to.equal(302);
-    const back = await authorizeAtProvider(started.headers.get('location')!);
-    const done = await requestManual(app.client, back.pathname, Object.fromEntries(back.searchParams), {
-      cookie: `baas_oauth_state=${cookieOf(started, 'baas_oauth_state')!.value}`,
-    });
-    expect(done.status, done.text).to.equal(302);
-    return new URL(done.headers.get('location')!);
-  }
+  const loginWithGoogle = () => socialLogin(app.client, 'google', p.publishableKey, `${SITE}/auth/callback`);
 
   it('refuses a social sign-up, or sets checked profile fields on it', async () => {
     const res = await app.client.with({ 'x-api-key': p.secretKey }).post('/api/functions', {

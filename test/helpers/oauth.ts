@@ -134,3 +134,28 @@ export async function authorizeAtProvider(location: string): Promise<URL> {
   expect(res.status, await res.clone().text()).to.equal(302);
   return new URL(res.headers.get('location')!);
 }
+
+/**
+ * One social login as a browser makes it: start with the project's publishable key, the
+ * provider's consent, and the callback with the state cookie the start set. Returns the URL the
+ * app's page is sent to (`code` or `error`).
+ */
+export async function socialLogin(
+  client: ApiClient,
+  provider: 'github' | 'google',
+  publishableKey: string,
+  redirectUrl: string,
+): Promise<URL> {
+  const started = await requestManual(client, `/api/userAuth/social/${provider}/start`, {
+    key: publishableKey,
+    redirectUrl,
+  });
+  expect(started.status, started.text).to.equal(302);
+  const state = /baas_oauth_state=([^;]+)/.exec(started.headers.getSetCookie().join('\n'))?.[1];
+  const back = await authorizeAtProvider(started.headers.get('location')!);
+  const done = await requestManual(client, back.pathname, Object.fromEntries(back.searchParams), {
+    cookie: `baas_oauth_state=${state}`,
+  });
+  expect(done.status, done.text).to.equal(302);
+  return new URL(done.headers.get('location')!);
+}

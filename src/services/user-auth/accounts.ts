@@ -18,7 +18,7 @@ import {
 } from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
 import { insertAnnounced } from './new-user.js';
-import { LIMITS, normalizeEmail, signupLimit, type UserAuthKit } from './kit.js';
+import { LIMITS, normalizeEmail, signupLimit, TOO_MANY_SIGNUPS, type UserAuthKit } from './kit.js';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 const userGone = () => unauthorized('The user of this token no longer exists', 'USER_NOT_FOUND');
@@ -87,12 +87,7 @@ export function accountsPart(kit: UserAuthKit) {
   return {
     async signup(ctx: RequestContext, body: Record<string, unknown> & { email: string; password: string }) {
       const { project, users: def } = await guard.scope(ctx);
-      await limits.take(
-        project.id,
-        signupPerIp,
-        ipKey(ctx.ip),
-        'Too many sign-ups from this address; try again later',
-      );
+      await limits.take(project.id, signupPerIp, ipKey(ctx.ip), TOO_MANY_SIGNUPS);
       refuseManagedFields(body, ['email', 'password']);
       refuseProtectedFields(def, body);
       assertSafeFieldNames(body, { allowDotPaths: false });

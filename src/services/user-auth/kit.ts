@@ -37,5 +37,7 @@ export const LIMITS = {
 } satisfies Record<string, Limit>;
 
 export const signupLimit = (max: number): Limit => ({ name: 'signup', max, windowSeconds: 60 * MINUTE });
+/** What an address past its sign-ups of the hour is told, whichever way it signs up. */
+export const TOO_MANY_SIGNUPS = 'Too many sign-ups from this address; try again later';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

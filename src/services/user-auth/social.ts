@@ -19,7 +19,8 @@ import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
 import { insertAnnounced } from './new-user.js';
 import { checkedHookFields } from './accounts.js';
-import { normalizeEmail, type UserAuthKit } from './kit.js';
+import { normalizeEmail, signupLimit, TOO_MANY_SIGNUPS, type UserAuthKit } from './kit.js';
+import { ipKey } from './rate-limits.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
@@ -112,6 +113,7 @@ export function socialPart(
   config: Pick<Config, 'oauth' | 'publicUrl'>,
   findProject: (id: string) => Promise<Project | undefined>,
 ) {
+  const signupPerIp = signupLimit(kit.signupsPerHour);
   const clients = new Map<OAuthProviderName, OAuthClient>();
   for (const [name, settings] of Object.entries(config.oauth) as [
     OAuthProviderName,
@@ -143,6 +145,7 @@ export function socialPart(
     def: CollectionDef,
     provider: string,
     profile: ProviderProfile,
+    ip: string,
   ) {
     const identity = { provider, id: profile.id };
     const linked = await kit.users.findByIdentity(project.id, identity);
@@ -165,6 +168,13 @@ export function socialPart(
       if (takeover) await kit.sessions.revokeAll(project.id, existing.user._id);
       return result.user;
     }
+    // A new account is a sign-up: it counts against the address's sign-ups of the hour, beside
+    // the email-and-password ones (USER_AUTH_SIGNUPS_PER_HOUR).
+    await kit.limits.take(project.id, signupPerIp, ipKey(ip), TOO_MANY_SIGNUPS).catch((err: unknown) => {
+      throw err instanceof ApiError && err.status === 429
+        ? new ProviderError('too_many_signups', TOO_MANY_SIGNUPS)
+        : err;
+    });
     const set = await socialSignUpHook(project, def, email, profileFields(def, profile), provider);
     const fields = {
       ...newAccountFields(def, profile, set),
@@ -232,6 +242,8 @@ export function socialPart(
       provider: OAuthProviderName,
       query: { code?: string; state?: string; error?: string },
       browserState: string | undefined,
+      /** The browser's address: a new account counts against its sign-ups of the hour. */
+      ip: string,
       log: Logger,
     ): Promise<{ location: string; binding?: string }> {
       const grant = query.state ? await grants.takeGrant(sha256(query.state), 'state') : undefined;
@@ -259,7 +271,7 @@ export function socialPart(
           redirectUri: callbackUrl(provider),
           codeVerifier: grant.codeVerifier,
         });
-        const user = await linkOrCreate(project, def, provider, profile);
+        const user = await linkOrCreate(project, def, provider, profile, ip);
         const code = randomToken(32);
         const binding = randomToken(32);
         await grants.putGrant(
