@@ -2,7 +2,7 @@
 // unique fields and the RLS owner field), create and drop, from the dashboard and with the secret
 // key. The definition holds them (so exports and the project's OpenAPI document carry them); the
 // project database gets `i_<name>` (db/project-indexes.ts).
-import { conflict, forbidden, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../http/errors.js';
 import type { CollectionsRepo } from '../db/collections.js';
 import type { ProjectIndexes } from '../db/project-indexes.js';
 import { duplicateValues, secretKeyProject, type CollectionsService } from './collections.js';
@@ -12,12 +12,12 @@ import type { IndexDef, IndexKey, Project } from './types.js';
 import {
   checkIndexInput,
   collectionIndexes,
+  indexPlanLimit,
   sameKeys,
   TTL_ACT,
   type ListedIndex,
   type RawIndexInput,
 } from './schema/index-definitions.js';
-import { counted } from '../lib/words.js';
 
 export type { ListedIndex } from './schema/index-definitions.js';
 
@@ -49,7 +49,7 @@ export function indexesService(
       );
     }
     const { indexesPerCollection: limit } = await projects.limitsOf(project);
-    if ((def.indexes?.length ?? 0) >= limit) throw planLimit(limit);
+    if ((def.indexes?.length ?? 0) >= limit) throw indexPlanLimit(limit);
     // The plan slot is taken before the build, atomically with the count: building first let N
     // parallel creates build N indexes (each a full scan) for L slots and drop the extra ones.
     const index: IndexDef = { ...checked, createdAt: new Date() };
@@ -59,7 +59,7 @@ export function indexesService(
       if (now.indexes?.some((i) => i.name === index.name)) {
         throw indexExists(`Collection "${name}" already has an index named "${index.name}"`);
       }
-      throw planLimit(limit);
+      throw indexPlanLimit(limit);
     }
     const indexes = await indexesOf(project.id);
     let built: Awaited<ReturnType<ProjectIndexes['createDeclared']>>;
@@ -123,11 +123,5 @@ export function indexesService(
 }
 
 const describeKeys = (keys: readonly IndexKey[]) => keys.map((k) => `${k.field} ${k.direction}`).join(', ');
-
-const planLimit = (limit: number) =>
-  forbidden(
-    `Plan limit reached: a collection may have at most ${counted(limit, 'declared index', 'declared indexes')} (indexesPerCollection)`,
-    'PLAN_LIMIT',
-  );
 
 export type IndexesService = ReturnType<typeof indexesService>;

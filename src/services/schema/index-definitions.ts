@@ -1,6 +1,6 @@
 // Declared indexes checked against their collection (keys that name fields, of the schema in schema
 // mode; a name; uniqueness; the TTL rules), and the list of every index a definition implies. Pure.
-import { ApiError, badRequest } from '../../http/errors.js';
+import { ApiError, badRequest, forbidden } from '../../http/errors.js';
 import { resolvePath } from '../data/field-paths.js';
 import type { CollectionDef, IndexDef, IndexKey } from '../types.js';
 import { counted } from '../../lib/words.js';
@@ -66,6 +66,13 @@ export function checkIndexInput(def: IndexedCollection, input: RawIndexInput, at
   }
 }
 
+/** 403 past the plan's `indexesPerCollection`: at a new collection's body and at an index added later. */
+export const indexPlanLimit = (limit: number) =>
+  forbidden(
+    `Plan limit reached: a collection may have at most ${counted(limit, 'declared index', 'declared indexes')} (indexesPerCollection)`,
+    'PLAN_LIMIT',
+  );
+
 /**
  * The indexes of a new collection's body: each checked, at most `limit` (403 past it), no two
  * with a name or the same keys, none with the keys of an index the definition implies.
@@ -77,13 +84,7 @@ export function checkCollectionIndexes(
 ): IndexDef[] | undefined {
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw)) throw fail('indexes must be a list', 'indexes');
-  if (raw.length > limit) {
-    throw new ApiError(
-      403,
-      'PLAN_LIMIT',
-      `Plan limit reached: a collection may have at most ${counted(limit, 'declared index', 'declared indexes')} (indexesPerCollection)`,
-    );
-  }
+  if (raw.length > limit) throw indexPlanLimit(limit);
   const checked: CheckedIndex[] = [];
   const implied = collectionIndexes({ ...def, indexes: [] });
   for (const [i, item] of raw.entries()) {

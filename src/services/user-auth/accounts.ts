@@ -18,7 +18,7 @@ import {
 } from './fields.js';
 import { emailKey, ipKey } from './rate-limits.js';
 import { insertAnnounced } from './new-user.js';
-import { LIMITS, normalizeEmail, signupLimit, TOO_MANY_SIGNUPS, type UserAuthKit } from './kit.js';
+import { LIMITS, normalizeEmail, takeSignup, type UserAuthKit } from './kit.js';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 const userGone = () => unauthorized('The user of this token no longer exists', 'USER_NOT_FOUND');
@@ -82,12 +82,11 @@ export function checkedHookFields(def: CollectionDef, set: Record<string, unknow
 
 export function accountsPart(kit: UserAuthKit) {
   const { guard, users, sessions, limits } = kit;
-  const signupPerIp = signupLimit(kit.signupsPerHour);
 
   return {
     async signup(ctx: RequestContext, body: Record<string, unknown> & { email: string; password: string }) {
       const { project, users: def } = await guard.scope(ctx);
-      await limits.take(project.id, signupPerIp, ipKey(ctx.ip), TOO_MANY_SIGNUPS);
+      await takeSignup(kit, project.id, ctx.ip);
       refuseManagedFields(body, ['email', 'password']);
       refuseProtectedFields(def, body);
       assertSafeFieldNames(body, { allowDotPaths: false });

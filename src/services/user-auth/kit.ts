@@ -6,7 +6,7 @@ import type { EventBus } from '../events.js';
 import type { AuthGuard } from './guard.js';
 import type { SessionsService } from './sessions.js';
 import type { CodesService } from './codes.js';
-import type { Limit, RateLimiter } from './rate-limits.js';
+import { ipKey, type Limit, type RateLimiter } from './rate-limits.js';
 
 export interface UserAuthKit {
   guard: AuthGuard;
@@ -36,8 +36,15 @@ export const LIMITS = {
   codeMailsPerIp: { name: 'code-mail', max: 20, windowSeconds: 60 * MINUTE },
 } satisfies Record<string, Limit>;
 
-export const signupLimit = (max: number): Limit => ({ name: 'signup', max, windowSeconds: 60 * MINUTE });
+const signupLimit = (max: number): Limit => ({ name: 'signup', max, windowSeconds: 60 * MINUTE });
 /** What an address past its sign-ups of the hour is told, whichever way it signs up. */
 export const TOO_MANY_SIGNUPS = 'Too many sign-ups from this address; try again later';
+
+/**
+ * Counts one sign-up of the address (USER_AUTH_SIGNUPS_PER_HOUR, per project and hour): the
+ * email-and-password one and a new account by social login share it. 429 past it.
+ */
+export const takeSignup = (kit: UserAuthKit, projectId: string, ip: string) =>
+  kit.limits.take(projectId, signupLimit(kit.signupsPerHour), ipKey(ip), TOO_MANY_SIGNUPS);
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -19,8 +19,7 @@ import { validateDocument } from '../schema/validate-document.js';
 import { assertRoomForUser } from './usage.js';
 import { insertAnnounced } from './new-user.js';
 import { checkedHookFields } from './accounts.js';
-import { normalizeEmail, signupLimit, TOO_MANY_SIGNUPS, type UserAuthKit } from './kit.js';
-import { ipKey } from './rate-limits.js';
+import { normalizeEmail, takeSignup, TOO_MANY_SIGNUPS, type UserAuthKit } from './kit.js';
 import { userDisabled } from './guard.js';
 import { oauthClient, ProviderError, type OAuthClient, type ProviderProfile } from './oauth-providers.js';
 
@@ -113,7 +112,6 @@ export function socialPart(
   config: Pick<Config, 'oauth' | 'publicUrl'>,
   findProject: (id: string) => Promise<Project | undefined>,
 ) {
-  const signupPerIp = signupLimit(kit.signupsPerHour);
   const clients = new Map<OAuthProviderName, OAuthClient>();
   for (const [name, settings] of Object.entries(config.oauth) as [
     OAuthProviderName,
@@ -170,7 +168,7 @@ export function socialPart(
     }
     // A new account is a sign-up: it counts against the address's sign-ups of the hour, beside
     // the email-and-password ones (USER_AUTH_SIGNUPS_PER_HOUR).
-    await kit.limits.take(project.id, signupPerIp, ipKey(ip), TOO_MANY_SIGNUPS).catch((err: unknown) => {
+    await takeSignup(kit, project.id, ip).catch((err: unknown) => {
       throw err instanceof ApiError && err.status === 429
         ? new ProviderError('too_many_signups', TOO_MANY_SIGNUPS)
         : err;

@@ -15,14 +15,16 @@ const inputProps = (id: string, label: string, problem: string | undefined) => (
   'aria-describedby': problem ? `${id}-err` : undefined,
 });
 
-export function LimitInput(props: {
+/** What every input of the form takes: its id and name, its text, its problem, its change. */
+interface InputProps {
   id: string;
   label: string;
-  feature: boolean;
   value: string;
   problem?: string;
   onChange: (value: string) => void;
-}) {
+}
+
+export function LimitInput(props: InputProps & { feature: boolean }) {
   const { id, label, feature, value, problem, onChange } = props;
   const shared = inputProps(id, label, problem);
   if (feature)
@@ -36,14 +38,7 @@ export function LimitInput(props: {
 }
 
 /** A plan's backup count (a number from 1) or period (day or hour). */
-export function BackupInput(props: {
-  id: string;
-  label: string;
-  name: BackupName;
-  value: string;
-  problem?: string;
-  onChange: (value: string) => void;
-}) {
+export function BackupInput(props: InputProps & { name: BackupName }) {
   const { id, label, name, value, problem, onChange } = props;
   const shared = inputProps(id, label, problem);
   if (name === 'every')

@@ -49,7 +49,7 @@ export const BACKUPS = ['kept', 'every'] as const;
 export type BackupName = (typeof BACKUPS)[number];
 
 /** A draft's key for a backup value (`backups-kept`), beside the limits' names. */
-export const backupKey = (key: BackupName) => `backups-${key}`;
+export const backupKey = (key: string) => `backups-${key}`;
 
 /** The id of the input of a plan's limit, or of its backups' `kept` or `every` (`backups-kept`). */
 export const cellId = (plan: string, name: string) => `plan-${plan}-${name}`;
@@ -59,6 +59,6 @@ export function cellOf(path: string): string | undefined {
   const [root, plan, group, name] = path.split('.');
   if (root !== 'plans' || !plan || !name) return undefined;
   if (group === 'limits') return cellId(plan, name);
-  if (group === 'backups') return cellId(plan, `backups-${name}`);
+  if (group === 'backups') return cellId(plan, backupKey(name));
   return undefined;
 }
