@@ -166,7 +166,13 @@ export function useFunctionActions(projectId: string) {
     remove: useMutation({
       mutationFn: (functionId: string) =>
         call(api.DELETE('/api/projects/{projectId}/functions/{functionId}', { params: path(functionId) })),
-      onSuccess: changed,
+      onSuccess: (_answer, functionId) => {
+        // The list a delete goes back to shows the function gone at once, not until its refetch.
+        client.setQueryData(keys.all(projectId), (list: HostedFunction[] | undefined) =>
+          list?.filter((f) => f.id !== functionId),
+        );
+        return changed();
+      },
     }),
   };
 }
