@@ -121,7 +121,15 @@ export function useWebhookActions(projectId: string) {
     remove: useMutation({
       mutationFn: (webhookId: string) =>
         call(api.DELETE('/api/projects/{projectId}/webhooks/{webhookId}', { params: path(webhookId) })),
-      onSuccess: changed,
+      onSuccess: (_answer, webhookId) => {
+        // The list a delete goes back to shows the webhook gone at once, not until its refetch.
+        client.setQueryData(
+          keys.all(projectId),
+          (list: { webhooks: Webhook[] } | undefined) =>
+            list && { ...list, webhooks: list.webhooks.filter((h) => h.id !== webhookId) },
+        );
+        return changed();
+      },
     }),
   };
 }
